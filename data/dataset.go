@@ -1,0 +1,237 @@
+package data
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+)
+
+// Dataset is a whole labelled dataset (TRAIN and TEST merged, TRAIN rows
+// first), its series possibly NaN-padded to a common length.
+type Dataset struct {
+	// Name is the dataset name, e.g. "GunPoint" or "CBF-generated".
+	Name string
+	// Series holds n rows, each exactly Length long; NaN marks a missing
+	// value or the padding after the end of a shorter series.
+	Series [][]float64
+	// Labels holds the class id of each row, 0..NumClasses()-1. Ids are
+	// assigned in sorted order of the distinct original labels: numerically
+	// when every label is a finite number, lexically otherwise.
+	Labels []int
+	// ClassNames holds the original label text of each class id.
+	ClassNames []string
+	// Length is the number of values in every row (the longest series).
+	Length int
+	// NumTrain is the number of leading rows that came from the TRAIN file;
+	// the remaining rows came from the TEST file. It is 0 for generated data.
+	NumTrain int
+	// Source says where the data came from: the file paths, or a
+	// description such as "generated: CBF ...".
+	Source string
+}
+
+// NewDataset builds a Dataset from rows and their label text, remapping the
+// labels to class ids (see Dataset.Labels). Rows shorter than the longest
+// one are padded with NaN (the UCR convention for variable-length series);
+// the rows are used in place, not copied. It fails on no rows, a count
+// mismatch, an empty row or label, an infinite value, or fewer than two
+// classes.
+func NewDataset(name, source string, series [][]float64, labels []string) (*Dataset, error) {
+	if len(series) == 0 {
+		return nil, fmt.Errorf("dataset %s: no rows", name)
+	}
+	if len(series) != len(labels) {
+		return nil, fmt.Errorf("dataset %s: %d rows but %d labels", name, len(series), len(labels))
+	}
+	length := 0
+	for i, row := range series {
+		if len(row) == 0 {
+			return nil, fmt.Errorf("dataset %s: row %d has no values", name, i)
+		}
+		if labels[i] == "" {
+			return nil, fmt.Errorf("dataset %s: row %d has an empty label", name, i)
+		}
+		for j, v := range row {
+			if math.IsInf(v, 0) {
+				return nil, fmt.Errorf("dataset %s: row %d, time step %d: value %v is not finite", name, i, j, v)
+			}
+		}
+		length = max(length, len(row))
+	}
+	for i, row := range series {
+		if len(row) < length {
+			series[i] = padNaN(row, length)
+		}
+	}
+	ids, names := remapLabels(labels)
+	if len(names) < 2 {
+		return nil, fmt.Errorf("dataset %s: all %d rows have the label %q; classification needs at least 2 classes", name, len(series), names[0])
+	}
+	return &Dataset{
+		Name:       name,
+		Series:     series,
+		Labels:     ids,
+		ClassNames: names,
+		Length:     length,
+		Source:     source,
+	}, nil
+}
+
+// padNaN returns row extended to length with NaN.
+func padNaN(row []float64, length int) []float64 {
+	out := make([]float64, length)
+	copy(out, row)
+	for j := len(row); j < length; j++ {
+		out[j] = math.NaN()
+	}
+	return out
+}
+
+// remapLabels maps label text to class ids 0..C-1 in sorted order of the
+// distinct labels: numeric order when all labels parse as finite numbers
+// (so "1" and "1.0" are the same class, named by its first spelling),
+// lexical order otherwise. It returns the ids and the class names.
+func remapLabels(labels []string) (ids []int, names []string) {
+	values := make([]float64, len(labels))
+	numeric := true
+	for i, l := range labels {
+		v, err := strconv.ParseFloat(l, 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			numeric = false
+			break
+		}
+		values[i] = v
+	}
+	ids = make([]int, len(labels))
+	if numeric {
+		first := map[float64]string{}
+		for i, v := range values {
+			if _, ok := first[v]; !ok {
+				first[v] = labels[i]
+			}
+		}
+		keys := make([]float64, 0, len(first))
+		for v := range first {
+			keys = append(keys, v)
+		}
+		sort.Float64s(keys)
+		index := make(map[float64]int, len(keys))
+		for c, v := range keys {
+			index[v] = c
+			names = append(names, first[v])
+		}
+		for i, v := range values {
+			ids[i] = index[v]
+		}
+		return ids, names
+	}
+	seen := map[string]bool{}
+	for _, l := range labels {
+		if !seen[l] {
+			seen[l] = true
+			names = append(names, l)
+		}
+	}
+	sort.Strings(names)
+	index := make(map[string]int, len(names))
+	for c, n := range names {
+		index[n] = c
+	}
+	for i, l := range labels {
+		ids[i] = index[l]
+	}
+	return ids, names
+}
+
+// NumClasses returns the number of classes.
+func (d *Dataset) NumClasses() int { return len(d.ClassNames) }
+
+// NumTest returns the number of rows that came from the TEST file.
+func (d *Dataset) NumTest() int {
+	if d.NumTrain == 0 {
+		return 0
+	}
+	return len(d.Series) - d.NumTrain
+}
+
+// HasMissing reports whether any value is NaN (missing or padding).
+func (d *Dataset) HasMissing() bool {
+	for _, row := range d.Series {
+		for _, v := range row {
+			if math.IsNaN(v) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ClassCounts returns the number of rows of each class id.
+func (d *Dataset) ClassCounts() []int {
+	counts := make([]int, d.NumClasses())
+	for _, y := range d.Labels {
+		counts[y]++
+	}
+	return counts
+}
+
+// ObservedLength returns the length of row i without its trailing NaN
+// padding: the index of its last non-NaN value plus one (0 for an all-NaN
+// row).
+func (d *Dataset) ObservedLength(i int) int {
+	row := d.Series[i]
+	n := len(row)
+	for n > 0 && math.IsNaN(row[n-1]) {
+		n--
+	}
+	return n
+}
+
+// LengthRange returns the shortest and longest observed series length (see
+// ObservedLength). Both equal Length for a fixed-length dataset without
+// trailing missing values.
+func (d *Dataset) LengthRange() (minLen, maxLen int) {
+	minLen = math.MaxInt
+	for i := range d.Series {
+		n := d.ObservedLength(i)
+		minLen = min(minLen, n)
+		maxLen = max(maxLen, n)
+	}
+	if len(d.Series) == 0 {
+		minLen = 0
+	}
+	return minLen, maxLen
+}
+
+// MissingCount counts the NaN values: missing values inside the observed
+// part of a series, and trailing padding after its last observed value.
+func (d *Dataset) MissingCount() (missing, padding int) {
+	for i, row := range d.Series {
+		n := d.ObservedLength(i)
+		padding += len(row) - n
+		for _, v := range row[:n] {
+			if math.IsNaN(v) {
+				missing++
+			}
+		}
+	}
+	return missing, padding
+}
+
+// validate checks the invariants that Folds and Prepare rely on, for a
+// Dataset built by hand rather than by NewDataset or Load.
+func (d *Dataset) validate() error {
+	if len(d.Series) != len(d.Labels) {
+		return fmt.Errorf("dataset %s: %d rows but %d labels", d.Name, len(d.Series), len(d.Labels))
+	}
+	for i, row := range d.Series {
+		if len(row) != d.Length {
+			return fmt.Errorf("dataset %s: row %d has %d values, Length is %d", d.Name, i, len(row), d.Length)
+		}
+		if y := d.Labels[i]; y < 0 || y >= d.NumClasses() {
+			return fmt.Errorf("dataset %s: row %d has class id %d, want 0..%d", d.Name, i, y, d.NumClasses()-1)
+		}
+	}
+	return nil
+}
