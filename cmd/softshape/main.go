@@ -1,0 +1,64 @@
+// Command softshape is the command-line front end of softshape-go: it lists and
+// inspects UCR datasets, trains and evaluates SoftShape models, and runs the
+// experiments of the paper.
+//
+// Usage:
+//
+//	softshape <command> [flags]
+//
+// Run "softshape help" for the list of commands and "softshape <command> -h"
+// for the flags of one command.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+)
+
+// command is one sub-command of the CLI.
+type command struct {
+	summary string
+	run     func(args []string, stdout io.Writer) error
+}
+
+// commands returns the sub-commands by name.
+func commands() map[string]command {
+	return map[string]command{
+		"datasets": {summary: "list the UCR registry, or `datasets info NAME` for one dataset", run: runDatasets},
+		"train":    {summary: "train and evaluate SoftShape on one dataset over its folds", run: runTrain},
+	}
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintf(w, "softshape: SoftShape (Liu et al., ICML 2025) for time-series classification, in Go.\n\n")
+	fmt.Fprintf(w, "Usage: softshape <command> [flags]\n\nCommands:\n")
+	cmds := commands()
+	names := make([]string, 0, len(cmds))
+	for name := range cmds {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", name, cmds[name].summary)
+	}
+	fmt.Fprintf(w, "\nRun 'softshape <command> -h' for the flags of a command.\n")
+}
+
+func main() {
+	if len(os.Args) < 2 || os.Args[1] == "help" || os.Args[1] == "-h" || os.Args[1] == "--help" {
+		usage(os.Stdout)
+		return
+	}
+	cmd, ok := commands()[os.Args[1]]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "softshape: unknown command %q\n\n", os.Args[1])
+		usage(os.Stderr)
+		os.Exit(2)
+	}
+	if err := cmd.run(os.Args[2:], os.Stdout); err != nil {
+		fmt.Fprintf(os.Stderr, "softshape %s: %v\n", os.Args[1], err)
+		os.Exit(1)
+	}
+}

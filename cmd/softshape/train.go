@@ -1,0 +1,130 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/softshape"
+)
+
+// runTrain implements "softshape train": the paper's protocol on one dataset.
+func runTrain(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("train", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	dataRoot := fs.String("data", data.DefaultRoot(), "folder holding UCR datasets as NAME/NAME_TRAIN.tsv (default $SOFTSHAPE_DATA or the user cache)")
+	dataset := fs.String("dataset", data.CBFName, "dataset name: any UCR name, or "+data.CBFName+" (generated, needs no files)")
+	seed := fs.Int64("seed", 42, "seed for folds, initial weights, dropout and batch order")
+	folds := fs.String("folds", "1-5", "folds to run, 1-based: a range \"1-5\", a list \"1,3\" or one fold \"2\"")
+	epochs := fs.Int("epochs", 0, "maximum epochs (0 = the epochs setting, default 500)")
+	warmup := fs.Int("warmup", -1, "warm-up epochs (-1 = the warmup_epochs setting, default 150)")
+	settings := fs.String("set", "", "hyperparameters, e.g. \"sparse_ratio=0.3;experts_k=2;depth=3\"; -set help lists them with defaults")
+	backendName := fs.String("backend", "", "GoMLX backend: go, xla:cpu, xla:cuda, onnx:cpu (default $GOMLX_BACKEND, else go)")
+	checkpoints := fs.String("checkpoint", "", "folder to save the selected model of each fold (fold-N subfolders)")
+	offline := fs.Bool("offline", false, "never download a dataset that is not under -data")
+	quiet := fs.Bool("quiet", false, "no progress bar")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: softshape train [flags]\n\nTrains SoftShape on one dataset with the paper's protocol (stratified 5 folds, 60/20/20,\nmodel selection by validation loss) and prints the per-fold table.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *settings == "help" {
+		fmt.Fprintln(stdout, strings.ReplaceAll(softshape.DefaultConfig().String(), ";", "\n"))
+		return nil
+	}
+	cfg, err := softshape.DefaultConfig().WithSettings(*settings)
+	if err != nil {
+		return err
+	}
+	if *epochs > 0 {
+		cfg.Epochs = *epochs
+	}
+	if *warmup >= 0 {
+		cfg.WarmUpEpochs = *warmup
+	}
+	ds, err := data.LoadOrDownload(*dataRoot, *dataset, data.LoadOptions{Seed: *seed, Offline: *offline, Log: os.Stderr})
+	if err != nil {
+		return err
+	}
+	foldList, err := parseFolds(*folds)
+	if err != nil {
+		return err
+	}
+	backend, err := softshape.NewBackend(*backendName)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "backend: %s\n", backend.Name())
+	fmt.Fprintf(stdout, "dataset: %s (%d series, %d classes, length %d)\n", ds.Name, len(ds.Series), ds.NumClasses(), ds.Length)
+
+	var bar *progressbar.ProgressBar
+	opts := softshape.RunOptions{
+		Backend: backend, Seed: *seed, Folds: foldList, CheckpointDir: *checkpoints,
+		RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length),
+	}
+	if !*quiet {
+		opts.OnEpoch = func(s softshape.EpochStats) {
+			if s.Epoch == 0 {
+				bar = progressbar.NewOptions(s.Epochs, progressbar.OptionSetWriter(os.Stderr),
+					progressbar.OptionSetDescription(fmt.Sprintf("fold %d", s.Fold+1)), progressbar.OptionShowCount(),
+					progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
+			}
+			bar.Describe(fmt.Sprintf("fold %d %s loss %.3f val %.3f acc %.3f", s.Fold+1, s.Phase, s.TrainLoss, s.ValLoss, s.ValAcc))
+			_ = bar.Add(1)
+		}
+	}
+	res, err := softshape.Train(ds, cfg, opts)
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	if err != nil {
+		return err
+	}
+	printResult(stdout, res)
+	return nil
+}
+
+// parseFolds reads "1-5", "1,3" or "2" (1-based) into 0-based fold indices.
+func parseFolds(s string) ([]int, error) {
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil || a < 1 {
+			return nil, fmt.Errorf("-folds %q: %q is not a fold number ≥ 1", s, lo)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil || b < a {
+				return nil, fmt.Errorf("-folds %q: bad range %q", s, part)
+			}
+		}
+		for f := a; f <= b; f++ {
+			out = append(out, f-1)
+		}
+	}
+	return out, nil
+}
+
+// printResult prints the per-fold table and the mean ± std.
+func printResult(w io.Writer, res *softshape.Result) {
+	fmt.Fprintf(w, "shape length m=%d, stride q=%d, %d shapes, %d experts\n", res.Shape.ShapeLen, res.Shape.Stride, res.Shape.NumShapes, res.Shape.NumExperts)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "fold\ttest acc\tval loss\tbest epoch\tepochs\tphase\tbatch\tparams\twall\t")
+	for _, f := range res.Folds {
+		fmt.Fprintf(tw, "%d\t%.4f\t%.4f\t%d\t%d\t%s\t%d\t%d\t%s\t\n", f.Fold+1, f.TestAcc, f.ValLoss, f.BestEpoch, f.EpochsRun, f.SelectedPhase, f.BatchSize, f.Params, f.Wall.Round(time.Millisecond))
+	}
+	_ = tw.Flush()
+	fmt.Fprintf(w, "mean test accuracy %.4f ± %.4f over %d folds\n", res.MeanAcc, res.StdAcc, len(res.Folds))
+}

@@ -1,0 +1,416 @@
+package softshape
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ui/commandline"
+)
+
+// Hyperparameter names, as stored in a GoMLX model.Store and as written in a
+// settings string ("sparse_ratio=0.3;experts_k=2;depth=3").
+const (
+	// ParamSparseRatio is η, the fraction of shape embeddings merged into the
+	// fused embedding by the last layer (paper Table 3's "sparse ratio"), in [0,1).
+	ParamSparseRatio = "sparse_ratio"
+	// ParamExpertsK is k, the number of experts each token is routed to (k ≥ 1, k ≤ Ĉ).
+	ParamExpertsK = "experts_k"
+	// ParamNumExperts is Ĉ, the number of experts: an integer, or "C", "C/2", "2C"
+	// (relative to the number of classes C; the default "C" is the authors').
+	ParamNumExperts = "num_experts"
+	// ParamStride is q, the stride between shapes: an integer ≥ 1, "m" for
+	// non-overlapping shapes, or "auto" (4, with the authors' adjustment
+	// q = min(2, m) when m ≤ 4).
+	ParamStride = "stride"
+	// ParamDepth is L, the number of stacked SoftShape layers (≥ 1).
+	ParamDepth = "depth"
+	// ParamShapeLength is m, the shape length. 0 means "auto": the authors'
+	// per-dataset value when the dataset is in the UCR registry, else min(16, T).
+	ParamShapeLength = "shape_length"
+	// ParamShapeLengthRatio, when > 0, sets m = int(ratio·T) (the paper's 0.1T, 0.8T)
+	// and overrides ParamShapeLength.
+	ParamShapeLengthRatio = "shape_length_ratio"
+	// ParamEmbedDim is d, the width of the shape embeddings.
+	ParamEmbedDim = "embed_dim"
+	// ParamAttnDim is d_attn, the hidden width of the gated attention head (paper: 8).
+	ParamAttnDim = "attn_dim"
+	// ParamDropout is the dropout rate (positional embedding, experts, final layer).
+	ParamDropout = "dropout"
+	// ParamMoELossWeight is λ, the weight of the MoE importance and load losses.
+	ParamMoELossWeight = "moe_loss_weight"
+	// ParamInceptionKernel is the largest Inception kernel ("ks" = 40 gives 39, 19, 9).
+	ParamInceptionKernel = "inception_kernel"
+	// ParamSchedule chooses how sparsification is spread over the layers:
+	// "reference" (the authors' merge fractions linspace(0, η, L)) or
+	// "every_layer" (the paper's literal reading: every layer merges a fraction η).
+	ParamSchedule = "sparsify_schedule"
+	// ParamMoELayers chooses where the MoE runs: "sparse" (the authors': only in
+	// layers that merge, never during warm-up) or "all" (every layer, also in warm-up).
+	ParamMoELayers = "moe_layers"
+	// ParamFusedToken: true (default) appends the score-weighted sum of the merged
+	// shapes as one fused embedding; false keeps only the top shapes (ablation
+	// "w/o Soft Sparse").
+	ParamFusedToken = "fused_token"
+	// ParamIntra enables the MoE intra-shape learning (false = ablation "w/o Intra").
+	ParamIntra = "intra"
+	// ParamInter enables the Inception inter-shape learning (false = ablation "w/o Inter").
+	ParamInter = "inter"
+	// ParamShapeEmbed chooses the shape embedding: "conv" (1-D CNN, the paper's) or
+	// "linear" (a linear patch embedding, ablation "with Linear Shape").
+	ParamShapeEmbed = "shape_embed"
+	// ParamWarmUpEpochs is the number of dense (non-sparse) epochs before sparsification starts.
+	ParamWarmUpEpochs = "warmup_epochs"
+	// ParamEpochs is the maximum number of training epochs.
+	ParamEpochs = "epochs"
+	// ParamLearningRate is Adam's learning rate.
+	ParamLearningRate = "learning_rate"
+	// ParamBatchRule is "paper" (min(n_train/10, 16)) or "large" (the reference default min(512, n_train)).
+	ParamBatchRule = "batch_rule"
+	// ParamPatience is the early-stopping patience (epochs) of the reference rule; 0 disables it.
+	ParamPatience = "patience"
+	// ParamShuffle shuffles the training batches every epoch (the reference does not).
+	ParamShuffle = "shuffle"
+	// ParamReferenceCompat reproduces the reference implementation's protocol quirks:
+	// weights and Adam state carried from fold to fold, evaluation always on the sparse path,
+	// no shuffling.
+	ParamReferenceCompat = "reference_compat"
+)
+
+// Config is the typed view of every SoftShape hyperparameter. DefaultConfig holds
+// the defaults (the authors' code); Config.Apply writes a Config into a model.Store
+// and ConfigFromStore reads it back, so the GoMLX settings syntax and Go code agree.
+type Config struct {
+	SparseRatio      float64
+	ExpertsK         int
+	NumExperts       string
+	Stride           string
+	Depth            int
+	ShapeLength      int
+	ShapeLengthRatio float64
+	EmbedDim         int
+	AttnDim          int
+	Dropout          float64
+	MoELossWeight    float64
+	InceptionKernel  int
+	Schedule         string
+	MoELayers        string
+	FusedToken       bool
+	Intra            bool
+	Inter            bool
+	ShapeEmbed       string
+	WarmUpEpochs     int
+	Epochs           int
+	LearningRate     float64
+	BatchRule        string
+	Patience         int
+	Shuffle          bool
+	ReferenceCompat  bool
+}
+
+// DefaultConfig returns the defaults: the authors' code (reference notes §3) with the
+// paper-era batch rule and a correct protocol.
+func DefaultConfig() Config {
+	return Config{
+		SparseRatio:     0.5,
+		ExpertsK:        1,
+		NumExperts:      "C",
+		Stride:          "auto",
+		Depth:           2,
+		EmbedDim:        128,
+		AttnDim:         8,
+		Dropout:         0.15,
+		MoELossWeight:   0.001,
+		InceptionKernel: 40,
+		Schedule:        "reference",
+		MoELayers:       "sparse",
+		FusedToken:      true,
+		Intra:           true,
+		Inter:           true,
+		ShapeEmbed:      "conv",
+		WarmUpEpochs:    150,
+		Epochs:          500,
+		LearningRate:    1e-3,
+		BatchRule:       "paper",
+		Patience:        80,
+		Shuffle:         true,
+	}
+}
+
+// params lists the Config as name → value, the order used for printing.
+func (c Config) params() []struct {
+	name  string
+	value any
+} {
+	return []struct {
+		name  string
+		value any
+	}{
+		{ParamSparseRatio, c.SparseRatio}, {ParamExpertsK, c.ExpertsK}, {ParamNumExperts, c.NumExperts},
+		{ParamStride, c.Stride}, {ParamDepth, c.Depth}, {ParamShapeLength, c.ShapeLength},
+		{ParamShapeLengthRatio, c.ShapeLengthRatio}, {ParamEmbedDim, c.EmbedDim}, {ParamAttnDim, c.AttnDim},
+		{ParamDropout, c.Dropout}, {ParamMoELossWeight, c.MoELossWeight}, {ParamInceptionKernel, c.InceptionKernel},
+		{ParamSchedule, c.Schedule}, {ParamMoELayers, c.MoELayers}, {ParamFusedToken, c.FusedToken},
+		{ParamIntra, c.Intra}, {ParamInter, c.Inter}, {ParamShapeEmbed, c.ShapeEmbed},
+		{ParamWarmUpEpochs, c.WarmUpEpochs}, {ParamEpochs, c.Epochs}, {ParamLearningRate, c.LearningRate},
+		{ParamBatchRule, c.BatchRule}, {ParamPatience, c.Patience}, {ParamShuffle, c.Shuffle},
+		{ParamReferenceCompat, c.ReferenceCompat},
+	}
+}
+
+// Apply writes every hyperparameter of c into the store's root scope.
+func (c Config) Apply(store *model.Store) {
+	for _, p := range c.params() {
+		store.RootScope().SetParam(p.name, p.value)
+	}
+}
+
+// ConfigFromStore reads the typed Config from the store's root scope; missing
+// parameters take their defaults.
+func ConfigFromStore(store *model.Store) Config {
+	s := store.RootScope()
+	d := DefaultConfig()
+	return Config{
+		SparseRatio:      model.GetParamOr(s, ParamSparseRatio, d.SparseRatio),
+		ExpertsK:         model.GetParamOr(s, ParamExpertsK, d.ExpertsK),
+		NumExperts:       model.GetParamOr(s, ParamNumExperts, d.NumExperts),
+		Stride:           model.GetParamOr(s, ParamStride, d.Stride),
+		Depth:            model.GetParamOr(s, ParamDepth, d.Depth),
+		ShapeLength:      model.GetParamOr(s, ParamShapeLength, d.ShapeLength),
+		ShapeLengthRatio: model.GetParamOr(s, ParamShapeLengthRatio, d.ShapeLengthRatio),
+		EmbedDim:         model.GetParamOr(s, ParamEmbedDim, d.EmbedDim),
+		AttnDim:          model.GetParamOr(s, ParamAttnDim, d.AttnDim),
+		Dropout:          model.GetParamOr(s, ParamDropout, d.Dropout),
+		MoELossWeight:    model.GetParamOr(s, ParamMoELossWeight, d.MoELossWeight),
+		InceptionKernel:  model.GetParamOr(s, ParamInceptionKernel, d.InceptionKernel),
+		Schedule:         model.GetParamOr(s, ParamSchedule, d.Schedule),
+		MoELayers:        model.GetParamOr(s, ParamMoELayers, d.MoELayers),
+		FusedToken:       model.GetParamOr(s, ParamFusedToken, d.FusedToken),
+		Intra:            model.GetParamOr(s, ParamIntra, d.Intra),
+		Inter:            model.GetParamOr(s, ParamInter, d.Inter),
+		ShapeEmbed:       model.GetParamOr(s, ParamShapeEmbed, d.ShapeEmbed),
+		WarmUpEpochs:     model.GetParamOr(s, ParamWarmUpEpochs, d.WarmUpEpochs),
+		Epochs:           model.GetParamOr(s, ParamEpochs, d.Epochs),
+		LearningRate:     model.GetParamOr(s, ParamLearningRate, d.LearningRate),
+		BatchRule:        model.GetParamOr(s, ParamBatchRule, d.BatchRule),
+		Patience:         model.GetParamOr(s, ParamPatience, d.Patience),
+		Shuffle:          model.GetParamOr(s, ParamShuffle, d.Shuffle),
+		ReferenceCompat:  model.GetParamOr(s, ParamReferenceCompat, d.ReferenceCompat),
+	}
+}
+
+// WithSettings returns c updated by a GoMLX settings string such as
+// "sparse_ratio=0.3;experts_k=2;depth=3" (the syntax of the CLI's -set flag).
+// Unknown names and unparsable values are errors naming the setting.
+func (c Config) WithSettings(settings string) (Config, error) {
+	if strings.TrimSpace(settings) == "" {
+		return c, nil
+	}
+	store := model.NewStore()
+	c.Apply(store)
+	if _, err := commandline.ParseSettings(store, settings); err != nil {
+		return c, fmt.Errorf("parsing settings %q: %w", settings, err)
+	}
+	return ConfigFromStore(store), nil
+}
+
+// String lists every hyperparameter as "name=value" separated by ";", the same
+// syntax WithSettings accepts.
+func (c Config) String() string {
+	parts := make([]string, 0, 32)
+	for _, p := range c.params() {
+		parts = append(parts, fmt.Sprintf("%s=%v", p.name, p.value))
+	}
+	return strings.Join(parts, ";")
+}
+
+// Shape holds the data-dependent sizes of a model: series length T, classes C,
+// and the resolved shape length m, stride q, number of shapes J and experts Ĉ.
+type Shape struct {
+	SeriesLen, NumClasses  int
+	ShapeLen, Stride       int
+	NumShapes, NumExperts  int
+	DatasetShapeLenDefault int // the registry's per-dataset m (0 if unknown)
+}
+
+// Resolve checks c against a dataset of series length T and C classes and returns
+// the resolved sizes. refShapeLen is the authors' per-dataset m (0 if unknown).
+// Impossible values are rejected with an error naming the parameter, before any
+// graph is built.
+func (c Config) Resolve(seriesLen, numClasses, refShapeLen int) (Shape, error) {
+	s := Shape{SeriesLen: seriesLen, NumClasses: numClasses, DatasetShapeLenDefault: refShapeLen}
+	if seriesLen < 1 {
+		return s, fmt.Errorf("series length T=%d: must be ≥ 1", seriesLen)
+	}
+	if numClasses < 2 {
+		return s, fmt.Errorf("number of classes C=%d: must be ≥ 2", numClasses)
+	}
+	if math.IsNaN(c.SparseRatio) || c.SparseRatio < 0 || c.SparseRatio >= 1 {
+		return s, fmt.Errorf("%s=%g: the sparse ratio η must be in [0, 1)", ParamSparseRatio, c.SparseRatio)
+	}
+	if c.Depth < 1 {
+		return s, fmt.Errorf("%s=%d: the depth L must be ≥ 1", ParamDepth, c.Depth)
+	}
+	if c.EmbedDim < 4 {
+		return s, fmt.Errorf("%s=%d: the embedding width d must be ≥ 4", ParamEmbedDim, c.EmbedDim)
+	}
+	if c.AttnDim < 1 {
+		return s, fmt.Errorf("%s=%d: must be ≥ 1", ParamAttnDim, c.AttnDim)
+	}
+	if c.Dropout < 0 || c.Dropout >= 1 {
+		return s, fmt.Errorf("%s=%g: must be in [0, 1)", ParamDropout, c.Dropout)
+	}
+	if c.MoELossWeight < 0 {
+		return s, fmt.Errorf("%s=%g: λ must be ≥ 0", ParamMoELossWeight, c.MoELossWeight)
+	}
+	if c.InceptionKernel < 2 {
+		return s, fmt.Errorf("%s=%d: must be ≥ 2", ParamInceptionKernel, c.InceptionKernel)
+	}
+	if c.WarmUpEpochs < 0 || c.Epochs < 1 {
+		return s, fmt.Errorf("%s=%d, %s=%d: need warm-up ≥ 0 and epochs ≥ 1", ParamWarmUpEpochs, c.WarmUpEpochs, ParamEpochs, c.Epochs)
+	}
+	if c.LearningRate <= 0 {
+		return s, fmt.Errorf("%s=%g: must be > 0", ParamLearningRate, c.LearningRate)
+	}
+	if c.Patience < 0 {
+		return s, fmt.Errorf("%s=%d: must be ≥ 0 (0 disables early stopping)", ParamPatience, c.Patience)
+	}
+	if err := oneOf(ParamSchedule, c.Schedule, "reference", "every_layer"); err != nil {
+		return s, err
+	}
+	if err := oneOf(ParamMoELayers, c.MoELayers, "sparse", "all"); err != nil {
+		return s, err
+	}
+	if err := oneOf(ParamShapeEmbed, c.ShapeEmbed, "conv", "linear"); err != nil {
+		return s, err
+	}
+	if err := oneOf(ParamBatchRule, c.BatchRule, "paper", "large"); err != nil {
+		return s, err
+	}
+
+	// Shape length m.
+	switch {
+	case c.ShapeLengthRatio < 0 || c.ShapeLengthRatio > 1:
+		return s, fmt.Errorf("%s=%g: must be in (0, 1], or 0 to use %s", ParamShapeLengthRatio, c.ShapeLengthRatio, ParamShapeLength)
+	case c.ShapeLengthRatio > 0:
+		s.ShapeLen = int(c.ShapeLengthRatio * float64(seriesLen))
+		if s.ShapeLen < 1 {
+			return s, fmt.Errorf("%s=%g gives m=%d for T=%d: m must be ≥ 1", ParamShapeLengthRatio, c.ShapeLengthRatio, s.ShapeLen, seriesLen)
+		}
+	case c.ShapeLength < 0:
+		return s, fmt.Errorf("%s=%d: must be ≥ 1, or 0 for the per-dataset default", ParamShapeLength, c.ShapeLength)
+	case c.ShapeLength > 0:
+		s.ShapeLen = c.ShapeLength
+	case refShapeLen > 0:
+		s.ShapeLen = min(refShapeLen, seriesLen)
+	default:
+		s.ShapeLen = min(16, seriesLen)
+	}
+	if s.ShapeLen > seriesLen {
+		return s, fmt.Errorf("%s: m=%d is longer than the series (T=%d)", ParamShapeLength, s.ShapeLen, seriesLen)
+	}
+
+	// Stride q.
+	switch c.Stride {
+	case "auto", "":
+		q := 4
+		if s.ShapeLen <= q { // the authors' adjustment (main_softshape.py)
+			q = min(2, s.ShapeLen)
+		}
+		s.Stride = q
+	case "m":
+		s.Stride = s.ShapeLen
+	default:
+		q, err := strconv.Atoi(c.Stride)
+		if err != nil {
+			return s, fmt.Errorf("%s=%q: want an integer ≥ 1, \"m\" or \"auto\"", ParamStride, c.Stride)
+		}
+		if q < 1 {
+			return s, fmt.Errorf("%s=%d: the stride q must be ≥ 1", ParamStride, q)
+		}
+		s.Stride = q
+	}
+	s.NumShapes = (seriesLen-s.ShapeLen)/s.Stride + 1
+
+	// Experts Ĉ and k.
+	e, err := resolveExperts(c.NumExperts, numClasses)
+	if err != nil {
+		return s, err
+	}
+	s.NumExperts = e
+	if c.ExpertsK < 1 {
+		return s, fmt.Errorf("%s=%d: k must be ≥ 1", ParamExpertsK, c.ExpertsK)
+	}
+	if c.ExpertsK > s.NumExperts {
+		return s, fmt.Errorf("%s=%d: k must be ≤ the number of experts Ĉ=%d (%s=%q)", ParamExpertsK, c.ExpertsK, s.NumExperts, ParamNumExperts, c.NumExperts)
+	}
+	return s, nil
+}
+
+// resolveExperts turns "C", "C/2", "2C" or an integer into Ĉ for C classes.
+func resolveExperts(spec string, numClasses int) (int, error) {
+	var e int
+	switch strings.ReplaceAll(spec, " ", "") {
+	case "C", "":
+		e = numClasses
+	case "C/2":
+		e = max(1, numClasses/2)
+	case "2C":
+		e = 2 * numClasses
+	default:
+		v, err := strconv.Atoi(spec)
+		if err != nil {
+			return 0, fmt.Errorf("%s=%q: want an integer ≥ 1, \"C\", \"C/2\" or \"2C\"", ParamNumExperts, spec)
+		}
+		e = v
+	}
+	if e < 1 {
+		return 0, fmt.Errorf("%s=%q: the number of experts Ĉ must be ≥ 1", ParamNumExperts, spec)
+	}
+	return e, nil
+}
+
+func oneOf(name, value string, allowed ...string) error {
+	for _, a := range allowed {
+		if value == a {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s=%q: want one of %s", name, value, strings.Join(allowed, ", "))
+}
+
+// RemainFractions returns, for each of the L layers, the fraction of the current
+// tokens that the layer keeps (1 = dense). With the "reference" schedule this is
+// 1 − linspace(0, η, L) computed in float32 as the authors' torch.linspace, so
+// L=2 keeps everything in layer 0 and 1−η in layer 1, and L=1 never sparsifies.
+// With "every_layer" each layer keeps 1−η.
+func (c Config) RemainFractions() []float64 {
+	r := make([]float64, c.Depth)
+	for l := range r {
+		switch {
+		case c.Schedule == "every_layer":
+			r[l] = 1 - float64(float32(c.SparseRatio))
+		case c.Depth == 1:
+			r[l] = 1
+		default:
+			// torch.linspace(0, η, L) in float32: start + step·i, computed in float32.
+			eta := float32(c.SparseRatio)
+			step := eta / float32(c.Depth-1)
+			v := step * float32(l)
+			if l == c.Depth-1 {
+				v = eta
+			}
+			r[l] = 1 - float64(v)
+		}
+	}
+	return r
+}
+
+// KeptTokens returns K = ceil(remain·n), the number of tokens a layer keeps out of n
+// (at least 1), computed as the authors' code does (remain in float32 precision).
+func KeptTokens(remain float64, n int) int {
+	k := int(math.Ceil(remain * float64(n)))
+	return max(1, min(k, n))
+}

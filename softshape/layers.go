@@ -1,0 +1,127 @@
+package softshape
+
+import (
+	"math"
+
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // graph code reads best dot-imported, as in GoMLX's examples.
+	"github.com/gomlx/gomlx/ml/layers/activation"
+	"github.com/gomlx/gomlx/ml/model"
+)
+
+// Building blocks of the model, each with the initialisation of the authors'
+// PyTorch code (reference notes §1 "Init"):
+//   - nn.Linear: fastai's approximate truncated normal, normal().fmod(2)·0.02, bias 0;
+//   - nn.Conv1d: PyTorch's default kaiming-uniform(a=√5), i.e. U(±1/√fan_in), bias likewise.
+
+// truncNormalInit is fastai's trunc_normal_: x ~ N(0,1), x = fmod(x, 2)·std.
+func truncNormalInit(scope *model.Scope, std float64) model.VariableInitializer {
+	return func(g *Graph, shape shapes.Shape) *Node {
+		x := scope.RandomNormal(g, shape)
+		// fmod(x, 2) keeps the sign of x: x − 2·trunc(x/2).
+		half := DivScalar(x, 2)
+		trunc := Mul(Sign(half), Floor(Abs(half)))
+		x = Sub(x, MulScalar(trunc, 2))
+		return MulScalar(x, std)
+	}
+}
+
+// uniformInit draws from U(−bound, bound).
+func uniformInit(scope *model.Scope, bound float64) model.VariableInitializer {
+	return func(g *Graph, shape shapes.Shape) *Node {
+		x := scope.RandomUniform(g, shape)
+		return AddScalar(MulScalar(x, 2*bound), -bound)
+	}
+}
+
+func zeroInit(g *Graph, shape shapes.Shape) *Node { return Zeros(g, shape) }
+func oneInit(g *Graph, shape shapes.Shape) *Node  { return Ones(g, shape) }
+
+// matmul2D multiplies the last axis of x by w [in, out], as one rank-2 product
+// (the form every backend runs fastest), keeping the leading axes of x.
+func matmul2D(x, w *Node) *Node {
+	dims := x.Shape().Dimensions
+	in := dims[len(dims)-1]
+	out := w.Shape().Dimensions[1]
+	rows := x.Shape().Size() / in
+	y := Dot(Reshape(x, rows, in), w).Product()
+	outDims := append(append([]int{}, dims[:len(dims)-1]...), out)
+	return Reshape(y, outDims...)
+}
+
+// addBias adds b [out] to the last axis of x.
+func addBias(x, b *Node) *Node {
+	rank := x.Rank()
+	dims := make([]int, rank)
+	for i := range dims {
+		dims[i] = 1
+	}
+	dims[rank-1] = b.Shape().Dimensions[0]
+	return Add(x, Reshape(b, dims...))
+}
+
+// linear is nn.Linear(in→out) with the authors' initialisation, on the last axis of x.
+func linear(scope *model.Scope, x *Node, out int, bias bool) *Node {
+	g := x.Graph()
+	in := x.Shape().Dimensions[x.Rank()-1]
+	w := scope.WithInitializer(truncNormalInit(scope, 0.02)).
+		VariableWithShape("weights", shapes.Make(x.DType(), in, out)).NodeValue(g)
+	y := matmul2D(x, w)
+	if bias {
+		b := scope.WithInitializer(zeroInit).VariableWithShape("bias", shapes.Make(x.DType(), out)).NodeValue(g)
+		y = addBias(y, b)
+	}
+	return y
+}
+
+// convWeights creates a convolution kernel laid out as [k·in, out] (im2col order:
+// window position major, input channel minor) with PyTorch's default initialisation.
+func convWeights(scope *model.Scope, dtype dtypes.DType, k, in, out int) *model.Variable {
+	bound := 1 / math.Sqrt(float64(k*in))
+	return scope.WithInitializer(uniformInit(scope, bound)).VariableWithShape("weights", shapes.Make(dtype, k*in, out))
+}
+
+// windows gathers sliding windows along axis 1 of x [B, n, c]: window j starts at
+// j·stride and has length k. The result is [B, numWindows, k·c] (im2col), ready for
+// one matrix product. It is a single Gather, which trains on every backend (the
+// built-in strided convolution does not on ONNX Runtime, and is slower on pure Go).
+func windows(x *Node, k, stride, numWindows int) *Node {
+	g := x.Graph()
+	b, c := x.Shape().Dimensions[0], x.Shape().Dimensions[2]
+	idx := make([]int32, numWindows*k)
+	for j := 0; j < numWindows; j++ {
+		for i := 0; i < k; i++ {
+			idx[j*k+i] = int32(j*stride + i)
+		}
+	}
+	indices := Reshape(Const(g, idx), numWindows, k, 1)
+	xt := TransposeAllAxes(x, 1, 0, 2)  // [n, B, c]
+	w := Gather(xt, indices)            // [J, k, B, c]
+	w = TransposeAllAxes(w, 2, 0, 1, 3) // [B, J, k, c]
+	return Reshape(w, b, numWindows, k*c)
+}
+
+// rmsNorm is the authors' RMSNorm: x / max(‖x‖₂, 1e-12) · √d · γ over the last axis.
+func rmsNorm(scope *model.Scope, x *Node) *Node {
+	g := x.Graph()
+	d := x.Shape().Dimensions[x.Rank()-1]
+	gamma := scope.WithInitializer(oneInit).VariableWithShape("gamma", shapes.Make(x.DType(), d)).NodeValue(g)
+	norm := Sqrt(ReduceAndKeep(Square(x), ReduceSum, -1))
+	norm = MaxScalar(norm, 1e-12)
+	y := MulScalar(Div(x, norm), math.Sqrt(float64(d)))
+	return mulLastAxis(y, gamma)
+}
+
+// mulLastAxis multiplies x by v [d] along its last axis.
+func mulLastAxis(x, v *Node) *Node {
+	dims := make([]int, x.Rank())
+	for i := range dims {
+		dims[i] = 1
+	}
+	dims[x.Rank()-1] = v.Shape().Dimensions[0]
+	return Mul(x, Reshape(v, dims...))
+}
+
+// gelu is the exact (erf) GELU, as torch.nn.GELU().
+func gelu(x *Node) *Node { return activation.Gelu(x) }

@@ -1,0 +1,326 @@
+package softshape
+
+import (
+	"math"
+
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // graph code reads best dot-imported, as in GoMLX's examples.
+	"github.com/gomlx/gomlx/ml/layers"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/support/exceptions"
+)
+
+// Phase chooses which path of the model a graph runs.
+type Phase int
+
+const (
+	// Dense is the warm-up path: no sparsification (and, by default, no MoE).
+	Dense Phase = iota
+	// Sparse is the path after warm-up: soft shape sparsification and the MoE.
+	Sparse
+)
+
+// String returns "dense" or "sparse".
+func (p Phase) String() string {
+	if p == Sparse {
+		return "sparse"
+	}
+	return "dense"
+}
+
+// Outputs is everything one forward pass produces.
+type Outputs struct {
+	// Logits [B, C]: the conjunctive-pooling output (no softmax).
+	Logits *Node
+	// AuxLoss is the sum over MoE layers of the importance and load losses
+	// (squared coefficients of variation), unweighted; a scalar zero when no MoE ran.
+	AuxLoss *Node
+	// ShapeScores [B, J]: the attention score of every input shape in layer 0
+	// (before any merging), for MIL-style heat maps over the series.
+	ShapeScores *Node
+	// Stages are token-mean-pooled embeddings [B, d] at four stages, for t-SNE:
+	// the input shape embeddings, and the last layer's intra-shape (MoE) output,
+	// inter-shape (shared expert) output and final output.
+	Stages [4]*Node
+}
+
+// StageNames names Outputs.Stages in order.
+var StageNames = [4]string{"input shapes", "intra-shape (MoE)", "inter-shape (shared expert)", "output"}
+
+// Model is a SoftShape network for one dataset shape: the hyperparameters and
+// the resolved data-dependent sizes. Build it with New.
+type Model struct {
+	Config Config
+	Shape  Shape
+}
+
+// New validates cfg against a dataset with series length T, C classes and the
+// authors' per-dataset shape length refShapeLen (0 if unknown), and returns the model.
+func New(cfg Config, seriesLen, numClasses, refShapeLen int) (*Model, error) {
+	s, err := cfg.Resolve(seriesLen, numClasses, refShapeLen)
+	if err != nil {
+		return nil, err
+	}
+	return &Model{Config: cfg, Shape: s}, nil
+}
+
+// Forward builds the forward graph of x [B, T] (float32) for the given phase.
+// Variables are created (and initialised) in scope on first use.
+func (m *Model) Forward(scope *model.Scope, x *Node, phase Phase) *Outputs {
+	cfg, sh := m.Config, m.Shape
+	g := x.Graph()
+	if x.Rank() != 2 || x.Shape().Dimensions[1] != sh.SeriesLen {
+		exceptions.Panicf("softshape: input shape %s, want [batch, %d]", x.Shape(), sh.SeriesLen)
+	}
+	d := cfg.EmbedDim
+	out := &Outputs{}
+	scope = scope.ResetVisited()
+
+	// Shape embedding: windows of length m, stride q → [B, J, d].
+	h := m.embedShapes(scope.In("shape_embedding"), x)
+	out.Stages[0] = ReduceMean(h, 1)
+	pos := scope.In("positional").WithInitializer(zeroInit).
+		VariableWithShape("embedding", shapes.Make(h.DType(), 1, sh.NumShapes, d)).NodeValue(g)
+	h = Add(h, pos)
+	h = layers.DropoutStatic(scope, h, cfg.Dropout)
+
+	remain := cfg.RemainFractions()
+	aux := ScalarZero(g, h.DType())
+	attnScope := scope.In("attention")
+	moeScope := scope.In("moe")
+	var sEnd, intra, inter *Node
+	for l := 0; l < cfg.Depth; l++ {
+		ls := scope.In("layer_%d", l)
+		r := 1.0
+		if phase == Sparse {
+			r = remain[l]
+		}
+		sparse := r < 1
+
+		u := rmsNorm(ls.In("norm1"), h)
+		s := attention(attnScope, u) // [B, n, 1]
+		if l == 0 {
+			out.ShapeScores = Reshape(s, s.Shape().Dimensions[0], s.Shape().Dimensions[1])
+		}
+		if sparse {
+			u = merge(u, s, KeptTokens(r, u.Shape().Dimensions[1]), cfg.FusedToken)
+		} else {
+			u = Mul(u, s)
+		}
+		v := rmsNorm(ls.In("norm2"), u)
+		y := u
+		intra, inter = v, v
+		if cfg.Inter {
+			inter = inception(ls.In("inception"), v, cfg.InceptionKernel)
+			y = Add(y, inter)
+		}
+		if cfg.Intra && (sparse || cfg.MoELayers == "all") {
+			var moeAux *Node
+			intra, moeAux = m.moe(moeScope, v)
+			y = Add(y, intra)
+			aux = Add(aux, moeAux)
+		}
+		if l == cfg.Depth-1 {
+			y = layers.DropoutStatic(scope, y, cfg.Dropout)
+			sEnd = attention(attnScope, y)
+		}
+		h = gelu(y)
+	}
+	out.Stages[1] = ReduceMean(intra, 1)
+	out.Stages[2] = ReduceMean(inter, 1)
+	out.Stages[3] = ReduceMean(h, 1)
+
+	// Conjunctive pooling: per-shape logits weighted by attention, averaged.
+	tokenLogits := linear(scope.In("head"), h, sh.NumClasses, true) // [B, n, C]
+	out.Logits = ReduceMean(Mul(tokenLogits, sEnd), 1)
+	out.AuxLoss = aux
+	return out
+}
+
+// embedShapes maps x [B, T] to shape embeddings [B, J, d]: a 1-D convolution with
+// kernel m and stride q (the paper's), or a linear patch embedding (ablation
+// "with Linear Shape": the same map with nn.Linear's initialisation).
+func (m *Model) embedShapes(scope *model.Scope, x *Node) *Node {
+	sh, d := m.Shape, m.Config.EmbedDim
+	g := x.Graph()
+	b := x.Shape().Dimensions[0]
+	patches := windows(Reshape(x, b, sh.SeriesLen, 1), sh.ShapeLen, sh.Stride, sh.NumShapes) // [B, J, m]
+	if m.Config.ShapeEmbed == "linear" {
+		return linear(scope, patches, d, true)
+	}
+	w := convWeights(scope, x.DType(), sh.ShapeLen, 1, d).NodeValue(g)
+	bound := 1 / math.Sqrt(float64(sh.ShapeLen))
+	bias := scope.WithInitializer(uniformInit(scope, bound)).VariableWithShape("bias", shapes.Make(x.DType(), d)).NodeValue(g)
+	return addBias(matmul2D(patches, w), bias)
+}
+
+// attention is the gated attention head A: Linear(d→d_attn) → tanh →
+// Linear(d_attn→1) → sigmoid, giving a score in (0,1) per token [B, n, 1]. One
+// instance is shared by every layer and the output pooling: every call re-enters
+// the same variables of scope.
+func attention(scope *model.Scope, x *Node) *Node {
+	hidden := Tanh(linear(scope.At("hidden"), x, attnDimOf(scope), true))
+	return Sigmoid(linear(scope.At("score"), hidden, 1, true))
+}
+
+// attnDimOf reads d_attn from the scope's hyperparameters.
+func attnDimOf(scope *model.Scope) int {
+	return model.GetParamOr(scope, ParamAttnDim, DefaultConfig().AttnDim)
+}
+
+// merge is soft shape sparsification. u [B, n, d] and scores s [B, n, 1]: the K
+// tokens with the highest scores are kept, each multiplied by its score, in their
+// original order; the other n−K, multiplied by their scores, are summed into one
+// fused token appended last (when fused is true). The result is [B, K(+1), d].
+func merge(u, s *Node, k int, fused bool) *Node {
+	g := u.Graph()
+	b, n := u.Shape().Dimensions[0], u.Shape().Dimensions[1]
+	w := Mul(u, s)
+	s2 := Reshape(s, b, n)
+	_, idx := TopK(s2, k, 1)                               // [B, K] int32
+	idx = Sort(idx, 1, true)                               // original (temporal) order
+	batchIdx := Iota(g, shapes.Make(idx.DType(), b, k), 0) // [B, K]
+	gatherIdx := Stack([]*Node{batchIdx, idx}, 2)          // [B, K, 2]
+	kept := Gather(w, gatherIdx)                           // [B, K, d]
+	if !fused {
+		return kept
+	}
+	keptMask := ReduceMax(OneHot(idx, n, w.DType()), 1) // [B, n], 1 where kept
+	dropMask := Reshape(OneMinus(keptMask), b, n, 1)
+	fusedTok := ReduceAndKeep(Mul(w, dropMask), ReduceSum, 1) // [B, 1, d]
+	return Concatenate([]*Node{kept, fusedTok}, 1)
+}
+
+// moe is the intra-shape mixture of experts over the tokens of v [B, n, d]:
+// a softmax router over Ĉ experts (weights initialised to zero, no bias), top-k
+// gating renormalised over the selected experts (gate = p_i / (Σ_selected p + 1e-6),
+// which for k=1 is the authors' p/(p+1e-6)), experts Linear→GELU→Dropout→Linear,
+// a residual, then RMSNorm and GELU. It returns the output [B, n, d] and the
+// auxiliary loss cv²(importance) + cv²(load).
+//
+// Every expert is evaluated densely and weighted by its gate (zero for experts not
+// selected), which equals sparse dispatch and keeps shapes static on every backend.
+func (m *Model) moe(scope *model.Scope, v *Node) (*Node, *Node) {
+	g := v.Graph()
+	cfg, sh := m.Config, m.Shape
+	b, n, d := v.Shape().Dimensions[0], v.Shape().Dimensions[1], v.Shape().Dimensions[2]
+	e, k := sh.NumExperts, cfg.ExpertsK
+	tokens := Reshape(v, b*n, d)
+	router := scope.At("router").WithInitializer(zeroInit).
+		VariableWithShape("weights", shapes.Make(v.DType(), d, e)).NodeValue(g)
+	p := Softmax(Dot(tokens, router).Product(), -1) // [T, E]
+	gates, mask := topKGates(p, k)
+
+	// Experts, evaluated together: hidden [T, E, d_h].
+	dh := d
+	w1 := scope.At("experts").At("fc1").WithInitializer(truncNormalInit(scope, 0.02)).
+		VariableWithShape("weights", shapes.Make(v.DType(), d, e*dh)).NodeValue(g)
+	b1 := scope.At("experts").At("fc1").WithInitializer(zeroInit).
+		VariableWithShape("bias", shapes.Make(v.DType(), e*dh)).NodeValue(g)
+	w2 := scope.At("experts").At("fc2").WithInitializer(truncNormalInit(scope, 0.02)).
+		VariableWithShape("weights", shapes.Make(v.DType(), e*dh, d)).NodeValue(g)
+	b2 := scope.At("experts").At("fc2").WithInitializer(zeroInit).
+		VariableWithShape("bias", shapes.Make(v.DType(), e, d)).NodeValue(g)
+	hidden := gelu(addBias(Dot(tokens, w1).Product(), b1)) // [T, E·dh]
+	hidden = layers.DropoutStatic(scope, hidden, cfg.Dropout)
+	hidden = Mul(Reshape(hidden, b*n, e, dh), Reshape(gates, b*n, e, 1))
+	y := Add(Dot(Reshape(hidden, b*n, e*dh), w2).Product(), Dot(gates, b2).Product()) // [T, d]
+	y = Add(tokens, y)
+	y = gelu(rmsNorm(scope.At("norm"), y))
+
+	importance := ReduceSum(gates, 0)        // [E]
+	load := StopGradient(ReduceSum(mask, 0)) // [E], token counts
+	aux := Add(cv2(importance), cv2(load))
+	return Reshape(y, b, n, d), aux
+}
+
+// topKGates keeps, for each row of the router probabilities p [T, E], the k
+// largest and renormalises them: gate_i = p_i / (Σ_selected p + 1e-6) for the
+// selected experts, 0 for the others. mask [T, E] is 1 for the selected experts.
+// Gradients flow through p (not through the top-k choice).
+func topKGates(p *Node, k int) (gates, mask *Node) {
+	e := p.Shape().Dimensions[1]
+	_, top := TopK(p, k, -1)                       // [T, k]
+	mask = ReduceMax(OneHot(top, e, p.DType()), 1) // [T, E]
+	selected := Mul(p, mask)
+	gates = Div(selected, AddScalar(ReduceAndKeep(selected, ReduceSum, -1), 1e-6))
+	return gates, mask
+}
+
+// cv2 is the squared coefficient of variation var(x)/(mean(x)²+1e-10) with the
+// unbiased variance, as the authors' code; 0 for a single expert.
+func cv2(x *Node) *Node {
+	e := x.Shape().Dimensions[0]
+	if e < 2 {
+		return ScalarZero(x.Graph(), x.DType())
+	}
+	mean := ReduceAllMean(x)
+	variance := DivScalar(ReduceAllSum(Square(Sub(x, mean))), float64(e-1))
+	return Div(variance, AddScalar(Square(mean), 1e-10))
+}
+
+// inception is the inter-shape shared expert, over the token axis of v [B, n, d]:
+// a 1×1 bottleneck to d/4 channels, three "same" convolutions of kernel sizes
+// ks−1, ks/2−1, ks/4−1 made odd (39, 19, 9 for ks=40), and a max-pool(3) branch
+// followed by a 1×1 convolution; the four branches are concatenated back to d
+// channels, instance-normalised over the tokens (no affine parameters) and passed
+// through GELU. No convolution has a bias.
+func inception(scope *model.Scope, v *Node, ks int) *Node {
+	g := v.Graph()
+	b, n, d := v.Shape().Dimensions[0], v.Shape().Dimensions[1], v.Shape().Dimensions[2]
+	nf := d / 4
+	z := matmul2D(v, convWeights(scope.In("bottleneck"), v.DType(), 1, d, nf).NodeValue(g)) // [B, n, nf]
+	branches := make([]*Node, 0, 4)
+	for i, k := range inceptionKernels(ks) {
+		pad := k / 2
+		zeros := Zeros(g, shapes.Make(v.DType(), b, pad, nf))
+		zp := Concatenate([]*Node{zeros, z, zeros}, 1)
+		win := windows(zp, k, 1, n) // [B, n, k·nf]
+		w := convWeights(scope.In("conv_%d", i), v.DType(), k, nf, nf).NodeValue(g)
+		branches = append(branches, matmul2D(win, w))
+	}
+	pooled := maxPool3(v)
+	wp := convWeights(scope.In("pool_conv"), v.DType(), 1, d, d-3*nf).NodeValue(g)
+	branches = append(branches, matmul2D(pooled, wp))
+	y := Concatenate(branches, 2) // [B, n, d]
+	mean := ReduceAndKeep(y, ReduceMean, 1)
+	centred := Sub(y, mean)
+	variance := ReduceAndKeep(Square(centred), ReduceMean, 1)
+	y = Div(centred, Sqrt(AddScalar(variance, 1e-5)))
+	return gelu(y)
+}
+
+// inceptionKernels returns the three kernel sizes derived from ks: ks, ks/2, ks/4,
+// each made odd by subtracting one when even (fastai/tsai InceptionModule).
+func inceptionKernels(ks int) []int {
+	out := make([]int, 0, 3)
+	for i := 0; i < 3; i++ {
+		k := ks >> i
+		if k%2 == 0 {
+			k--
+		}
+		out = append(out, max(k, 1))
+	}
+	return out
+}
+
+// maxPool3 is MaxPool1d(3, stride 1, padding 1) along axis 1 of x [B, n, c]; the
+// edges repeat their neighbour, which equals padding with −∞.
+func maxPool3(x *Node) *Node {
+	n := x.Shape().Dimensions[1]
+	if n == 1 {
+		return x
+	}
+	prev := Concatenate([]*Node{Slice(x, AxisRange(), AxisRange(0, 1)), Slice(x, AxisRange(), AxisRange(0, n-1))}, 1)
+	next := Concatenate([]*Node{Slice(x, AxisRange(), AxisRange(1, n)), Slice(x, AxisRange(), AxisRange(n-1, n))}, 1)
+	return Max(Max(prev, x), next)
+}
+
+// Input dtypes used by the model.
+const (
+	// InputDType is the dtype of the series fed to the model.
+	InputDType = dtypes.Float32
+	// LabelDType is the dtype of the class labels.
+	LabelDType = dtypes.Int32
+)

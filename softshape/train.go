@@ -1,0 +1,517 @@
+package softshape
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/gomlx/compute"
+	"github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/train"
+	"github.com/gomlx/gomlx/ml/train/loss"
+	"github.com/gomlx/gomlx/ml/train/metric"
+	"github.com/gomlx/gomlx/ml/train/optimizer"
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/softshape-go/softshape/data"
+)
+
+// Store parameters that record the data-dependent sizes, so a checkpoint can be
+// rebuilt into a Model.
+const (
+	paramSeriesLen   = "data_series_len"
+	paramNumClasses  = "data_num_classes"
+	paramRefShapeLen = "data_ref_shape_len"
+	paramPhase       = "selected_phase"
+)
+
+// RunOptions are the settings of a training run that are not hyperparameters of
+// the model.
+type RunOptions struct {
+	// Backend runs the graphs; nil means NewBackend("") (honours $GOMLX_BACKEND).
+	Backend compute.Backend
+	// Seed makes a run repeatable on one backend: it fixes the folds, the
+	// initial weights, dropout and the batch order.
+	Seed int64
+	// NumFolds is the number of cross-validation folds (default 5, the paper's).
+	NumFolds int
+	// Folds lists the folds to run, 0-based; nil runs all of them.
+	Folds []int
+	// RefShapeLen is the authors' per-dataset shape length m (0 if unknown), used
+	// when the shape_length hyperparameter is 0 ("auto").
+	RefShapeLen int
+	// CheckpointDir, when set, receives the selected model of each fold in
+	// CheckpointDir/fold-N (GoMLX checkpoint format).
+	CheckpointDir string
+	// OnEpoch, when set, is called after every epoch (progress bars, live curves).
+	OnEpoch func(EpochStats)
+}
+
+// EpochStats describes one finished epoch.
+type EpochStats struct {
+	Fold, Epoch, Epochs int
+	Phase               Phase
+	TrainLoss, TrainAcc float64
+	ValLoss, ValAcc     float64
+	// Selected is true when this epoch's validation loss is the best so far, so
+	// its weights are the fold's selected model.
+	Selected bool
+	Elapsed  time.Duration
+}
+
+// FoldResult is the outcome of one fold.
+type FoldResult struct {
+	Fold int
+	// TestAcc is the test accuracy of the selected model (lowest validation loss).
+	TestAcc float64
+	// ValLoss is the selected model's validation loss (mean cross-entropy).
+	ValLoss float64
+	// BestEpoch is the epoch of the selected model; EpochsRun counts the epochs
+	// trained before early stopping or the epoch limit.
+	BestEpoch, EpochsRun int
+	// SelectedPhase is the path the selected model was evaluated on.
+	SelectedPhase Phase
+	// Wall is the fold's wall time; Params the number of trainable parameters.
+	Wall      time.Duration
+	Params    int
+	BatchSize int
+	// History has one entry per epoch.
+	History []EpochStats
+}
+
+// Result is the outcome of Train over the folds of one dataset.
+type Result struct {
+	Dataset string
+	Backend string
+	Config  Config
+	Shape   Shape
+	Folds   []FoldResult
+	// MeanAcc and StdAcc summarise FoldResult.TestAcc (sample standard deviation).
+	MeanAcc, StdAcc float64
+}
+
+// ErrNonFinite is wrapped by the error returned when a loss becomes NaN or ±Inf.
+var ErrNonFinite = errors.New("non-finite loss")
+
+// Train runs the paper's protocol on ds: stratified folds (60/20/20), imputation
+// and z-normalisation fitted on each fold's training split, a fresh model and Adam
+// optimiser per fold (unless cfg.ReferenceCompat), model selection by the lowest
+// validation loss, and the test accuracy of the selected model. It is the one
+// training function used by the CLI, the tests and the notebooks.
+func Train(ds *data.Dataset, cfg Config, opts RunOptions) (*Result, error) {
+	if opts.NumFolds == 0 {
+		opts.NumFolds = 5
+	}
+	backend := opts.Backend
+	if backend == nil {
+		var err error
+		if backend, err = NewBackend(""); err != nil {
+			return nil, err
+		}
+	}
+	m, err := New(cfg, ds.Length, ds.NumClasses(), opts.RefShapeLen)
+	if err != nil {
+		return nil, fmt.Errorf("dataset %s: %w", ds.Name, err)
+	}
+	splits, err := data.Folds(ds, opts.NumFolds, opts.Seed)
+	if err != nil {
+		return nil, fmt.Errorf("dataset %s: %w", ds.Name, err)
+	}
+	folds := opts.Folds
+	if folds == nil {
+		for i := range splits {
+			folds = append(folds, i)
+		}
+	}
+	res := &Result{Dataset: ds.Name, Backend: backend.Name(), Config: cfg, Shape: m.Shape}
+	var carried *session // reference_compat: weights and Adam state carried across folds
+	for _, f := range folds {
+		if f < 0 || f >= len(splits) {
+			return nil, fmt.Errorf("fold %d: want 0..%d", f, len(splits)-1)
+		}
+		fd, err := data.Prepare(ds, splits[f])
+		if err != nil {
+			return nil, fmt.Errorf("dataset %s fold %d: %w", ds.Name, f, err)
+		}
+		sess := carried
+		if sess == nil {
+			if sess, err = newSession(backend, m, opts.Seed+int64(f), opts.RefShapeLen); err != nil {
+				return nil, err
+			}
+		}
+		if cfg.ReferenceCompat {
+			carried = sess
+		}
+		fr, err := sess.trainFold(f, fd, opts)
+		if err != nil {
+			return nil, fmt.Errorf("dataset %s fold %d: %w", ds.Name, f, err)
+		}
+		res.Folds = append(res.Folds, *fr)
+	}
+	accs := make([]float64, len(res.Folds))
+	for i, fr := range res.Folds {
+		accs[i] = fr.TestAcc
+	}
+	res.MeanAcc = stat.Mean(accs, nil)
+	if len(accs) > 1 {
+		res.StdAcc = stat.StdDev(accs, nil)
+	}
+	return res, nil
+}
+
+// session is one model's store, trainer and evaluators.
+type session struct {
+	backend compute.Backend
+	model   *Model
+	store   *model.Store
+	trainer *train.Trainer
+	rng     *rand.Rand
+	evals   map[Phase]*model.Exec
+}
+
+func newSession(backend compute.Backend, m *Model, seed int64, refShapeLen int) (*session, error) {
+	store := model.NewStore()
+	m.Config.Apply(store)
+	root := store.RootScope()
+	root.SetParam(paramSeriesLen, m.Shape.SeriesLen)
+	root.SetParam(paramNumClasses, m.Shape.NumClasses)
+	root.SetParam(paramRefShapeLen, refShapeLen)
+	root.SetParam(model.ParamInitialSeed, seed)
+	if err := store.SetRNGStateFromSeed(seed); err != nil {
+		return nil, fmt.Errorf("seeding the model: %w", err)
+	}
+	lambda := m.Config.MoELossWeight
+	modelFn := func(scope *model.Scope, spec any, inputs []*graph.Node) []*graph.Node {
+		out := m.Forward(scope, inputs[0], spec.(Phase))
+		if lambda > 0 {
+			train.AddLoss(graph.MulScalar(out.AuxLoss, lambda))
+		}
+		return []*graph.Node{out.Logits}
+	}
+	opt := optimizer.Adam().LearningRate(m.Config.LearningRate).Epsilon(1e-8).Done()
+	trainer := train.NewTrainer(backend, store, modelFn, loss.SparseCategoricalCrossEntropyLogits, opt,
+		[]metric.Interface{metric.NewSparseCategoricalAccuracy("Accuracy", "acc")}, nil)
+	return &session{
+		backend: backend, model: m, store: store, trainer: trainer,
+		rng:   rand.New(rand.NewPCG(uint64(seed), 0x50f75a9e)),
+		evals: map[Phase]*model.Exec{},
+	}, nil
+}
+
+// trainFold trains on one fold and returns its result; the store ends holding the
+// selected weights.
+func (s *session) trainFold(fold int, fd *data.FoldData, opts RunOptions) (*FoldResult, error) {
+	cfg := s.model.Config
+	start := time.Now()
+	rule, err := data.ParseBatchRule(cfg.BatchRule)
+	if err != nil {
+		return nil, err
+	}
+	bs := data.BatchSize(len(fd.TrainY), rule)
+	fr := &FoldResult{Fold: fold, BatchSize: bs, ValLoss: math.Inf(1)}
+	var best map[string]*tensors.Tensor
+	prevVal := math.NaN()
+	stopCount, increaseCount := 0, 0
+	order := make([]int, len(fd.TrainY))
+	for i := range order {
+		order[i] = i
+	}
+	for epoch := 0; epoch < cfg.Epochs; epoch++ {
+		phase := Sparse
+		if epoch < cfg.WarmUpEpochs {
+			phase = Dense
+		}
+		if cfg.Shuffle && !cfg.ReferenceCompat {
+			s.rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		}
+		if err := s.trainer.ResetTrainMetrics(); err != nil {
+			return nil, err
+		}
+		var lossSum, accLast float64
+		steps := 0
+		for lo := 0; lo < len(order); lo += bs {
+			hi := min(lo+bs, len(order))
+			x, y := batchTensors(fd.TrainX, fd.TrainY, order[lo:hi])
+			metrics, err := s.trainer.TrainStep(train.Batch{Inputs: []*tensors.Tensor{x}, Labels: []*tensors.Tensor{y}, Spec: phase})
+			if err != nil {
+				return nil, fmt.Errorf("epoch %d step %d: %w", epoch, steps, err)
+			}
+			l := scalarOf(metrics[0])
+			accLast = scalarOf(metrics[2])
+			for _, t := range metrics {
+				t.FinalizeAll()
+			}
+			if math.IsNaN(l) || math.IsInf(l, 0) {
+				return nil, fmt.Errorf("epoch %d step %d (%s phase): training loss is %v: %w", epoch, steps, phase, l, ErrNonFinite)
+			}
+			lossSum += l
+			steps++
+		}
+		evalPhase := phase
+		if cfg.ReferenceCompat {
+			evalPhase = Sparse
+		}
+		valCE, valAcc, err := s.evaluate(fd.ValX, fd.ValY, evalPhase)
+		if err != nil {
+			return nil, fmt.Errorf("epoch %d validation: %w", epoch, err)
+		}
+		valLoss := meanOf(valCE)
+		if math.IsNaN(valLoss) || math.IsInf(valLoss, 0) {
+			return nil, fmt.Errorf("epoch %d (%s phase): validation loss is %v: %w", epoch, evalPhase, valLoss, ErrNonFinite)
+		}
+		// The selection and stopping statistic: the mean CE, or the reference's
+		// batch-scaled sum (Σ_batches mean CE / n_val) under reference_compat.
+		selLoss := valLoss
+		if cfg.ReferenceCompat {
+			selLoss = referenceValLoss(valCE, bs)
+		}
+		st := EpochStats{Fold: fold, Epoch: epoch, Epochs: cfg.Epochs, Phase: phase, TrainLoss: lossSum / float64(steps),
+			TrainAcc: accLast, ValLoss: valLoss, ValAcc: valAcc, Elapsed: time.Since(start)}
+		if selLoss < fr.ValLoss {
+			fr.ValLoss, fr.BestEpoch, fr.SelectedPhase = selLoss, epoch, evalPhase
+			if best, err = s.snapshot(best); err != nil {
+				return nil, err
+			}
+			st.Selected = true
+		}
+		fr.History = append(fr.History, st)
+		fr.EpochsRun = epoch + 1
+		if opts.OnEpoch != nil {
+			opts.OnEpoch(st)
+		}
+		// The reference's early stopping, active after the warm-up.
+		if epoch > cfg.WarmUpEpochs && cfg.Patience > 0 && !math.IsNaN(prevVal) {
+			if math.Abs(selLoss-prevVal) <= 1e-4 {
+				stopCount++
+			} else {
+				stopCount = 0
+			}
+			if selLoss > prevVal {
+				increaseCount++
+			} else {
+				increaseCount = 0
+			}
+			if stopCount >= cfg.Patience || increaseCount >= cfg.Patience {
+				prevVal = selLoss
+				break
+			}
+		}
+		prevVal = selLoss
+	}
+	if fr.ValLoss == math.Inf(1) {
+		fr.ValLoss = math.NaN()
+	}
+	if err := s.restore(best); err != nil {
+		return nil, err
+	}
+	if cfg.ReferenceCompat {
+		fr.ValLoss = s.mustMeanVal(fd, fr.SelectedPhase)
+	}
+	_, testAcc, err := s.evaluate(fd.TestX, fd.TestY, fr.SelectedPhase)
+	if err != nil {
+		return nil, fmt.Errorf("test evaluation: %w", err)
+	}
+	fr.TestAcc = testAcc
+	fr.Params = ParameterCount(s.store)
+	fr.Wall = time.Since(start)
+	if opts.CheckpointDir != "" {
+		s.store.RootScope().SetParam(paramPhase, fr.SelectedPhase.String())
+		if err := SaveCheckpoint(s.store, fmt.Sprintf("%s/fold-%d", opts.CheckpointDir, fold)); err != nil {
+			return nil, err
+		}
+	}
+	return fr, nil
+}
+
+// mustMeanVal recomputes the plain mean validation CE of the selected model (so
+// the reported value is comparable across protocols); NaN on error.
+func (s *session) mustMeanVal(fd *data.FoldData, phase Phase) float64 {
+	ce, _, err := s.evaluate(fd.ValX, fd.ValY, phase)
+	if err != nil {
+		return math.NaN()
+	}
+	return meanOf(ce)
+}
+
+// evalChunk bounds the batch of an evaluation pass (memory, and few distinct shapes).
+const evalChunk = 256
+
+// evaluate returns the per-sample cross-entropy and the accuracy of the current
+// weights on (x, y), running the given phase in inference mode (no dropout).
+func (s *session) evaluate(x [][]float32, y []int, phase Phase) ([]float64, float64, error) {
+	exec, err := s.evalExec(phase)
+	if err != nil {
+		return nil, 0, err
+	}
+	ce := make([]float64, 0, len(y))
+	correct := 0
+	idx := make([]int, 0, evalChunk)
+	for lo := 0; lo < len(y); lo += evalChunk {
+		hi := min(lo+evalChunk, len(y))
+		idx = idx[:0]
+		for i := lo; i < hi; i++ {
+			idx = append(idx, i)
+		}
+		xt, _ := batchTensors(x, y, idx)
+		out, err := exec.Call(xt)
+		xt.FinalizeAll()
+		if err != nil {
+			return nil, 0, err
+		}
+		logits, err := tensors.CopyFlatData[float32](out[0])
+		out[0].FinalizeAll()
+		if err != nil {
+			return nil, 0, err
+		}
+		c := len(logits) / (hi - lo)
+		for i := lo; i < hi; i++ {
+			row := logits[(i-lo)*c : (i-lo+1)*c]
+			l, pred := crossEntropy(row, y[i])
+			ce = append(ce, l)
+			if pred == y[i] {
+				correct++
+			}
+		}
+	}
+	return ce, float64(correct) / float64(len(y)), nil
+}
+
+func (s *session) evalExec(phase Phase) (*model.Exec, error) {
+	if e, ok := s.evals[phase]; ok {
+		return e, nil
+	}
+	m := s.model
+	e, err := model.NewExec(s.backend, s.store, func(scope *model.Scope, x *graph.Node) *graph.Node {
+		return m.Forward(scope, x, phase).Logits
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.evals[phase] = e
+	return e, nil
+}
+
+// crossEntropy returns −log softmax(row)[label] and the arg-max of row.
+func crossEntropy(row []float32, label int) (float64, int) {
+	maxV, arg := math.Inf(-1), 0
+	for j, v := range row {
+		if float64(v) > maxV {
+			maxV, arg = float64(v), j
+		}
+	}
+	sum := 0.0
+	for _, v := range row {
+		sum += math.Exp(float64(v) - maxV)
+	}
+	return math.Log(sum) + maxV - float64(row[label]), arg
+}
+
+// referenceValLoss is the authors' validation statistic: the sum over batches of
+// the batch-mean CE, divided by the number of validation samples.
+func referenceValLoss(ce []float64, bs int) float64 {
+	total := 0.0
+	for lo := 0; lo < len(ce); lo += bs {
+		hi := min(lo+bs, len(ce))
+		total += meanOf(ce[lo:hi])
+	}
+	return total / float64(len(ce))
+}
+
+func meanOf(x []float64) float64 {
+	if len(x) == 0 {
+		return math.NaN()
+	}
+	return stat.Mean(x, nil)
+}
+
+// batchTensors packs the rows idx of x and y into tensors [B, T] float32 and [B, 1] int32.
+func batchTensors(x [][]float32, y []int, idx []int) (*tensors.Tensor, *tensors.Tensor) {
+	t := len(x[idx[0]])
+	flat := make([]float32, 0, len(idx)*t)
+	labels := make([]int32, len(idx))
+	for i, r := range idx {
+		flat = append(flat, x[r]...)
+		labels[i] = int32(y[r])
+	}
+	return tensors.FromFlatDataAndDimensions(flat, len(idx), t), tensors.FromFlatDataAndDimensions(labels, len(idx), 1)
+}
+
+// scalarOf reads a scalar float tensor as float64.
+func scalarOf(t *tensors.Tensor) float64 {
+	switch v := t.Value().(type) {
+	case float32:
+		return float64(v)
+	case float64:
+		return v
+	default:
+		return math.NaN()
+	}
+}
+
+// snapshot copies the trainable variables' values (reusing prev's map).
+func (s *session) snapshot(prev map[string]*tensors.Tensor) (map[string]*tensors.Tensor, error) {
+	for _, t := range prev {
+		t.FinalizeAll()
+	}
+	snap := make(map[string]*tensors.Tensor)
+	for v := range s.store.IterVariables() {
+		if !v.Trainable {
+			continue
+		}
+		val, err := v.Value()
+		if err != nil {
+			return nil, fmt.Errorf("reading variable %s: %w", v.Path(), err)
+		}
+		c, err := val.LocalClone()
+		if err != nil {
+			return nil, fmt.Errorf("copying variable %s: %w", v.Path(), err)
+		}
+		snap[v.Path()] = c
+	}
+	return snap, nil
+}
+
+// restore writes a snapshot back into the store.
+func (s *session) restore(snap map[string]*tensors.Tensor) error {
+	for v := range s.store.IterVariables() {
+		t, ok := snap[v.Path()]
+		if !ok {
+			continue
+		}
+		c, err := t.LocalClone()
+		if err != nil {
+			return err
+		}
+		if err := v.SetValue(c); err != nil {
+			return fmt.Errorf("restoring variable %s: %w", v.Path(), err)
+		}
+	}
+	return nil
+}
+
+// ParameterCount returns the number of trainable parameters in the store (the
+// variables created so far; the MoE exists once a sparse graph was built).
+func ParameterCount(store *model.Store) int {
+	n := 0
+	for v := range store.IterVariables() {
+		if v.Trainable {
+			n += v.Shape().Size()
+		}
+	}
+	return n
+}
+
+// RefShapeLength returns the authors' per-dataset shape length m for a dataset
+// name in the UCR registry with (padded) series length seriesLen, or 0 when the
+// name is not in the registry (then shape_length "auto" uses min(16, T)).
+func RefShapeLength(name string, seriesLen int) int {
+	info, err := data.Lookup(name)
+	if err != nil {
+		return 0
+	}
+	return info.ShapeLengthFor(seriesLen)
+}

@@ -1,0 +1,215 @@
+package softshape
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/softshape-go/softshape/data"
+)
+
+// sharedUCR is ../shared/ucr from the repository root, or $SOFTSHAPE_SHARED/ucr.
+func sharedUCR(t testing.TB) string {
+	t.Helper()
+	root := filepath.Join("..", "..", "shared")
+	if env := os.Getenv("SOFTSHAPE_SHARED"); env != "" {
+		root = env
+	}
+	dir := filepath.Join(root, "ucr")
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("shared UCR data not found at %s (set SOFTSHAPE_SHARED): %v", dir, err)
+	}
+	return dir
+}
+
+// shortSchedule is the CI schedule: 20 dense epochs then 20 sparse ones.
+func shortSchedule() Config {
+	cfg := DefaultConfig()
+	cfg.Epochs, cfg.WarmUpEpochs = 40, 20
+	return cfg
+}
+
+// TestLearnsGeneratedCBF: on the generated Cylinder-Bell-Funnel data (100 series
+// per class, T=128), one fold trained for 16 epochs (8 dense, 8 sparse) reaches a
+// test accuracy ≥ 0.95. It also guards the pure-Go backend's 2-core deadlock: the
+// ≈190 training steps must finish within two minutes.
+func TestLearnsGeneratedCBF(t *testing.T) {
+	ds := data.CBF(data.CBFDefaultPerClass, data.CBFDefaultLength, 7)
+	cfg := DefaultConfig()
+	cfg.Epochs, cfg.WarmUpEpochs = 16, 8
+	done := make(chan struct{})
+	var res *Result
+	var err error
+	go func() {
+		defer close(done)
+		res, err = Train(ds, cfg, RunOptions{Backend: testBackend(t), Seed: 7, Folds: []int{0}})
+	}()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("training 16 epochs on CBF did not finish in 2 minutes: backend deadlock?")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := res.Folds[0]
+	t.Logf("CBF fold 1: test acc %.4f, best epoch %d (%s), %s", f.TestAcc, f.BestEpoch, f.SelectedPhase, f.Wall)
+	if f.TestAcc < 0.95 {
+		t.Errorf("CBF test accuracy %.4f, want ≥ 0.95", f.TestAcc)
+	}
+	if f.EpochsRun != 16 || len(f.History) != 16 || f.History[8].Phase != Sparse || f.History[7].Phase != Dense {
+		t.Errorf("schedule: %d epochs run, phases %v/%v at 7/8", f.EpochsRun, f.History[7].Phase, f.History[8].Phase)
+	}
+}
+
+// TestGunPointFiveFolds: on ../shared/ucr/GunPoint the mean test accuracy over the
+// five folds reaches ≥ 0.95 with the CI schedule (20 dense + 20 sparse epochs,
+// paper batch rule, the authors' m=32).
+func TestGunPointFiveFolds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("five folds of GunPoint take minutes; run without -short")
+	}
+	ds, err := data.Load(sharedUCR(t), "GunPoint")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Train(ds, shortSchedule(), RunOptions{Backend: testBackend(t), Seed: 42, RefShapeLen: RefShapeLength("GunPoint", ds.Length)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range res.Folds {
+		t.Logf("GunPoint fold %d: test %.4f val %.4f best epoch %d %s", f.Fold+1, f.TestAcc, f.ValLoss, f.BestEpoch, f.Wall)
+	}
+	t.Logf("GunPoint mean %.4f ± %.4f (m=%d q=%d J=%d)", res.MeanAcc, res.StdAcc, res.Shape.ShapeLen, res.Shape.Stride, res.Shape.NumShapes)
+	if len(res.Folds) != 5 {
+		t.Fatalf("%d folds, want 5", len(res.Folds))
+	}
+	if res.Shape.ShapeLen != 32 {
+		t.Errorf("GunPoint m=%d, want the authors' 32", res.Shape.ShapeLen)
+	}
+	if res.MeanAcc < 0.95 {
+		t.Errorf("GunPoint mean test accuracy %.4f, want ≥ 0.95", res.MeanAcc)
+	}
+}
+
+// TestCheckpointRoundTripAndInterpret trains briefly, saves, loads and checks the
+// loaded model evaluates identically and yields interpretability outputs.
+func TestCheckpointRoundTripAndInterpret(t *testing.T) {
+	ds := data.CBF(20, 64, 3)
+	cfg := DefaultConfig()
+	cfg.Epochs, cfg.WarmUpEpochs, cfg.EmbedDim = 4, 2, 32
+	backend := testBackend(t)
+	fr, trained, err := TrainFold(ds, cfg, 0, RunOptions{Backend: backend, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	splits, _ := data.Folds(ds, 5, 3)
+	fd, err := data.Prepare(ds, splits[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc, ce, err := trained.Evaluate(fd.TestX, fd.TestY)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if acc != fr.TestAcc {
+		t.Errorf("Evaluate gives %.4f, the fold reported %.4f", acc, fr.TestAcc)
+	}
+	dir := filepath.Join(t.TempDir(), "model")
+	if err := trained.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := LoadCheckpoint(dir, backend)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loaded.Phase != trained.Phase || loaded.Model().Shape != trained.Model().Shape {
+		t.Errorf("loaded phase %v shape %+v, want %v %+v", loaded.Phase, loaded.Model().Shape, trained.Phase, trained.Model().Shape)
+	}
+	acc2, ce2, err := loaded.Evaluate(fd.TestX, fd.TestY)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if acc2 != acc || math.Abs(ce2-ce) > 1e-6 {
+		t.Errorf("loaded model: acc %.4f ce %.6f, before saving %.4f %.6f", acc2, ce2, acc, ce)
+	}
+	in, err := loaded.Interpret(fd.TestX[:5])
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := loaded.Model().Shape.NumShapes
+	if len(in.ShapeScores) != 5 || len(in.ShapeScores[0]) != j {
+		t.Fatalf("scores %dx%d, want 5x%d", len(in.ShapeScores), len(in.ShapeScores[0]), j)
+	}
+	if len(in.Predictions) != 5 {
+		t.Errorf("%d predictions, want 5", len(in.Predictions))
+	}
+	for _, row := range in.ShapeScores {
+		for _, s := range row {
+			if !(s > 0 && s < 1) {
+				t.Fatalf("attention score %v outside (0,1)", s)
+			}
+		}
+	}
+	for st, rows := range in.Stages {
+		if len(rows) != 5 || len(rows[0]) != 32 {
+			t.Errorf("stage %q: %dx%d, want 5x32", StageNames[st], len(rows), len(rows[0]))
+		}
+	}
+	if _, err := LoadCheckpoint(filepath.Join(t.TempDir(), "missing"), backend); err == nil {
+		t.Error("loading a missing checkpoint succeeded")
+	}
+}
+
+// TestReferenceCompatCarriesWeights: with reference_compat the second fold starts
+// from the first fold's weights (the authors' bug), so its first-epoch validation
+// loss is far below that of a fresh start.
+func TestReferenceCompatCarriesWeights(t *testing.T) {
+	ds := data.CBF(30, 64, 5)
+	cfg := DefaultConfig()
+	cfg.Epochs, cfg.WarmUpEpochs, cfg.EmbedDim = 12, 6, 32
+	first := func(c Config) float64 {
+		res, err := Train(ds, c, RunOptions{Backend: testBackend(t), Seed: 5, Folds: []int{0, 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Folds[1].History[0].ValLoss
+	}
+	fresh := first(cfg)
+	cfg.ReferenceCompat = true
+	carried := first(cfg)
+	t.Logf("fold 2 epoch-0 validation loss: fresh %.4f, carried over %.4f (ln 3 = %.4f)", fresh, carried, math.Log(3))
+	if math.Abs(fresh-math.Log(3)) > 0.1 {
+		t.Errorf("fresh fold 2 starts at val loss %.4f, want ≈ ln 3 (untrained)", fresh)
+	}
+	if !(carried < 0.75*fresh) {
+		t.Errorf("carried-over fold 2 starts at val loss %.4f, fresh %.4f: want carried < 0.75·fresh", carried, fresh)
+	}
+}
+
+// TestNonFiniteLossStops: an absurd learning rate drives the loss to NaN/Inf; the
+// run must stop with an error naming the epoch instead of reporting garbage.
+func TestNonFiniteLossStops(t *testing.T) {
+	ds := data.CBF(20, 64, 1)
+	cfg := DefaultConfig()
+	cfg.Epochs, cfg.WarmUpEpochs, cfg.EmbedDim, cfg.LearningRate = 30, 30, 16, 1e12
+	_, err := Train(ds, cfg, RunOptions{Backend: testBackend(t), Seed: 1, Folds: []int{0}})
+	if err == nil || !errors.Is(err, ErrNonFinite) {
+		t.Fatalf("error %v, want ErrNonFinite", err)
+	}
+	t.Log(err)
+}
+
+// TestTrainRejectsBadHyperparameters before building any graph.
+func TestTrainRejectsBadHyperparameters(t *testing.T) {
+	ds := data.CBF(10, 64, 1)
+	cfg := DefaultConfig()
+	cfg.ShapeLength = 65
+	_, err := Train(ds, cfg, RunOptions{Backend: testBackend(t)})
+	if err == nil || err.Error() != "dataset CBF-generated: shape_length: m=65 is longer than the series (T=64)" {
+		t.Errorf("got %v", err)
+	}
+}

@@ -1,0 +1,235 @@
+package softshape
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/gomlx/compute"
+	"github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/model/checkpoint"
+
+	"github.com/softshape-go/softshape/data"
+)
+
+// Trained is a trained SoftShape model ready for inference: evaluation,
+// prediction and the interpretability outputs. Get one from TrainFold or
+// LoadCheckpoint.
+type Trained struct {
+	s *session
+	// Phase is the path the model runs at inference: the phase it was selected in.
+	Phase Phase
+}
+
+// Model returns the model definition (hyperparameters and sizes).
+func (t *Trained) Model() *Model { return t.s.model }
+
+// Store returns the GoMLX store holding the weights and hyperparameters.
+func (t *Trained) Store() *model.Store { return t.s.store }
+
+// TrainFold trains one fold of ds (0-based) with the same protocol as Train and
+// returns its result and the selected model.
+func TrainFold(ds *data.Dataset, cfg Config, fold int, opts RunOptions) (*FoldResult, *Trained, error) {
+	if opts.NumFolds == 0 {
+		opts.NumFolds = 5
+	}
+	backend := opts.Backend
+	if backend == nil {
+		var err error
+		if backend, err = NewBackend(""); err != nil {
+			return nil, nil, err
+		}
+	}
+	m, err := New(cfg, ds.Length, ds.NumClasses(), opts.RefShapeLen)
+	if err != nil {
+		return nil, nil, fmt.Errorf("dataset %s: %w", ds.Name, err)
+	}
+	splits, err := data.Folds(ds, opts.NumFolds, opts.Seed)
+	if err != nil {
+		return nil, nil, fmt.Errorf("dataset %s: %w", ds.Name, err)
+	}
+	if fold < 0 || fold >= len(splits) {
+		return nil, nil, fmt.Errorf("fold %d: want 0..%d", fold, len(splits)-1)
+	}
+	fd, err := data.Prepare(ds, splits[fold])
+	if err != nil {
+		return nil, nil, fmt.Errorf("dataset %s fold %d: %w", ds.Name, fold, err)
+	}
+	sess, err := newSession(backend, m, opts.Seed+int64(fold), opts.RefShapeLen)
+	if err != nil {
+		return nil, nil, err
+	}
+	fr, err := sess.trainFold(fold, fd, opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("dataset %s fold %d: %w", ds.Name, fold, err)
+	}
+	return fr, &Trained{s: sess, Phase: fr.SelectedPhase}, nil
+}
+
+// Evaluate returns the accuracy and the mean cross-entropy on (x, y).
+func (t *Trained) Evaluate(x [][]float32, y []int) (acc, meanCE float64, err error) {
+	if err := t.checkInput(x); err != nil {
+		return 0, 0, err
+	}
+	if len(x) != len(y) {
+		return 0, 0, fmt.Errorf("evaluate: %d series but %d labels", len(x), len(y))
+	}
+	ce, acc, err := t.s.evaluate(x, y, t.Phase)
+	if err != nil {
+		return 0, 0, err
+	}
+	return acc, meanOf(ce), nil
+}
+
+func (t *Trained) checkInput(x [][]float32) error {
+	if len(x) == 0 {
+		return fmt.Errorf("no series given")
+	}
+	for i, row := range x {
+		if len(row) != t.s.model.Shape.SeriesLen {
+			return fmt.Errorf("series %d has length %d, the model takes %d", i, len(row), t.s.model.Shape.SeriesLen)
+		}
+	}
+	return nil
+}
+
+// Interpretation holds the interpretability outputs for a batch of series.
+type Interpretation struct {
+	// ShapeScores[i][j] is the attention score of shape j of series i (layer 0,
+	// before merging); shape j covers time steps [j·Stride, j·Stride+ShapeLen).
+	ShapeScores [][]float32
+	// Stages[s][i] is series i's token-mean embedding [d] at stage s (StageNames).
+	Stages [4][][]float32
+	// Predictions[i] is the predicted class of series i.
+	Predictions      []int
+	ShapeLen, Stride int
+}
+
+// Interpret runs x through the model and returns the attention score of every
+// shape (for MIL-style heat maps) and the embeddings at the four stages (for t-SNE).
+func (t *Trained) Interpret(x [][]float32) (*Interpretation, error) {
+	if err := t.checkInput(x); err != nil {
+		return nil, err
+	}
+	m, phase := t.s.model, t.Phase
+	exec, err := model.NewExec(t.s.backend, t.s.store, func(scope *model.Scope, xs *graph.Node) []*graph.Node {
+		out := m.Forward(scope, xs, phase)
+		// The logits keep every parameter live: the pure-Go backend of GoMLX v0.28.8
+		// fails at run time on graphs whose outputs leave parameters unused.
+		return append([]*graph.Node{out.Logits, out.ShapeScores}, out.Stages[:]...)
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer exec.Finalize()
+	res := &Interpretation{ShapeLen: m.Shape.ShapeLen, Stride: m.Shape.Stride}
+	idx := make([]int, len(x))
+	for i := range idx {
+		idx[i] = i
+	}
+	for lo := 0; lo < len(x); lo += evalChunk {
+		hi := min(lo+evalChunk, len(x))
+		xt, _ := batchTensors(x, make([]int, len(x)), idx[lo:hi])
+		outs, err := exec.Call(xt)
+		xt.FinalizeAll()
+		if err != nil {
+			return nil, err
+		}
+		rows := func(tt *tensors.Tensor) ([][]float32, error) {
+			flat, err := tensors.CopyFlatData[float32](tt)
+			tt.FinalizeAll()
+			if err != nil {
+				return nil, err
+			}
+			w := len(flat) / (hi - lo)
+			out := make([][]float32, hi-lo)
+			for i := range out {
+				out[i] = flat[i*w : (i+1)*w]
+			}
+			return out, nil
+		}
+		logits, err := rows(outs[0])
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range logits {
+			best := 0
+			for c := range l {
+				if l[c] > l[best] {
+					best = c
+				}
+			}
+			res.Predictions = append(res.Predictions, best)
+		}
+		scores, err := rows(outs[1])
+		if err != nil {
+			return nil, err
+		}
+		res.ShapeScores = append(res.ShapeScores, scores...)
+		for st := 0; st < 4; st++ {
+			r, err := rows(outs[2+st])
+			if err != nil {
+				return nil, err
+			}
+			res.Stages[st] = append(res.Stages[st], r...)
+		}
+	}
+	return res, nil
+}
+
+// Save writes the model (weights and hyperparameters) to dir as a GoMLX checkpoint,
+// replacing what dir held.
+func (t *Trained) Save(dir string) error {
+	t.s.store.RootScope().SetParam(paramPhase, t.Phase.String())
+	return SaveCheckpoint(t.s.store, dir)
+}
+
+// SaveCheckpoint writes every variable and hyperparameter of store to dir,
+// replacing an earlier checkpoint there.
+func SaveCheckpoint(store *model.Store, dir string) error {
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("clearing checkpoint folder %s: %w", dir, err)
+	}
+	h, err := checkpoint.Build(store).Dir(dir).Keep(1).Done()
+	if err != nil {
+		return fmt.Errorf("checkpoint %s: %w", dir, err)
+	}
+	if err := h.Save(); err != nil {
+		return fmt.Errorf("saving checkpoint %s: %w", dir, err)
+	}
+	return nil
+}
+
+// LoadCheckpoint reads a model saved by Trained.Save (or by Train with
+// RunOptions.CheckpointDir) from dir. A nil backend means NewBackend("").
+func LoadCheckpoint(dir string, backend compute.Backend) (*Trained, error) {
+	if _, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("checkpoint %s: %w", dir, err)
+	}
+	if backend == nil {
+		var err error
+		if backend, err = NewBackend(""); err != nil {
+			return nil, err
+		}
+	}
+	store := model.NewStore()
+	if _, err := checkpoint.Build(store).Dir(dir).Immediate().Done(); err != nil {
+		return nil, fmt.Errorf("loading checkpoint %s: %w", dir, err)
+	}
+	root := store.RootScope()
+	cfg := ConfigFromStore(store)
+	seriesLen := model.GetParamOr(root, paramSeriesLen, 0)
+	numClasses := model.GetParamOr(root, paramNumClasses, 0)
+	refShapeLen := model.GetParamOr(root, paramRefShapeLen, 0)
+	m, err := New(cfg, seriesLen, numClasses, refShapeLen)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint %s: %w", dir, err)
+	}
+	phase := Dense
+	if model.GetParamOr(root, paramPhase, "dense") == "sparse" {
+		phase = Sparse
+	}
+	sess := &session{backend: backend, model: m, store: store, evals: map[Phase]*model.Exec{}}
+	return &Trained{s: sess, Phase: phase}, nil
+}
