@@ -1,0 +1,30 @@
+// Package plots draws every figure the softshape-go toolkit needs, from plain
+// Go values (slices and small structs), with gonum/plot.
+//
+// The package deliberately does not import the model or statistics packages
+// of the toolkit: callers convert their results into slices first, which
+// keeps the drawing code independent and easy to test.
+//
+// Figures mirror the SoftShape paper (ICML 2025):
+//
+//   - [SweepChart]: accuracy against a swept hyper-parameter (sparse ratio,
+//     sliding step q, depth L, activated experts k), one thin line per
+//     dataset, a thick average, paper values overlaid dashed.
+//   - [RankBars]: average rank per method, ours next to the paper's.
+//   - [CDDiagram]: critical-difference diagram in the Demšar/aeon layout.
+//   - [AttentionMap]: MIL interpretability (paper Figs 4 and 9), a series
+//     coloured by the attention score of the shapes covering it, above the
+//     per-shape scores.
+//   - [ScatterPanels]: t-SNE scatter of embeddings at up to four stages
+//     (paper Figs 5 and 10–12); package plots/tsne computes the embedding.
+//   - [RunningTime]: running time against sequence length (paper Fig 3).
+//   - [TrainingCurves]: loss and accuracy per epoch with the warm-up boundary.
+//
+// Every constructor takes a [Meta] so that titles always say what the data
+// is, and whether the numbers come from a quick (smoke-test) run rather than a
+// reproduction. A [Figure] can be saved as PNG or SVG, rendered to bytes, or
+// displayed inline in a GoNB notebook.
+//
+// Colours follow the colour-blind-friendly Okabe–Ito palette ([Palette]);
+// attention scores use Moreland's diverging blue–white–red map.
+package plots
