@@ -84,21 +84,22 @@ func convWeights(scope *model.Scope, dtype dtypes.DType, k, in, out int) *model.
 
 // windows gathers sliding windows along axis 1 of x [B, n, c]: window j starts at
 // j·stride and has length k. The result is [B, numWindows, k·c] (im2col), ready for
-// one matrix product. It is a single Gather, which trains on every backend (the
-// built-in strided convolution does not on ONNX Runtime, and is slower on pure Go).
+// one matrix product. It is a single Gather with (batch, position) indices and no
+// transposes; it trains on every backend (the built-in strided convolution does
+// not on ONNX Runtime, and is slower on pure Go).
 func windows(x *Node, k, stride, numWindows int) *Node {
 	g := x.Graph()
 	b, c := x.Shape().Dimensions[0], x.Shape().Dimensions[2]
-	idx := make([]int32, numWindows*k)
-	for j := 0; j < numWindows; j++ {
-		for i := 0; i < k; i++ {
-			idx[j*k+i] = int32(j*stride + i)
+	idx := make([]int32, 0, b*numWindows*k*2)
+	for bi := 0; bi < b; bi++ {
+		for j := 0; j < numWindows; j++ {
+			for i := 0; i < k; i++ {
+				idx = append(idx, int32(bi), int32(j*stride+i))
+			}
 		}
 	}
-	indices := Reshape(Const(g, idx), numWindows, k, 1)
-	xt := TransposeAllAxes(x, 1, 0, 2)  // [n, B, c]
-	w := Gather(xt, indices)            // [J, k, B, c]
-	w = TransposeAllAxes(w, 2, 0, 1, 3) // [B, J, k, c]
+	indices := Reshape(Const(g, idx), b, numWindows, k, 2)
+	w := Gather(x, indices, true) // [B, J, k, c]
 	return Reshape(w, b, numWindows, k*c)
 }
 

@@ -173,23 +173,43 @@ func attnDimOf(scope *model.Scope) int {
 // tokens with the highest scores are kept, each multiplied by its score, in their
 // original order; the other n−K, multiplied by their scores, are summed into one
 // fused token appended last (when fused is true). The result is [B, K(+1), d].
+//
+// Selection is sort-free: topKMask ranks the tokens pairwise, and a one-hot
+// placement matrix [B, K, n] moves the kept tokens into place with one batched
+// matrix product, whose gradient is another matrix product (no gather/scatter).
 func merge(u, s *Node, k int, fused bool) *Node {
-	g := u.Graph()
 	b, n := u.Shape().Dimensions[0], u.Shape().Dimensions[1]
 	w := Mul(u, s)
-	s2 := Reshape(s, b, n)
-	_, idx := TopK(s2, k, 1)                               // [B, K] int32
-	idx = Sort(idx, 1, true)                               // original (temporal) order
-	batchIdx := Iota(g, shapes.Make(idx.DType(), b, k), 0) // [B, K]
-	gatherIdx := Stack([]*Node{batchIdx, idx}, 2)          // [B, K, 2]
-	kept := Gather(w, gatherIdx)                           // [B, K, d]
+	keep := topKMask(Reshape(s, b, n), k) // [B, n], 1 where kept
+	// Output slot of each kept token: the number of kept tokens before it.
+	slot := Sub(CumSum(keep, 1), OnesLike(keep)) // [B, n]
+	slots := Iota(w.Graph(), shapes.Make(w.DType(), b, k, n), 1)
+	place := Mul(
+		ConvertDType(Equal(slots, BroadcastToDims(Reshape(slot, b, 1, n), b, k, n)), w.DType()),
+		BroadcastToDims(Reshape(keep, b, 1, n), b, k, n)) // [B, K, n]
+	kept := Einsum("bkn,bnd->bkd", StopGradient(place), w) // [B, K, d]
 	if !fused {
 		return kept
 	}
-	keptMask := ReduceMax(OneHot(idx, n, w.DType()), 1) // [B, n], 1 where kept
-	dropMask := Reshape(OneMinus(keptMask), b, n, 1)
+	dropMask := Reshape(OneMinus(keep), b, n, 1)
 	fusedTok := ReduceAndKeep(Mul(w, dropMask), ReduceSum, 1) // [B, 1, d]
 	return Concatenate([]*Node{kept, fusedTok}, 1)
+}
+
+// topKMask returns a 0/1 mask [rows, n] (dtype of x) marking, in each row of
+// x [rows, n], the k largest entries; ties go to the earlier index, as TopK's
+// stable order. It ranks entries pairwise (rank_i = #{j: x_j > x_i, or x_j = x_i
+// and j < i}) and keeps rank < k: no sort, and no gradient (it is a selection).
+func topKMask(x *Node, k int) *Node {
+	g := x.Graph()
+	rows, n := x.Shape().Dimensions[0], x.Shape().Dimensions[1]
+	x = StopGradient(x)
+	xi := BroadcastToDims(Reshape(x, rows, n, 1), rows, n, n)
+	xj := BroadcastToDims(Reshape(x, rows, 1, n), rows, n, n)
+	jBeforeI := LessThan(Iota(g, shapes.Make(dtypes.Int32, rows, n, n), 2), Iota(g, shapes.Make(dtypes.Int32, rows, n, n), 1))
+	beats := LogicalOr(GreaterThan(xj, xi), LogicalAnd(Equal(xj, xi), jBeforeI))
+	rank := ReduceSum(ConvertDType(beats, dtypes.Int32), 2) // [rows, n]
+	return ConvertDType(LessThan(rank, Scalar(g, dtypes.Int32, k)), x.DType())
 }
 
 // moe is the intra-shape mixture of experts over the tokens of v [B, n, d]:
@@ -241,8 +261,11 @@ func (m *Model) moe(scope *model.Scope, v *Node) (*Node, *Node) {
 // Gradients flow through p (not through the top-k choice).
 func topKGates(p *Node, k int) (gates, mask *Node) {
 	e := p.Shape().Dimensions[1]
-	_, top := TopK(p, k, -1)                       // [T, k]
-	mask = ReduceMax(OneHot(top, e, p.DType()), 1) // [T, E]
+	if k == 1 {
+		mask = OneHot(ArgMax(StopGradient(p), -1), e, p.DType()) // [T, E]; ties go to the lowest index
+	} else {
+		mask = topKMask(p, k) // [T, E]
+	}
 	selected := Mul(p, mask)
 	gates = Div(selected, AddScalar(ReduceAndKeep(selected, ReduceSum, -1), 1e-6))
 	return gates, mask
@@ -271,15 +294,24 @@ func inception(scope *model.Scope, v *Node, ks int) *Node {
 	b, n, d := v.Shape().Dimensions[0], v.Shape().Dimensions[1], v.Shape().Dimensions[2]
 	nf := d / 4
 	z := matmul2D(v, convWeights(scope.In("bottleneck"), v.DType(), 1, d, nf).NodeValue(g)) // [B, n, nf]
-	branches := make([]*Node, 0, 4)
-	for i, k := range inceptionKernels(ks) {
-		pad := k / 2
-		zeros := Zeros(g, shapes.Make(v.DType(), b, pad, nf))
-		zp := Concatenate([]*Node{zeros, z, zeros}, 1)
-		win := windows(zp, k, 1, n) // [B, n, k·nf]
-		w := convWeights(scope.In("conv_%d", i), v.DType(), k, nf, nf).NodeValue(g)
-		branches = append(branches, matmul2D(win, w))
+	// The three "same" convolutions share one window gather of the largest kernel:
+	// each smaller kernel's weights sit, zero-padded, at the centre of that window,
+	// so all three run as one matrix product [B·n, K·nf] × [K·nf, 3·nf].
+	kernels := inceptionKernels(ks)
+	kMax := kernels[0]
+	pad := kMax / 2
+	zeros := Zeros(g, shapes.Make(v.DType(), b, pad, nf))
+	win := windows(Concatenate([]*Node{zeros, z, zeros}, 1), kMax, 1, n) // [B, n, kMax·nf]
+	cols := make([]*Node, len(kernels))
+	for i, k := range kernels {
+		w := convWeights(scope.In("conv_%d", i), v.DType(), k, nf, nf).NodeValue(g) // [k·nf, nf]
+		if before := (kMax - k) / 2; before > 0 {
+			after := kMax - k - before
+			w = Concatenate([]*Node{Zeros(g, shapes.Make(v.DType(), before*nf, nf)), w, Zeros(g, shapes.Make(v.DType(), after*nf, nf))}, 0)
+		}
+		cols[i] = w
 	}
+	branches := []*Node{matmul2D(win, Concatenate(cols, 1))} // [B, n, 3·nf]
 	pooled := maxPool3(v)
 	wp := convWeights(scope.In("pool_conv"), v.DType(), 1, d, d-3*nf).NodeValue(g)
 	branches = append(branches, matmul2D(pooled, wp))
