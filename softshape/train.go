@@ -103,23 +103,9 @@ var ErrNonFinite = errors.New("non-finite loss")
 // validation loss, and the test accuracy of the selected model. It is the one
 // training function used by the CLI, the tests and the notebooks.
 func Train(ds *data.Dataset, cfg Config, opts RunOptions) (*Result, error) {
-	if opts.NumFolds == 0 {
-		opts.NumFolds = 5
-	}
-	backend := opts.Backend
-	if backend == nil {
-		var err error
-		if backend, err = NewBackend(""); err != nil {
-			return nil, err
-		}
-	}
-	m, err := New(cfg, ds.Length, ds.NumClasses(), opts.RefShapeLen)
+	backend, m, splits, err := setUp(ds, cfg, &opts)
 	if err != nil {
-		return nil, fmt.Errorf("dataset %s: %w", ds.Name, err)
-	}
-	splits, err := data.Folds(ds, opts.NumFolds, opts.Seed)
-	if err != nil {
-		return nil, fmt.Errorf("dataset %s: %w", ds.Name, err)
+		return nil, err
 	}
 	folds := opts.Folds
 	if folds == nil {
@@ -161,6 +147,31 @@ func Train(ds *data.Dataset, cfg Config, opts RunOptions) (*Result, error) {
 		res.StdAcc = stat.StdDev(accs, nil)
 	}
 	return res, nil
+}
+
+// setUp resolves what every training entry point needs: the backend (opts.Backend
+// or NewBackend), the validated model, and the dataset's folds (opts.NumFolds,
+// default 5, is filled in).
+func setUp(ds *data.Dataset, cfg Config, opts *RunOptions) (compute.Backend, *Model, []data.Split, error) {
+	if opts.NumFolds == 0 {
+		opts.NumFolds = 5
+	}
+	backend := opts.Backend
+	if backend == nil {
+		var err error
+		if backend, err = NewBackend(""); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	m, err := New(cfg, ds.Length, ds.NumClasses(), opts.RefShapeLen)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("dataset %s: %w", ds.Name, err)
+	}
+	splits, err := data.Folds(ds, opts.NumFolds, opts.Seed)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("dataset %s: %w", ds.Name, err)
+	}
+	return backend, m, splits, nil
 }
 
 // session is one model's store, trainer and evaluators.

@@ -31,23 +31,9 @@ func (t *Trained) Store() *model.Store { return t.s.store }
 // TrainFold trains one fold of ds (0-based) with the same protocol as Train and
 // returns its result and the selected model.
 func TrainFold(ds *data.Dataset, cfg Config, fold int, opts RunOptions) (*FoldResult, *Trained, error) {
-	if opts.NumFolds == 0 {
-		opts.NumFolds = 5
-	}
-	backend := opts.Backend
-	if backend == nil {
-		var err error
-		if backend, err = NewBackend(""); err != nil {
-			return nil, nil, err
-		}
-	}
-	m, err := New(cfg, ds.Length, ds.NumClasses(), opts.RefShapeLen)
+	backend, m, splits, err := setUp(ds, cfg, &opts)
 	if err != nil {
-		return nil, nil, fmt.Errorf("dataset %s: %w", ds.Name, err)
-	}
-	splits, err := data.Folds(ds, opts.NumFolds, opts.Seed)
-	if err != nil {
-		return nil, nil, fmt.Errorf("dataset %s: %w", ds.Name, err)
+		return nil, nil, err
 	}
 	if fold < 0 || fold >= len(splits) {
 		return nil, nil, fmt.Errorf("fold %d: want 0..%d", fold, len(splits)-1)
