@@ -36,14 +36,14 @@ func main() {
 	}
 }
 
-// defaultUCR returns $SOFTSHAPE_UCR, or the shared archive folder when it
-// exists.
+// defaultUCR returns $SOFTSHAPE_SHARED/ucr, or ../shared/ucr (beside the
+// checkout, run from the repository root) when it exists.
 func defaultUCR() string {
-	if d := os.Getenv("SOFTSHAPE_UCR"); d != "" {
-		return d
+	if d := os.Getenv("SOFTSHAPE_SHARED"); d != "" {
+		return filepath.Join(d, "ucr")
 	}
-	if _, err := os.Stat("/work/shared/ucr"); err == nil {
-		return "/work/shared/ucr"
+	if _, err := os.Stat(filepath.Join("..", "shared", "ucr")); err == nil {
+		return filepath.Join("..", "shared", "ucr")
 	}
 	return ""
 }
