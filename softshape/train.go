@@ -113,11 +113,11 @@ func Train(ds *data.Dataset, cfg Config, opts RunOptions) (*Result, error) {
 			folds = append(folds, i)
 		}
 	}
-	res := &Result{Dataset: ds.Name, Backend: backend.Name(), Config: cfg, Shape: m.Shape}
+	res := &Result{Dataset: ds.Name, Backend: backend.Description(), Config: cfg, Shape: m.Shape}
 	var carried *session // reference_compat: weights and Adam state carried across folds
 	for _, f := range folds {
 		if f < 0 || f >= len(splits) {
-			return nil, fmt.Errorf("fold %d: want 0..%d", f, len(splits)-1)
+			return nil, fmt.Errorf("fold index %d out of range: %d folds (indices 0..%d)", f, len(splits), len(splits)-1)
 		}
 		fd, err := data.Prepare(ds, splits[f])
 		if err != nil {

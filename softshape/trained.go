@@ -36,7 +36,7 @@ func TrainFold(ds *data.Dataset, cfg Config, fold int, opts RunOptions) (*FoldRe
 		return nil, nil, err
 	}
 	if fold < 0 || fold >= len(splits) {
-		return nil, nil, fmt.Errorf("fold %d: want 0..%d", fold, len(splits)-1)
+		return nil, nil, fmt.Errorf("fold index %d out of range: %d folds (indices 0..%d)", fold, len(splits), len(splits)-1)
 	}
 	fd, err := data.Prepare(ds, splits[fold])
 	if err != nil {

@@ -60,11 +60,14 @@ func runTrain(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if last := foldList[len(foldList)-1]; last >= 5 {
+		return fmt.Errorf("-folds %q: fold %d does not exist (the protocol has folds 1-5)", *folds, last+1)
+	}
 	backend, err := softshape.NewBackend(*backendName)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "backend: %s\n", backend.Name())
+	fmt.Fprintf(stdout, "backend: %s\n", backend.Description())
 	fmt.Fprintf(stdout, "dataset: %s (%d series, %d classes, length %d)\n", ds.Name, len(ds.Series), ds.NumClasses(), ds.Length)
 
 	var bar *progressbar.ProgressBar
@@ -109,6 +112,9 @@ func parseFolds(s string) ([]int, error) {
 			if b, err = strconv.Atoi(hi); err != nil || b < a {
 				return nil, fmt.Errorf("-folds %q: bad range %q", s, part)
 			}
+		}
+		if len(out) > 0 && a <= out[len(out)-1]+1 {
+			return nil, fmt.Errorf("-folds %q: list folds in increasing order without repeats", s)
 		}
 		for f := a; f <= b; f++ {
 			out = append(out, f-1)
