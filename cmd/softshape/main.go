@@ -28,6 +28,9 @@ func commands() map[string]command {
 	return map[string]command{
 		"datasets": {summary: "list the UCR registry, or `datasets info NAME` for one dataset", run: runDatasets},
 		"train":    {summary: "train and evaluate SoftShape on one dataset over its folds", run: runTrain},
+		"sweep":    {summary: "run (or resume) the grid of runs behind a paper table, crash-safe and shardable", run: runSweep},
+		"table":    {summary: "build a paper table from stored results, ours beside the paper's", run: runTable},
+		"status":   {summary: "done / running / failed / missing runs in a results folder", run: runStatus},
 	}
 }
 

@@ -1,0 +1,63 @@
+package ablations
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/softshape-go/softshape/softshape"
+)
+
+// NumExperts returns the appendix study of the total number of experts Ĉ
+// relative to the number of classes C: "hatC=C/2", "hatC=C" (the default),
+// "hatC=2C".
+func NumExperts() []Variant {
+	specs := []string{"C/2", "C", "2C"}
+	out := make([]Variant, len(specs))
+	for i, s := range specs {
+		out[i] = Variant{
+			Name:        "hatC=" + s,
+			Description: fmt.Sprintf("total number of experts Ĉ = %s (num_experts=%s)", s, s),
+			Apply:       set(func(c *softshape.Config) { c.NumExperts = s }),
+		}
+	}
+	return out
+}
+
+// LambdaValues are the MoE loss weights λ of the appendix study.
+var lambdaValues = []float64{1e-4, 1e-3, 1e-2, 0.1, 1, 10, 100}
+
+// Lambda returns the appendix study of the MoE loss weight λ:
+// "lambda = 0.0001" .. "lambda = 100" ("lambda = 0.001" is the default).
+func Lambda() []Variant {
+	out := make([]Variant, len(lambdaValues))
+	for i, l := range lambdaValues {
+		out[i] = Variant{
+			Name:        "lambda = " + strconv.FormatFloat(l, 'f', -1, 64),
+			Description: fmt.Sprintf("MoE importance and load loss weight λ = %g (moe_loss_weight)", l),
+			Apply:       set(func(c *softshape.Config) { c.MoELossWeight = l }),
+		}
+	}
+	return out
+}
+
+// MoEExpertNetwork returns the appendix study of the network used as each
+// MoE expert. Only the original MLP expert is implemented; FCN and TSLANet's
+// ICB need model support.
+func MoEExpertNetwork() []Variant {
+	return []Variant{
+		{Name: "MoE expert: FCN", Description: "an FCN as each MoE expert", Apply: needsModelSupport(reasonExpertNetwork)},
+		{Name: "MoE expert: TSLANet (ICB)", Description: "TSLANet's interactive convolution block as each MoE expert", Apply: needsModelSupport(reasonExpertNetwork)},
+		{Name: "Original MoE expert", Description: "the paper's MoE expert: Linear→GELU→Dropout→Linear (the default)", Apply: set(func(*softshape.Config) {})},
+	}
+}
+
+// SharedExpertNetwork returns the appendix study of the network used as the
+// shared (inter-shape) expert. Only the original Inception module is
+// implemented; a Transformer and an MLP need model support.
+func SharedExpertNetwork() []Variant {
+	return []Variant{
+		{Name: "Shared expert: Transformer", Description: "a Transformer encoder as the shared expert", Apply: needsModelSupport(reasonExpertNetwork)},
+		{Name: "Shared expert: MLP", Description: "an MLP as the shared expert", Apply: needsModelSupport(reasonExpertNetwork)},
+		{Name: "Shared expert: Inception", Description: "the paper's Inception module as the shared expert (the default)", Apply: set(func(*softshape.Config) {})},
+	}
+}

@@ -1,0 +1,124 @@
+package ablations
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/softshape-go/softshape/softshape"
+)
+
+// SparseRatio returns the sparse ratio sweep of Table 3: "0%", "10%", "30%",
+// "50%" (the default), "70%", "90%", i.e. softshape.Config.SparseRatio = 0,
+// 0.1, 0.3, 0.5, 0.7, 0.9 (the fraction of shapes fused into one embedding).
+func SparseRatio() []Variant {
+	pcts := []int{0, 10, 30, 50, 70, 90}
+	out := make([]Variant, len(pcts))
+	for i, p := range pcts {
+		eta := float64(p) / 100
+		out[i] = Variant{
+			Name:        strconv.Itoa(p) + "%",
+			Description: fmt.Sprintf("sparse ratio %d%%: a fraction %g of the shapes is fused into one embedding (sparse_ratio=%g)", p, eta, eta),
+			Apply:       set(func(c *softshape.Config) { c.SparseRatio = eta }),
+		}
+	}
+	return out
+}
+
+// ExpertsK returns the sweep of the number of activated experts k of Table 4:
+// "k=1" (the default) .. "k=4". k larger than the number of experts Ĉ (e.g.
+// k=3 on a two-class dataset with Ĉ=C) is rejected by softshape.Config.Resolve.
+func ExpertsK() []Variant {
+	out := make([]Variant, 4)
+	for i := range out {
+		k := i + 1
+		out[i] = Variant{
+			Name:        "k=" + strconv.Itoa(k),
+			Description: fmt.Sprintf("each shape is routed to k=%d experts (experts_k=%d)", k, k),
+			Apply:       set(func(c *softshape.Config) { c.ExpertsK = k }),
+		}
+	}
+	return out
+}
+
+// StrideQ returns the sliding step sweep of Table 5: "q=1", "q=2", "q=3",
+// "q=4", "q=m". "q=4" is the default stride "auto" (4, with the authors'
+// adjustment q = min(2, m) when m ≤ 4), which is how the paper's q=4 column
+// (equal to its default SoftShape results) was run.
+func StrideQ() []Variant {
+	out := make([]Variant, 0, 5)
+	for q := 1; q <= 3; q++ {
+		s := strconv.Itoa(q)
+		out = append(out, Variant{
+			Name:        "q=" + s,
+			Description: fmt.Sprintf("shapes start every %d time steps (stride=%d)", q, q),
+			Apply:       set(func(c *softshape.Config) { c.Stride = s }),
+		})
+	}
+	out = append(out,
+		Variant{Name: "q=4", Description: "shapes start every 4 time steps, q = min(2, m) when m ≤ 4 as in the authors' code (stride=auto, the default)",
+			Apply: set(func(c *softshape.Config) { c.Stride = "auto" })},
+		Variant{Name: "q=m", Description: "non-overlapping shapes: the stride equals the shape length (stride=m)",
+			Apply: set(func(c *softshape.Config) { c.Stride = "m" })},
+	)
+	return out
+}
+
+// DepthL returns the depth sweep of Table 6: "L=1" .. "L=6" ("L=2" is the
+// default).
+func DepthL() []Variant {
+	out := make([]Variant, 6)
+	for i := range out {
+		l := i + 1
+		out[i] = Variant{
+			Name:        "L=" + strconv.Itoa(l),
+			Description: fmt.Sprintf("%d stacked SoftShape layers (depth=%d)", l, l),
+			Apply:       set(func(c *softshape.Config) { c.Depth = l }),
+		}
+	}
+	return out
+}
+
+// FixedName is the Table 7 column with the fixed shape length m = 8.
+const FixedName = "Fixed-8"
+
+// MultiSeqName is the Table 7 column that uses shapes of several lengths.
+const MultiSeqName = "Multi-Seq"
+
+// ValSelectName is the Table 7 column whose shape length is chosen per fold
+// by the validation loss (ValSelect).
+const ValSelectName = "Val-Select"
+
+// ShapeLength returns the shape length variants of Table 7: "Fixed-8", the
+// other Val-Select candidates (ValSelectCandidates) and "Multi-Seq" (which
+// needs model support).
+func ShapeLength() []Variant {
+	out := ValSelectCandidates()
+	return append(out, Variant{Name: MultiSeqName, Description: "shapes of several lengths in one model", Apply: needsModelSupport(reasonMultiSeq)})
+}
+
+// ValSelectCandidates returns the shape lengths that Val-Select chooses from,
+// m ∈ {4, 8, 16, 24, 32, 48, 64, 0.1T, 0.8T}, in that order; m = 8 is the
+// "Fixed-8" variant. A candidate longer than the series (m > T) is rejected by
+// softshape.Config.Resolve and is skipped by the selection.
+func ValSelectCandidates() []Variant {
+	var out []Variant
+	for _, m := range []int{4, 8, 16, 24, 32, 48, 64} {
+		name := "m=" + strconv.Itoa(m)
+		if m == 8 {
+			name = FixedName
+		}
+		out = append(out, Variant{
+			Name:        name,
+			Description: fmt.Sprintf("fixed shape length m=%d (shape_length=%d)", m, m),
+			Apply:       set(func(c *softshape.Config) { c.ShapeLength, c.ShapeLengthRatio = m, 0 }),
+		})
+	}
+	for _, r := range []float64{0.1, 0.8} {
+		out = append(out, Variant{
+			Name:        fmt.Sprintf("m=%gT", r),
+			Description: fmt.Sprintf("shape length m = int(%g·T) (shape_length_ratio=%g)", r, r),
+			Apply:       set(func(c *softshape.Config) { c.ShapeLengthRatio = r }),
+		})
+	}
+	return out
+}

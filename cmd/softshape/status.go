@@ -1,0 +1,95 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/softshape-go/softshape/experiments/sweep"
+)
+
+// runStatus implements "softshape status": done, running, failed, invalid and
+// missing runs of the sweeps recorded in a results folder.
+func runStatus(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("status", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	results := fs.String("results", sweep.DefaultRoot, "results folder written by softshape sweep")
+	table := fs.String("table", "", "only this table (default: every table with a recorded sweep)")
+	merge := fs.String("merge", "", "first copy the records of these comma-separated results folders (e.g. shards run elsewhere) into -results")
+	limit := fs.Int("list", 50, "list at most this many cells not done per table (0: all)")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: softshape status [flags]\n\nCounts the done, running, failed, invalid and missing runs of every sweep recorded in a\nresults folder (all shards that write to it) and lists the cells that are not done.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if st, err := os.Stat(*results); (err != nil || !st.IsDir()) && *merge == "" {
+		return fmt.Errorf("results folder %s not found", *results)
+	}
+	store, err := sweep.Open(*results)
+	if err != nil {
+		return err
+	}
+	for _, src := range splitList(*merge) {
+		rep, err := store.Merge(src)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "merged %s: %d records copied, %d already present, %d grids copied", src, rep.Copied, rep.Identical, rep.Grids)
+		if len(rep.Conflicts) > 0 || len(rep.Errors) > 0 {
+			fmt.Fprintf(stdout, ", %d conflicts (kept %s's), %d unreadable", len(rep.Conflicts), store.Root(), len(rep.Errors))
+		}
+		fmt.Fprintln(stdout)
+		for _, c := range rep.Conflicts {
+			fmt.Fprintf(stdout, "  conflict: %s\n", c)
+		}
+		for _, e := range rep.Errors {
+			fmt.Fprintf(stdout, "  unreadable: %v\n", e)
+		}
+	}
+	sts, err := store.Status(*table)
+	if err != nil {
+		return err
+	}
+	if len(sts) == 0 {
+		what := "any table"
+		if *table != "" {
+			what = "table " + *table
+		}
+		fmt.Fprintf(stdout, "no sweep recorded for %s in %s\n", what, store.Root())
+		return nil
+	}
+	fmt.Fprintf(stdout, "results folder %s\n", store.Root())
+	for _, ts := range sts {
+		mode := "full"
+		if ts.Quick {
+			mode = sweep.QuickLabel
+		}
+		var parts []string
+		for _, s := range sweep.States() {
+			parts = append(parts, fmt.Sprintf("%d %s", ts.Counts[s], s))
+		}
+		fmt.Fprintf(stdout, "\n%s (%s), grid %s: %d cells: %s\n", ts.Table, mode, strings.Join(ts.Grids, ", "), ts.Total, strings.Join(parts, ", "))
+		for _, v := range ts.Blocked {
+			fmt.Fprintf(stdout, "  not run: %s\n", v.Blocked)
+		}
+		for i, c := range ts.Cells {
+			if *limit > 0 && i == *limit {
+				fmt.Fprintf(stdout, "  … and %d more (-list 0 lists all)\n", len(ts.Cells)-i)
+				break
+			}
+			detail := ""
+			if c.Detail != "" {
+				detail = ": " + c.Detail
+			}
+			fmt.Fprintf(stdout, "  %-8s %s · %s · seed %d fold %d%s\n", c.State, c.Key.Dataset, c.Key.Variant, c.Key.Seed, c.Key.Fold, detail)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/softshape-go/softshape/ablations"
+	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/softshape"
+)
+
+// runSweep implements "softshape sweep": the runs behind one paper table,
+// resumable, shardable, into a results folder.
+func runSweep(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	table := fs.String("table", "", "paper table to run: "+strings.Join(ablations.TableNames(), ", "))
+	datasets := fs.String("datasets", "", "comma-separated dataset names (default: the table's datasets; quick mode: a few small ones)")
+	variants := fs.String("variants", "", "comma-separated variants of the table to run (default: all)")
+	quick := fs.Bool("quick", false, fmt.Sprintf("quick mode: %d epochs (%d warm-up), few datasets; results labelled %q", sweep.QuickEpochs, sweep.QuickWarmUp, sweep.QuickLabel))
+	shard := fs.String("shard", "", "run only shard i of n (\"i/n\", 1-based): cells whose index in the sorted grid is i-1 mod n")
+	workers := fs.Int("workers", 1, "cells trained at once (goroutines sharing the backend)")
+	results := fs.String("results", sweep.DefaultRoot, "results folder (one JSON record per run)")
+	dataRoot := fs.String("data", data.DefaultRoot(), "folder holding UCR datasets as NAME/NAME_TRAIN.tsv (default $SOFTSHAPE_DATA or the user cache)")
+	seeds := fs.String("seeds", "42", "comma-separated run seeds")
+	folds := fs.String("folds", "1-5", "folds to run, 1-based: a range \"1-5\", a list \"1,3\" or one fold \"2\"")
+	backendName := fs.String("backend", "", "GoMLX backend: go, xla:cpu, xla:cuda, onnx:cpu (default $GOMLX_BACKEND, else go)")
+	settings := fs.String("set", "", "hyperparameters applied before each variant, e.g. \"embed_dim=64\" (part of every run's key)")
+	dryRun := fs.Bool("dry-run", false, "list the cells of this shard and their state; train nothing, write nothing")
+	offline := fs.Bool("offline", false, "never download a dataset that is not under -data")
+	retry := fs.Bool("retry-failed", false, "run again the cells whose record says failed")
+	noReuse := fs.Bool("no-reuse", false, "train even when the same computation was recorded for another variant or table")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: softshape sweep -table NAME [flags]\n\nRuns the grid datasets × folds × variants × seeds of one paper table, one fold per run,\n"+
+			"writing one JSON record per finished run under -results. Interrupted sweeps resume where they\nstopped; several processes (or machines with -shard) may share one results folder.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if *table == "" {
+		return fmt.Errorf("-table is required: one of %s", strings.Join(ablations.TableNames(), ", "))
+	}
+	spec := sweep.GridSpec{Table: *table, Quick: *quick, Settings: *settings, Variants: splitList(*variants)}
+	if spec.Datasets = splitList(*datasets); spec.Datasets == nil {
+		var err error
+		if spec.Datasets, err = sweep.DefaultDatasets(*table, *quick, *dataRoot); err != nil {
+			return err
+		}
+	}
+	foldList, err := parseFolds(*folds)
+	if err != nil {
+		return err
+	}
+	for _, f := range foldList {
+		spec.Folds = append(spec.Folds, f+1)
+	}
+	if spec.Seeds, err = parseSeeds(*seeds); err != nil {
+		return err
+	}
+	sh, err := sweep.ParseShard(*shard)
+	if err != nil {
+		return err
+	}
+	grid, err := sweep.NewGrid(spec)
+	if err != nil {
+		return err
+	}
+	cells := sh.Select(grid.Cells)
+	mode := "full"
+	if *quick {
+		mode = sweep.QuickLabel
+	}
+	fmt.Fprintf(stdout, "sweep %s (%s), grid %s: %d datasets × %d folds × %d seeds × %d variants = %d cells; shard %s: %d cells\n",
+		*table, mode, grid.ID(), len(spec.Datasets), len(spec.Folds), len(spec.Seeds), len(grid.Variants)-len(grid.Blocked()), len(grid.Cells), sh, len(cells))
+	for _, v := range grid.Blocked() {
+		fmt.Fprintf(stdout, "not run: %s\n", v.Blocked)
+	}
+	if *dryRun {
+		return dryRunCells(stdout, *results, cells)
+	}
+	store, err := sweep.Open(*results)
+	if err != nil {
+		return err
+	}
+	if err := store.SaveGrid(grid); err != nil {
+		return err
+	}
+	backend, err := softshape.NewBackend(*backendName)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "backend: %s, %d worker(s), results in %s\n", backend.Name(), max(1, *workers), store.Root())
+	r := &sweep.Runner{Store: store, Workers: *workers, Backend: backend, DataRoot: *dataRoot, Offline: *offline,
+		Log: stdout, NoReuse: *noReuse, RetryFailed: *retry}
+	rep, err := r.Run(context.Background(), cells)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "sweep %s: %d trained (%d failed, %d invalid), %d reused, %d already done, %d held by other processes, %d left without a record\n",
+		*table, rep.Ran, rep.Failed, rep.Invalid, rep.Reused, rep.Done, rep.Busy, len(rep.Errors))
+	if len(rep.Errors) > 0 {
+		for _, e := range rep.Errors {
+			fmt.Fprintf(stdout, "  %v\n", e)
+		}
+		return fmt.Errorf("%d cells left without a record (listed above)", len(rep.Errors))
+	}
+	return nil
+}
+
+// dryRunCells lists cells with their state in the results folder (which is
+// not created).
+func dryRunCells(w io.Writer, root string, cells []sweep.Cell) error {
+	var store *sweep.Store
+	if st, err := os.Stat(root); err == nil && st.IsDir() {
+		var err error
+		if store, err = sweep.Open(root); err != nil {
+			return err
+		}
+	}
+	counts := map[sweep.CellState]int{}
+	for _, c := range cells {
+		state := sweep.StateMissing
+		if store != nil {
+			state = store.CellStatus(c.Key).State
+		}
+		counts[state]++
+		fmt.Fprintf(w, "%-8s %s\n", state, c.Key)
+	}
+	var parts []string
+	for _, s := range sweep.States() {
+		if counts[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
+		}
+	}
+	fmt.Fprintf(w, "dry run: %d cells (%s); nothing trained\n", len(cells), strings.Join(parts, ", "))
+	return nil
+}
+
+// splitList splits a comma-separated list; "" gives nil.
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// parseSeeds reads a comma-separated list of integers.
+func parseSeeds(s string) ([]int64, error) {
+	var out []int64
+	for _, p := range splitList(s) {
+		v, err := strconv.ParseInt(p, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("-seeds %q: %q is not an integer", s, p)
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("-seeds: give at least one seed")
+	}
+	return out, nil
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// tinySweepSettings make CLI sweeps take a second.
+const tinySweepSettings = "embed_dim=16;epochs=2;warmup_epochs=1"
+
+// sweepCLI runs "softshape sweep" on ItalyPowerDemand of the shared UCR copy
+// into results, quick mode, with the given extra flags.
+func sweepCLI(t *testing.T, results string, extra ...string) (string, error) {
+	t.Helper()
+	args := append([]string{"-table", "ablation", "-datasets", "ItalyPowerDemand", "-variants", "SoftShape,w/o Intra",
+		"-folds", "1", "-quick", "-set", tinySweepSettings, "-results", results, "-data", ucrRoot(t), "-offline"}, extra...)
+	var out bytes.Buffer
+	err := runSweep(args, &out)
+	return out.String(), err
+}
+
+// TestSweepCommand: a dry run writes nothing; a sweep records its runs; a
+// second sweep trains nothing; shards split the grid; bad flags are errors.
+func TestSweepCommand(t *testing.T) {
+	results := filepath.Join(t.TempDir(), "results")
+	out, err := sweepCLI(t, results, "-dry-run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	contains(t, out, "sweep ablation (QUICK MODE — not a reproduction)", "1 datasets × 1 folds × 1 seeds × 2 variants = 2 cells; shard 1/1: 2 cells",
+		"missing  ablation/ItalyPowerDemand/SoftShape fold 1 seed 42 quick", "dry run: 2 cells (2 missing); nothing trained")
+	if _, err := os.Stat(results); err == nil {
+		t.Error("the dry run created the results folder")
+	}
+	out, err = sweepCLI(t, results, "-shard", "2/2")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	contains(t, out, "shard 2/2: 1 cells", "sweep ablation: 1 trained (0 failed, 0 invalid)")
+	out, err = sweepCLI(t, results, "-workers", "2")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	contains(t, out, "1 trained", "1 already done", "done   ablation/ItalyPowerDemand/")
+	out, _ = sweepCLI(t, results)
+	contains(t, out, "0 trained (0 failed, 0 invalid), 0 reused, 2 already done")
+	files, _ := filepath.Glob(filepath.Join(results, "ablation", "ItalyPowerDemand", "*", "fold1-seed42-*.json"))
+	if len(files) != 2 {
+		t.Errorf("record files %v", files)
+	}
+	out, _ = sweepCLI(t, results, "-dry-run")
+	contains(t, out, "dry run: 2 cells (2 done)")
+
+	// A configuration that every dataset rejects is recorded as invalid, not an error.
+	out, err = sweepCLI(t, filepath.Join(t.TempDir(), "r"), "-set", "experts_k=0")
+	if err != nil || !strings.Contains(out, "2 trained (0 failed, 2 invalid)") {
+		t.Errorf("experts_k=0: %v\n%s", err, out)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-table", "nope"}, `unknown table "nope"`},
+		{[]string{"-table", ""}, "-table is required"},
+		{[]string{"-shard", "3/2"}, `-shard "3/2"`},
+		{[]string{"-variants", "k=1"}, `variant "k=1" is not in this table`},
+		{[]string{"-seeds", "x"}, `-seeds "x"`},
+		{[]string{"-folds", "0"}, `-folds "0"`},
+		{[]string{"-folds", "6"}, "want distinct folds in 1..5"},
+		{[]string{"-set", "no_such=1"}, "no_such"},
+		{[]string{"-x"}, "flag provided but not defined"},
+		{[]string{"-datasets", "NotADataset"}, "2 cells left without a record"},
+	} {
+		out, err := sweepCLI(t, filepath.Join(t.TempDir(), "r"), c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want %q\n%s", c.args, err, c.want, out)
+		}
+	}
+}

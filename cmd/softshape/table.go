@@ -1,0 +1,77 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/softshape-go/softshape/ablations"
+	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/experiments/tables"
+)
+
+// runTable implements "softshape table": one paper table with our results
+// beside the paper's, from the records of a results folder.
+func runTable(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("table", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	table := fs.String("table", "", "paper table: "+strings.Join(ablations.TableNames(), ", "))
+	format := fs.String("format", "markdown", "output format: markdown or csv")
+	results := fs.String("results", sweep.DefaultRoot, "results folder written by softshape sweep")
+	quick := fs.Bool("quick", false, "the table of the quick-mode sweeps (labelled "+sweep.QuickLabel+")")
+	grid := fs.String("grid", "", "use only this grid id (see softshape status) when several sweeps of the table disagree")
+	export := fs.String("export", "", "also write the accuracies in the aeon/tsml-eval results layout to this folder")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: softshape table -table NAME [flags]\n\nPrints a paper table with our results beside the paper's: per dataset ours, paper and the\ndifference; summary rows (Avg. Acc, Avg. Rank, Win, p-values) for both; every missing run.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if *table == "" {
+		return fmt.Errorf("-table is required: one of %s", strings.Join(ablations.TableNames(), ", "))
+	}
+	if *format != "markdown" && *format != "csv" {
+		return fmt.Errorf("-format %q: want markdown or csv", *format)
+	}
+	if st, err := os.Stat(*results); err != nil || !st.IsDir() {
+		return fmt.Errorf("results folder %s not found: run softshape sweep -table %s first", *results, *table)
+	}
+	store, err := sweep.Open(*results)
+	if err != nil {
+		return err
+	}
+	t, err := tables.Build(store, *table, tables.Options{Quick: *quick, Grid: *grid})
+	if err != nil {
+		return err
+	}
+	if *format == "csv" {
+		err = t.CSV(stdout)
+	} else {
+		err = t.Markdown(stdout)
+	}
+	if err != nil {
+		return err
+	}
+	if *export != "" {
+		exp, err := store.ExportAeon(*table, *quick, *grid, *export)
+		if err != nil {
+			return err
+		}
+		out := stdout
+		if *format == "csv" {
+			out = os.Stderr // keep the CSV on stdout clean
+		}
+		fmt.Fprintf(out, "exported %d files to %s (aeon results layout)", len(exp.Files), *export)
+		if len(exp.Incomplete) > 0 {
+			fmt.Fprintf(out, "; %d rows left out for missing resamples (see README.txt)", len(exp.Incomplete))
+		}
+		fmt.Fprintln(out)
+	}
+	return nil
+}

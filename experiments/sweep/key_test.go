@@ -1,0 +1,104 @@
+package sweep
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/softshape-go/softshape/ablations"
+	"github.com/softshape-go/softshape/softshape"
+)
+
+// otherValue returns a different valid-looking value for a setting.
+func otherValue(name, value string) string {
+	switch value {
+	case "true":
+		return "false"
+	case "false":
+		return "true"
+	}
+	switch name {
+	case softshape.ParamNumExperts:
+		return "2C"
+	case softshape.ParamStride:
+		return "m"
+	case softshape.ParamSchedule:
+		return "every_layer"
+	case softshape.ParamMoELayers:
+		return "all"
+	case softshape.ParamShapeEmbed:
+		return "linear"
+	case softshape.ParamBatchRule:
+		return "large"
+	}
+	if i, err := strconv.Atoi(value); err == nil {
+		return strconv.Itoa(i + 1)
+	}
+	if f, err := strconv.ParseFloat(value, 64); err == nil {
+		return strconv.FormatFloat(f/2+0.0125, 'g', -1, 64)
+	}
+	panic("no other value for " + name + "=" + value)
+}
+
+// TestKeysStable: the same configuration gives the same hash and key, and a
+// change of any single hyperparameter, or of the quick flag, another hash.
+func TestKeysStable(t *testing.T) {
+	def := softshape.DefaultConfig()
+	h := ConfigHash(def.String(), false)
+	if len(h) != HashLen || h != ConfigHash(softshape.DefaultConfig().String(), false) {
+		t.Fatalf("hash %q not stable", h)
+	}
+	if ConfigHash(def.String(), true) == h {
+		t.Error("the quick flag does not change the hash")
+	}
+	seen := map[string]string{h: "default"}
+	params := strings.Split(def.String(), ";")
+	if len(params) != 25 {
+		t.Errorf("%d settings in Config.String; update this test", len(params))
+	}
+	for _, p := range params {
+		name, value, _ := strings.Cut(p, "=")
+		cfg, err := def.WithSettings(name + "=" + otherValue(name, value))
+		if err != nil {
+			t.Fatal(err)
+		}
+		hc := ConfigHash(cfg.String(), false)
+		if prev, dup := seen[hc]; dup {
+			t.Errorf("changing %s gives the hash of %s", name, prev)
+		}
+		seen[hc] = name
+	}
+	// Grids: the same spec gives the same keys and id; another setting other keys.
+	spec := GridSpec{Table: "depth_L", Datasets: []string{"GunPoint"}, Folds: []int{1}, Seeds: []int64{42}, Settings: tinySettings}
+	a, b := mustGrid(t, spec), mustGrid(t, spec)
+	if fmt.Sprint(a.Keys()) != fmt.Sprint(b.Keys()) || a.ID() != b.ID() {
+		t.Error("the same grid spec gives different keys")
+	}
+	spec.Settings += ";dropout=0.2"
+	c := mustGrid(t, spec)
+	if c.Keys()[0].Hash == a.Keys()[0].Hash || c.ID() == a.ID() {
+		t.Error("a setting change keeps the keys")
+	}
+	if k := a.Keys()[0]; k.RelPath() != "depth_L/GunPoint/l-1/fold1-seed42-"+k.Hash+".json" {
+		t.Errorf("record path %s", k.RelPath())
+	}
+}
+
+// TestSlugsUnique: every variant gets its own folder name.
+func TestSlugsUnique(t *testing.T) {
+	seen := map[string]string{}
+	for _, v := range ablations.All() {
+		s := Slug(v.Name)
+		if prev, ok := seen[s]; ok {
+			t.Errorf("%q and %q share the slug %q", prev, v.Name, s)
+		}
+		seen[s] = v.Name
+	}
+	for in, want := range map[string]string{"w/o Intra & Inter": "w-o-intra-and-inter", "30%": "30pct", "q=m": "q-m",
+		"lambda = 0.0001": "lambda-0.0001", "hatC=C/2": "hatc-c-2", "m=0.1T": "m-0.1t", "MoE expert: TSLANet (ICB)": "moe-expert-tslanet-icb"} {
+		if got := Slug(in); got != want {
+			t.Errorf("Slug(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

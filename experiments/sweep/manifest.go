@@ -1,0 +1,207 @@
+package sweep
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/softshape-go/softshape/softshape"
+)
+
+// gridFile is the JSON content of <root>/<table>/grid-<id>.json.
+type gridFile struct {
+	Schema   int           `json:"schema"`
+	ID       string        `json:"id"`
+	Mode     string        `json:"mode"`
+	Spec     GridSpec      `json:"spec"`
+	Variants []GridVariant `json:"variants"`
+}
+
+// gridPath returns the grid file of a table and grid id.
+func (s *Store) gridPath(table, id string) string {
+	return filepath.Join(s.root, table, "grid-"+id+".json")
+}
+
+// SaveGrid records the grid (all of it, whatever the shard) in
+// <root>/<table>/grid-<id>.json, atomically; shards of one sweep write the
+// same content.
+func (s *Store) SaveGrid(g *Grid) error {
+	f := gridFile{Schema: SchemaVersion, ID: g.ID(), Mode: modeOf(g.Spec.Quick), Spec: g.Spec, Variants: g.Variants}
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	path := s.gridPath(g.Spec.Table, f.ID)
+	if old, err := os.ReadFile(path); err == nil && string(old) == string(b) {
+		return nil
+	}
+	return s.writeAtomic(path, b)
+}
+
+// LoadGrids returns the grids recorded for table (every table when ""),
+// rebuilt from their grid files, sorted by table and id.
+func (s *Store) LoadGrids(table string) ([]*Grid, error) {
+	pattern := filepath.Join(s.root, table, "grid-*.json")
+	if table == "" {
+		pattern = filepath.Join(s.root, "*", "grid-*.json")
+	}
+	files, err := filepath.Glob(pattern)
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	var out []*Grid
+	for _, path := range files {
+		g, err := readGridFile(path)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, g)
+	}
+	return out, nil
+}
+
+// readGridFile parses a grid file and rebuilds its cells.
+func readGridFile(path string) (*Grid, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var f gridFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("grid file %s: %w", path, err)
+	}
+	if f.Schema != SchemaVersion {
+		return nil, fmt.Errorf("grid file %s: schema %d, want %d", path, f.Schema, SchemaVersion)
+	}
+	if err := checkSpec(f.Spec); err != nil {
+		return nil, fmt.Errorf("grid file %s: %w", path, err)
+	}
+	g := &Grid{Spec: f.Spec, Variants: f.Variants}
+	for _, v := range f.Variants {
+		if v.Blocked != "" {
+			continue
+		}
+		if ConfigHash(v.Config, f.Spec.Quick) != v.Hash {
+			return nil, fmt.Errorf("grid file %s: variant %q: hash %s does not match its configuration", path, v.Name, v.Hash)
+		}
+		cfg, err := softshape.DefaultConfig().WithSettings(v.Config)
+		if err != nil {
+			return nil, fmt.Errorf("grid file %s: variant %q: %w", path, v.Name, err)
+		}
+		for _, ds := range f.Spec.Datasets {
+			for _, seed := range f.Spec.Seeds {
+				for _, fold := range f.Spec.Folds {
+					g.Cells = append(g.Cells, Cell{Key: Key{Table: f.Spec.Table, Dataset: ds, Variant: v.Name, Fold: fold,
+						Seed: seed, Quick: f.Spec.Quick, Hash: v.Hash}, Config: cfg})
+				}
+			}
+		}
+	}
+	sortCells(g.Cells)
+	if g.ID() != f.ID {
+		return nil, fmt.Errorf("grid file %s: id %s does not match its content (%s)", path, f.ID, g.ID())
+	}
+	return g, nil
+}
+
+// Expected is what the recorded sweeps of one table and mode expect: the
+// union of their grids.
+type Expected struct {
+	// Table is the paper table; Quick the mode.
+	Table string
+	Quick bool
+	// Grids are the ids of the grids merged.
+	Grids []string
+	// Datasets, Folds and Seeds are the union of the grids' (datasets in
+	// first-seen order, folds and seeds sorted).
+	Datasets []string
+	Folds    []int
+	Seeds    []int64
+	// Variants are the union of the grids' variants by name.
+	Variants []GridVariant
+	// Cells are the expected cells, in key order.
+	Cells []Cell
+}
+
+// ErrNoSweep is wrapped when no grid is recorded for a table and mode.
+var ErrNoSweep = errors.New("no sweep recorded")
+
+// Expected merges the grids recorded for table with the given quick flag
+// (only the grid gridID when it is not ""). Two grids that run the same cell
+// (dataset, variant, fold, seed) under different configurations are an error
+// that names them: choose one with gridID.
+func (s *Store) Expected(table string, quick bool, gridID string) (*Expected, error) {
+	grids, err := s.LoadGrids(table)
+	if err != nil {
+		return nil, err
+	}
+	e := &Expected{Table: table, Quick: quick}
+	owner := map[string]string{}  // cellID → grid id
+	hashes := map[string]string{} // cellID → hash
+	variants := map[string]int{}
+	var others []string
+	for _, g := range grids {
+		if g.Spec.Quick != quick {
+			continue
+		}
+		if gridID != "" && g.ID() != gridID {
+			others = append(others, g.ID())
+			continue
+		}
+		e.Grids = append(e.Grids, g.ID())
+		for _, d := range g.Spec.Datasets {
+			if !slices.Contains(e.Datasets, d) {
+				e.Datasets = append(e.Datasets, d)
+			}
+		}
+		for _, f := range g.Spec.Folds {
+			if !slices.Contains(e.Folds, f) {
+				e.Folds = append(e.Folds, f)
+			}
+		}
+		for _, sd := range g.Spec.Seeds {
+			if !slices.Contains(e.Seeds, sd) {
+				e.Seeds = append(e.Seeds, sd)
+			}
+		}
+		for _, v := range g.Variants {
+			if i, ok := variants[v.Name]; ok {
+				if e.Variants[i].Blocked != "" && v.Blocked == "" {
+					e.Variants[i] = v
+				}
+				continue
+			}
+			variants[v.Name] = len(e.Variants)
+			e.Variants = append(e.Variants, v)
+		}
+		for _, c := range g.Cells {
+			id := c.cellID()
+			if h, ok := hashes[id]; ok {
+				if h != c.Hash {
+					return nil, fmt.Errorf("table %s: grids %s and %s both run %s/%s/%s fold %d seed %d, under different configurations (#%s, #%s): choose one grid",
+						table, owner[id], g.ID(), c.Table, c.Dataset, c.Variant, c.Fold, c.Seed, h, c.Hash)
+				}
+				continue
+			}
+			hashes[id], owner[id] = c.Hash, g.ID()
+			e.Cells = append(e.Cells, c)
+		}
+	}
+	if len(e.Grids) == 0 {
+		if gridID != "" {
+			return nil, fmt.Errorf("%w: table %s has no %s grid %s under %s (have %s)", ErrNoSweep, table, modeOf(quick), gridID, s.root, strings.Join(others, ", "))
+		}
+		return nil, fmt.Errorf("%w for table %s (%s) under %s: run `softshape sweep -table %s%s` first", ErrNoSweep, table, modeOf(quick), s.root, table, map[bool]string{true: " -quick", false: ""}[quick])
+	}
+	slices.Sort(e.Folds)
+	slices.Sort(e.Seeds)
+	sortCells(e.Cells)
+	return e, nil
+}

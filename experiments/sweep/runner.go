@@ -1,0 +1,379 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gomlx/compute"
+
+	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/softshape"
+)
+
+// Runner trains the cells of a grid into a Store.
+type Runner struct {
+	// Store receives the records.
+	Store *Store
+	// Workers is the number of cells trained at once (goroutines sharing
+	// Backend); 0 means 1.
+	Workers int
+	// Backend runs the graphs; nil means softshape.NewBackend("").
+	Backend compute.Backend
+	// DataRoot is the folder of the UCR datasets; Offline forbids downloads.
+	DataRoot string
+	Offline  bool
+	// Load returns a dataset by name; nil means data.LoadOrDownload from
+	// DataRoot. Each dataset is loaded once per Run.
+	Load func(name string) (*data.Dataset, error)
+	// Train trains one fold; nil means DefaultTrain.
+	Train TrainFunc
+	// Log receives one line per cell started and finished; nil discards.
+	Log io.Writer
+	// NoReuse trains every cell even when an ok record of the same
+	// computation (dataset, fold, seed, configuration hash) exists elsewhere.
+	NoReuse bool
+	// RetryFailed re-runs cells whose record has status "failed" (never
+	// "invalid", which is a property of the configuration).
+	RetryFailed bool
+	// OnExecute, when set, is called when a cell starts training (after its
+	// lock is taken), e.g. to count executions in tests.
+	OnExecute func(Key)
+}
+
+// Report counts what Run did with the cells it was given.
+type Report struct {
+	// Ran counts cells trained (ok, failed or invalid), Reused cells copied
+	// from an existing record of the same computation, Done cells that
+	// already had a record, Busy cells held by another live process.
+	Ran, Reused, Done, Busy int
+	// Failed and Invalid count the cells of Ran that ended so.
+	Failed, Invalid int
+	// Errors lists the cells left without a record (dataset not found,
+	// unreadable record, store errors), one error each, naming the cell.
+	Errors []error
+}
+
+// runState is the shared state of one Run.
+type runState struct {
+	r       *Runner
+	backend compute.Backend
+	total   int
+	started atomic.Int64
+
+	mu       sync.Mutex
+	rep      Report
+	datasets map[string]*loadedDataset
+	reuse    map[string]string // reuseID → record path
+}
+
+// loadedDataset is a dataset loaded once per Run.
+type loadedDataset struct {
+	once sync.Once
+	ds   *data.Dataset
+	err  error
+}
+
+// Run trains every cell that has no record yet, Workers at a time, skipping
+// cells held by other processes. It first removes stale locks and temporary
+// files of dead processes in the cells' tables. Cancelling ctx stops starting
+// new cells; cells in training finish. The error is for failures to start
+// (e.g. the backend); per-cell problems are in Report.Errors.
+func (r *Runner) Run(ctx context.Context, cells []Cell) (Report, error) {
+	st := &runState{r: r, total: len(cells), datasets: map[string]*loadedDataset{}}
+	if r.Store == nil {
+		return st.rep, errors.New("sweep runner: no store")
+	}
+	tables := map[string]bool{}
+	for _, c := range cells {
+		tables[c.Table] = true
+	}
+	for t := range tables {
+		if _, err := r.Store.Clean(t); err != nil {
+			return st.rep, err
+		}
+	}
+	if !r.NoReuse {
+		if err := st.buildReuseIndex(); err != nil {
+			return st.rep, err
+		}
+	}
+	st.backend = r.Backend
+	workers := max(1, r.Workers)
+	jobs := make(chan Cell)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range jobs {
+				st.runCell(c)
+			}
+		}()
+	}
+	var err error
+feed:
+	for _, c := range cells {
+		select {
+		case <-ctx.Done():
+			err = ctx.Err()
+			break feed
+		case jobs <- c:
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	return st.rep, err
+}
+
+// buildReuseIndex maps every ok record of the store by its computation.
+func (st *runState) buildReuseIndex() error {
+	st.reuse = map[string]string{}
+	return st.r.Store.Walk("", func(path string, rec *Record, err error) error {
+		if err == nil && rec.Status == StatusOK && rec.ReusedFrom == "" {
+			st.reuse[rec.Key().reuseID()] = path
+		}
+		return nil
+	})
+}
+
+// logf writes a progress line.
+func (st *runState) logf(format string, args ...any) {
+	if st.r.Log == nil {
+		return
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	fmt.Fprintf(st.r.Log, format+"\n", args...)
+}
+
+// count updates the report under the lock.
+func (st *runState) count(f func(*Report)) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	f(&st.rep)
+}
+
+// fail records a cell left without a record.
+func (st *runState) fail(k Key, err error) {
+	st.count(func(r *Report) { r.Errors = append(r.Errors, fmt.Errorf("%s: %w", k, err)) })
+	st.logf("error  %s: %v", k, err)
+}
+
+// existing reports whether k has a record that Run must keep.
+func (st *runState) existing(k Key) (bool, error) {
+	rec, err := st.r.Store.Read(k)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return false, nil
+	case err != nil:
+		return false, err
+	case rec.Status == StatusFailed && st.r.RetryFailed:
+		return false, nil
+	}
+	return true, nil
+}
+
+// runCell runs one cell if nobody has.
+func (st *runState) runCell(c Cell) {
+	s := st.r.Store
+	if done, err := st.existing(c.Key); err != nil || done {
+		if err != nil {
+			st.fail(c.Key, err)
+		} else {
+			st.count(func(r *Report) { r.Done++ })
+		}
+		return
+	}
+	claim, err := s.Claim(c.Key)
+	if errors.Is(err, ErrBusy) {
+		st.count(func(r *Report) { r.Busy++ })
+		return
+	}
+	if err != nil {
+		st.fail(c.Key, err)
+		return
+	}
+	defer func() {
+		if err := claim.Release(); err != nil {
+			st.fail(c.Key, err)
+		}
+	}()
+	// Another process may have finished the cell between the check and the claim.
+	if done, err := st.existing(c.Key); err != nil || done {
+		if err != nil {
+			st.fail(c.Key, err)
+		} else {
+			st.count(func(r *Report) { r.Done++ })
+		}
+		return
+	}
+	if ok, err := st.reuseRecord(c.Key); ok || err != nil {
+		if err != nil {
+			st.fail(c.Key, err)
+		}
+		return
+	}
+	ds, err := st.dataset(c.Dataset)
+	if err != nil {
+		st.fail(c.Key, err)
+		return
+	}
+	rec := st.train(c, ds)
+	if err := s.Write(rec); err != nil {
+		st.fail(c.Key, err)
+		return
+	}
+	st.count(func(r *Report) {
+		r.Ran++
+		switch rec.Status {
+		case StatusFailed:
+			r.Failed++
+		case StatusInvalid:
+			r.Invalid++
+		}
+	})
+	if rec.Status == StatusOK {
+		st.mu.Lock()
+		if st.reuse != nil {
+			st.reuse[c.reuseID()] = s.RecordPath(c.Key)
+		}
+		st.mu.Unlock()
+		st.logf("done   %s: test accuracy %.4f, val loss %.4f, %d epochs, %.1fs", c.Key, float64(rec.TestAccuracy), float64(rec.ValLoss), rec.EpochsRun, float64(rec.WallSeconds))
+	} else {
+		st.logf("%-6s %s: %s", rec.Status, c.Key, rec.Error)
+	}
+}
+
+// reuseRecord copies an ok record of the same computation made for another
+// variant or table, if the index has one.
+func (st *runState) reuseRecord(k Key) (bool, error) {
+	st.mu.Lock()
+	src, ok := st.reuse[k.reuseID()]
+	st.mu.Unlock()
+	if !ok {
+		return false, nil
+	}
+	rec, err := st.r.Store.readFile(src)
+	if err != nil || rec.Status != StatusOK || rec.Key().reuseID() != k.reuseID() {
+		return false, nil // the source is gone or changed: train instead
+	}
+	rel, err := filepath.Rel(st.r.Store.root, src)
+	if err != nil {
+		rel = src
+	}
+	cp := *rec
+	cp.Table, cp.Variant, cp.ReusedFrom = k.Table, k.Variant, filepath.ToSlash(rel)
+	if err := st.r.Store.Write(&cp); err != nil {
+		return false, err
+	}
+	st.count(func(r *Report) { r.Reused++ })
+	st.logf("reused %s: test accuracy %.4f (from %s)", k, float64(cp.TestAccuracy), cp.ReusedFrom)
+	return true, nil
+}
+
+// dataset loads a dataset once per Run.
+func (st *runState) dataset(name string) (*data.Dataset, error) {
+	st.mu.Lock()
+	l, ok := st.datasets[name]
+	if !ok {
+		l = &loadedDataset{}
+		st.datasets[name] = l
+	}
+	st.mu.Unlock()
+	l.once.Do(func() {
+		if st.r.Load != nil {
+			l.ds, l.err = st.r.Load(name)
+		} else {
+			l.ds, l.err = data.LoadOrDownload(st.r.DataRoot, name, data.LoadOptions{Offline: st.r.Offline})
+		}
+		if l.err == nil && l.ds == nil {
+			l.err = fmt.Errorf("dataset %s: loader returned nothing", name)
+		}
+	})
+	return l.ds, l.err
+}
+
+// getBackend starts the backend once.
+func (st *runState) getBackend() (compute.Backend, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.backend == nil {
+		b, err := softshape.NewBackend("")
+		if err != nil {
+			return nil, err
+		}
+		st.backend = b
+	}
+	return st.backend, nil
+}
+
+// train runs one cell and returns its record (ok, failed or invalid).
+func (st *runState) train(c Cell, ds *data.Dataset) *Record {
+	rec := &Record{Schema: SchemaVersion, Table: c.Table, Dataset: c.Dataset, Variant: c.Variant, Fold: c.Fold, Seed: c.Seed,
+		Quick: c.Quick, Hash: c.Hash, Mode: modeOf(c.Quick), Config: c.Config.String(),
+		Started: time.Now().UTC(), Hostname: st.r.Store.host, PID: st.r.Store.pid,
+		TestAccuracy: Float(nanValue()), ValLoss: Float(nanValue()), WallSeconds: Float(nanValue()), InferenceSeconds: Float(nanValue())}
+	finish := func(status Status, err error) *Record {
+		rec.Status = status
+		if err != nil {
+			rec.Error = err.Error()
+		}
+		rec.Finished = time.Now().UTC()
+		return rec
+	}
+	refM := softshape.RefShapeLength(ds.Name, ds.Length)
+	if _, err := c.Config.Resolve(ds.Length, ds.NumClasses(), refM); err != nil {
+		return finish(StatusInvalid, fmt.Errorf("dataset %s (T=%d, C=%d): %w", ds.Name, ds.Length, ds.NumClasses(), err))
+	}
+	backend, err := st.getBackend()
+	if err != nil {
+		return finish(StatusFailed, err)
+	}
+	rec.Backend = backend.Name()
+	if st.r.OnExecute != nil {
+		st.r.OnExecute(c.Key)
+	}
+	n := st.started.Add(1)
+	st.logf("start  [%d/%d] %s", n, st.total, c.Key)
+	trainFn := st.r.Train
+	if trainFn == nil {
+		trainFn = DefaultTrain
+	}
+	out, err := safeTrain(trainFn, ds, c.Config, c.Fold-1, softshape.RunOptions{Backend: backend, Seed: c.Seed, NumFolds: NumFolds, RefShapeLen: refM})
+	if err != nil {
+		return finish(StatusFailed, err)
+	}
+	fr := out.Result
+	rec.TestAccuracy, rec.ValLoss = Float(fr.TestAcc), Float(fr.ValLoss)
+	rec.BestEpoch, rec.EpochsRun, rec.SelectedPhase = fr.BestEpoch, fr.EpochsRun, fr.SelectedPhase.String()
+	rec.BatchSize, rec.Params = fr.BatchSize, fr.Params
+	rec.WallSeconds, rec.InferenceSeconds = Float(fr.Wall.Seconds()), Float(out.InferenceSeconds)
+	finish(StatusOK, nil)
+	if err := rec.Validate(); err != nil {
+		rec.TestAccuracy = Float(nanValue())
+		return finish(StatusFailed, fmt.Errorf("incomplete training result: %w", err))
+	}
+	return rec
+}
+
+// safeTrain calls the training function, turning a panic into an error.
+func safeTrain(f TrainFunc, ds *data.Dataset, cfg softshape.Config, fold int, opts softshape.RunOptions) (out *Outcome, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("training panicked: %v\n%s", r, debug.Stack())
+		}
+	}()
+	out, err = f(ds, cfg, fold, opts)
+	if err == nil && out == nil {
+		err = errors.New("training returned no result")
+	}
+	return out, err
+}

@@ -1,0 +1,194 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/softshape"
+)
+
+// TestRunnerOutcomes: invalid configurations (k > Ĉ) are recorded as invalid
+// without training, training errors and panics as failed (re-run only with
+// RetryFailed), a missing dataset leaves the cell missing with an error, and
+// a second run skips everything.
+func TestRunnerOutcomes(t *testing.T) {
+	s := openStore(t)
+	g := mustGrid(t, GridSpec{Table: "experts_k", Datasets: []string{"CBF-a", "Absent"}, Variants: []string{"k=1", "k=4"},
+		Folds: []int{1, 2}, Seeds: []int64{7}, Settings: tinySettings})
+	var calls execCounter
+	train := func(ds *data.Dataset, cfg softshape.Config, fold int, opts softshape.RunOptions) (*Outcome, error) {
+		if fold == 1 {
+			panic("boom")
+		}
+		return nil, errors.New("no luck")
+	}
+	load := func(name string) (*data.Dataset, error) {
+		if name == "Absent" {
+			return nil, errors.New("dataset Absent: not found")
+		}
+		return cbfLoader(name)
+	}
+	r := &Runner{Store: s, Load: load, Train: train, OnExecute: calls.hook, Workers: 2}
+	rep, err := r.Run(context.Background(), g.Cells)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Ran != 4 || rep.Invalid != 2 || rep.Failed != 2 || len(rep.Errors) != 4 {
+		t.Fatalf("report %+v", rep)
+	}
+	for _, e := range rep.Errors {
+		if !strings.Contains(e.Error(), "Absent") {
+			t.Errorf("error %v does not name the cell", e)
+		}
+	}
+	for _, c := range g.Cells {
+		if c.Dataset == "Absent" {
+			if st := s.CellStatus(c.Key); st.State != StateMissing {
+				t.Errorf("%s: %v", c.Key, st)
+			}
+			continue
+		}
+		rec, err := s.Read(c.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case c.Variant == "k=4":
+			if rec.Status != StatusInvalid || !strings.Contains(rec.Error, "experts_k=4: k must be ≤ the number of experts Ĉ=3") || calls.n[c.Key] != 0 {
+				t.Errorf("k=4 on 3 classes: %s %q, %d executions", rec.Status, rec.Error, calls.n[c.Key])
+			}
+		case c.Fold == 2:
+			if rec.Status != StatusFailed || !strings.Contains(rec.Error, "training panicked: boom") {
+				t.Errorf("panic: %s %q", rec.Status, rec.Error)
+			}
+		default:
+			if rec.Status != StatusFailed || rec.Error != "no luck" {
+				t.Errorf("error: %s %q", rec.Status, rec.Error)
+			}
+		}
+	}
+	// Resume: nothing runs again; with RetryFailed the failed cells do.
+	r.Train = fakeTrain(0)
+	rep, _ = r.Run(context.Background(), g.Cells)
+	if rep.Ran != 0 || rep.Done != 4 {
+		t.Errorf("second run %+v", rep)
+	}
+	r.RetryFailed = true
+	rep, _ = r.Run(context.Background(), g.Cells)
+	if rep.Ran != 2 || rep.Failed != 0 || rep.Done != 2 {
+		t.Errorf("retry run %+v", rep)
+	}
+}
+
+// TestRunnerReuse: an ok record of the same computation made for another
+// table is copied, not retrained; NoReuse trains.
+func TestRunnerReuse(t *testing.T) {
+	s := openStore(t)
+	spec := GridSpec{Table: "depth_L", Datasets: []string{"CBF-a"}, Variants: []string{"L=2"}, Folds: []int{1}, Seeds: []int64{7}, Settings: tinySettings}
+	var calls execCounter
+	r := &Runner{Store: s, Load: cbfLoader, Train: fakeTrain(0), OnExecute: calls.hook}
+	if _, err := r.Run(context.Background(), mustGrid(t, spec).Cells); err != nil {
+		t.Fatal(err)
+	}
+	spec.Table, spec.Variants = "ablation", []string{"SoftShape"}
+	g := mustGrid(t, spec)
+	rep, _ := r.Run(context.Background(), g.Cells)
+	if rep.Reused != 1 || rep.Ran != 0 || len(calls.n) != 1 {
+		t.Fatalf("report %+v, executions %v", rep, calls.n)
+	}
+	rec, err := s.Read(g.Cells[0].Key)
+	if err != nil || rec.ReusedFrom == "" || !strings.HasPrefix(rec.ReusedFrom, "depth_L/CBF-a/l-2/") || rec.Variant != "SoftShape" {
+		t.Errorf("reused record %+v %v", rec, err)
+	}
+	spec.Table, spec.Variants = "num_experts", []string{"hatC=C"}
+	r.NoReuse = true
+	if rep, _ := r.Run(context.Background(), mustGrid(t, spec).Cells); rep.Ran != 1 || rep.Reused != 0 {
+		t.Errorf("NoReuse: %+v", rep)
+	}
+}
+
+// TestConcurrentRunnersRunEachCellOnce: two runners with three workers each
+// on one folder at the same time never both run a cell, and together run all.
+func TestConcurrentRunnersRunEachCellOnce(t *testing.T) {
+	s := openStore(t)
+	g := mustGrid(t, GridSpec{Table: "sparse_ratio", Datasets: []string{"CBF-a", "CBF-b"}, Folds: []int{1, 2, 3, 4, 5},
+		Seeds: []int64{1, 2}, Settings: tinySettings})
+	var calls execCounter
+	var wg sync.WaitGroup
+	reps := make([]Report, 2)
+	for i := range reps {
+		st, err := Open(s.Root())
+		if err != nil {
+			t.Fatal(err)
+		}
+		cells := g.Cells
+		if i == 1 { // the second runner goes through the cells backwards
+			cells = make([]Cell, len(g.Cells))
+			for j, c := range g.Cells {
+				cells[len(cells)-1-j] = c
+			}
+		}
+		r := &Runner{Store: st, Load: cbfLoader, Train: fakeTrain(2 * time.Millisecond), OnExecute: calls.hook, Workers: 3, NoReuse: true}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			reps[i], _ = r.Run(context.Background(), cells)
+		}()
+	}
+	wg.Wait()
+	for _, c := range g.Cells {
+		if calls.n[c.Key] != 1 {
+			t.Errorf("%s ran %d times", c.Key, calls.n[c.Key])
+		}
+		if rec, err := s.Read(c.Key); err != nil || rec.Status != StatusOK {
+			t.Errorf("%s: %v", c.Key, err)
+		}
+	}
+	if ran := reps[0].Ran + reps[1].Ran; ran != len(g.Cells) || reps[0].Ran == 0 || reps[1].Ran == 0 {
+		t.Errorf("runs %d + %d of %d cells (both runners should work)", reps[0].Ran, reps[1].Ran, len(g.Cells))
+	}
+	if n := len(recordFiles(t, s.Root())); n != len(g.Cells) {
+		t.Errorf("%d record files for %d cells", n, len(g.Cells))
+	}
+	if l := leftovers(t, s.Root()); len(l) != 0 {
+		t.Errorf("left over: %v", l)
+	}
+}
+
+// TestDefaultTrainIsTrainOfOneFold: the runner's training of one fold gives
+// the result of softshape.Train with Folds = {fold}, and times inference.
+func TestDefaultTrainIsTrainOfOneFold(t *testing.T) {
+	ds, _ := cbfLoader("CBF-x")
+	cfg, err := BaseConfig(false, tinySettings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	backend, err := softshape.NewBackend("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := softshape.RunOptions{Backend: backend, Seed: 3, NumFolds: NumFolds}
+	out, err := DefaultTrain(ds, cfg, 2, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Folds = []int{2}
+	res, err := softshape.Train(ds, cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := out.Result, res.Folds[0]
+	if a.Fold != 2 || a.TestAcc != b.TestAcc || math.Abs(a.ValLoss-b.ValLoss) > 1e-9 || a.BestEpoch != b.BestEpoch || a.Params != b.Params {
+		t.Errorf("DefaultTrain %+v\nTrain %+v", fmt.Sprint(a.Fold, a.TestAcc, a.ValLoss, a.BestEpoch, a.Params), fmt.Sprint(b.Fold, b.TestAcc, b.ValLoss, b.BestEpoch, b.Params))
+	}
+	if out.InferenceSeconds <= 0 {
+		t.Errorf("inference time %v", out.InferenceSeconds)
+	}
+}

@@ -1,0 +1,225 @@
+package sweep
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+)
+
+// CellState is the state of one expected cell.
+type CellState string
+
+// Cell states reported by Status.
+const (
+	// StateDone: an ok record exists.
+	StateDone CellState = "done"
+	// StateFailed: a failed record exists (training failed).
+	StateFailed CellState = "failed"
+	// StateInvalid: an invalid record exists (the dataset rejects the configuration).
+	StateInvalid CellState = "invalid"
+	// StateRunning: a lock is held by a live process (or one on another host).
+	StateRunning CellState = "running"
+	// StateMissing: no record and no live lock.
+	StateMissing CellState = "missing"
+	// StateCorrupt: a record file exists but does not parse or validate.
+	StateCorrupt CellState = "corrupt"
+)
+
+// States lists the cell states in report order.
+func States() []CellState {
+	return []CellState{StateDone, StateRunning, StateFailed, StateInvalid, StateMissing, StateCorrupt}
+}
+
+// CellStatus is the state of one cell and its detail (the error of a failed,
+// invalid or corrupt record, the owner of a running lock).
+type CellStatus struct {
+	// Key is the cell.
+	Key Key
+	// State is its state.
+	State CellState
+	// Detail is the error or the lock owner.
+	Detail string
+}
+
+// TableStatus is the state of the recorded sweeps of one table and mode.
+type TableStatus struct {
+	// Table is the paper table; Quick the mode of its sweeps.
+	Table string
+	Quick bool
+	// Grids are the ids of the grids merged (every shard writes the same grid).
+	Grids []string
+	// Total is the number of distinct expected cells; Counts per state.
+	Total  int
+	Counts map[CellState]int
+	// Cells lists every cell that is not done, in key order.
+	Cells []CellStatus
+	// Blocked lists the variants that cannot run (they need model support).
+	Blocked []GridVariant
+}
+
+// Status reports, for every recorded sweep of table (every table when ""),
+// how many expected cells are done, running, failed, invalid or missing, and
+// lists those not done. Sweeps whose shards wrote to this folder are merged.
+func (s *Store) Status(table string) ([]TableStatus, error) {
+	grids, err := s.LoadGrids(table)
+	if err != nil {
+		return nil, err
+	}
+	type group struct {
+		table string
+		quick bool
+	}
+	byGroup := map[group]*TableStatus{}
+	seen := map[group]map[string]bool{}
+	blocked := map[group]map[string]bool{}
+	var order []group
+	var cells = map[group][]Key{}
+	for _, g := range grids {
+		k := group{g.Spec.Table, g.Spec.Quick}
+		ts, ok := byGroup[k]
+		if !ok {
+			ts = &TableStatus{Table: k.table, Quick: k.quick, Counts: map[CellState]int{}}
+			byGroup[k], seen[k], blocked[k] = ts, map[string]bool{}, map[string]bool{}
+			order = append(order, k)
+		}
+		ts.Grids = append(ts.Grids, g.ID())
+		for _, v := range g.Blocked() {
+			if !blocked[k][v.Name] {
+				blocked[k][v.Name] = true
+				ts.Blocked = append(ts.Blocked, v)
+			}
+		}
+		for _, c := range g.Cells {
+			if id := c.sortKey(); !seen[k][id] {
+				seen[k][id] = true
+				cells[k] = append(cells[k], c.Key)
+			}
+		}
+	}
+	sort.Slice(order, func(i, j int) bool {
+		if order[i].table != order[j].table {
+			return order[i].table < order[j].table
+		}
+		return !order[i].quick && order[j].quick
+	})
+	var out []TableStatus
+	for _, k := range order {
+		ts := byGroup[k]
+		keys := cells[k]
+		sort.Slice(keys, func(i, j int) bool { return keys[i].sortKey() < keys[j].sortKey() })
+		ts.Total = len(keys)
+		for _, key := range keys {
+			cs := s.CellStatus(key)
+			ts.Counts[cs.State]++
+			if cs.State != StateDone {
+				ts.Cells = append(ts.Cells, cs)
+			}
+		}
+		out = append(out, *ts)
+	}
+	return out, nil
+}
+
+// CellStatus returns the state of one cell.
+func (s *Store) CellStatus(k Key) CellStatus {
+	rec, err := s.Read(k)
+	switch {
+	case err == nil:
+		switch rec.Status {
+		case StatusOK:
+			return CellStatus{Key: k, State: StateDone}
+		case StatusFailed:
+			return CellStatus{Key: k, State: StateFailed, Detail: rec.Error}
+		default:
+			return CellStatus{Key: k, State: StateInvalid, Detail: rec.Error}
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return CellStatus{Key: k, State: StateCorrupt, Detail: err.Error()}
+	}
+	path := s.LockPath(k)
+	info, _, ok, err := readLock(path)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			return CellStatus{Key: k, State: StateMissing, Detail: fmt.Sprintf("unreadable lock %s: %v", path, err)}
+		}
+		return CellStatus{Key: k, State: StateMissing}
+	}
+	if s.lockState(path, info, ok) == lockStale {
+		return CellStatus{Key: k, State: StateMissing, Detail: fmt.Sprintf("stale lock of dead pid %d (removed by the next sweep)", info.PID)}
+	}
+	if !ok {
+		return CellStatus{Key: k, State: StateRunning, Detail: "lock being written"}
+	}
+	since := ""
+	if !info.Started.IsZero() {
+		since = fmt.Sprintf(" since %s", info.Started.Format("2006-01-02 15:04:05Z"))
+	}
+	return CellStatus{Key: k, State: StateRunning, Detail: fmt.Sprintf("pid %d on %s%s", info.PID, info.Hostname, since)}
+}
+
+// MergeReport says what Merge did.
+type MergeReport struct {
+	// Copied counts records copied, Identical those already present with the
+	// same content, Grids the grid files copied.
+	Copied, Identical, Grids int
+	// Conflicts lists records present in both folders with different content
+	// (the destination's is kept).
+	Conflicts []string
+	// Errors lists source files that could not be read (not copied).
+	Errors []error
+}
+
+// Merge copies into s every valid record and grid file of the results folder
+// src that s lacks (atomically, like Write), e.g. the folders of shards run on
+// different machines. Records present in both with different content are
+// reported as conflicts and left as they are in s.
+func (s *Store) Merge(src string) (MergeReport, error) {
+	var rep MergeReport
+	from := &Store{root: src, host: s.host, pid: s.pid}
+	if st, err := os.Stat(src); err != nil || !st.IsDir() {
+		return rep, fmt.Errorf("merge: %s is not a results folder: %v", src, err)
+	}
+	grids, err := from.LoadGrids("")
+	if err != nil {
+		return rep, fmt.Errorf("merge from %s: %w", src, err)
+	}
+	for _, g := range grids {
+		if _, err := os.Stat(s.gridPath(g.Spec.Table, g.ID())); err == nil {
+			continue
+		}
+		if err := s.SaveGrid(g); err != nil {
+			return rep, err
+		}
+		rep.Grids++
+	}
+	err = from.Walk("", func(path string, rec *Record, err error) error {
+		if err != nil {
+			rep.Errors = append(rep.Errors, err)
+			return nil
+		}
+		srcBytes, err := os.ReadFile(path)
+		if err != nil {
+			rep.Errors = append(rep.Errors, err)
+			return nil
+		}
+		dst := s.RecordPath(rec.Key())
+		old, err := os.ReadFile(dst)
+		switch {
+		case err == nil && string(old) == string(srcBytes):
+			rep.Identical++
+		case err == nil:
+			rep.Conflicts = append(rep.Conflicts, fmt.Sprintf("%s differs from %s (kept)", path, dst))
+		case errors.Is(err, fs.ErrNotExist):
+			if err := s.writeAtomic(dst, srcBytes); err != nil {
+				return err
+			}
+			rep.Copied++
+		default:
+			return fmt.Errorf("merge: reading %s: %w", dst, err)
+		}
+		return nil
+	})
+	return rep, err
+}

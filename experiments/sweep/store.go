@@ -1,0 +1,229 @@
+package sweep
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// DefaultRoot is the results folder used when none is given.
+const DefaultRoot = "results"
+
+// Store is a results folder: one JSON record per finished run, lock files for
+// runs in progress, and the grid files of the sweeps. Any number of Stores,
+// in one process or several, may use one folder at once.
+type Store struct {
+	root string
+	host string
+	pid  int
+	// procStart identifies this process beside its pid (see lockInfo).
+	procStart string
+	// beforeRename, when set (tests), runs between writing and renaming a
+	// temporary file.
+	beforeRename func(path string)
+}
+
+// Open returns the store at root, creating the folder if needed.
+func Open(root string) (*Store, error) {
+	if root == "" {
+		root = DefaultRoot
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, fmt.Errorf("results folder %s: %w", root, err)
+	}
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "unknown-host"
+	}
+	return &Store{root: root, host: host, pid: os.Getpid(), procStart: selfStart()}, nil
+}
+
+// Root returns the results folder.
+func (s *Store) Root() string { return s.root }
+
+// RecordPath returns the record file of k.
+func (s *Store) RecordPath(k Key) string { return filepath.Join(s.root, k.RelPath()) }
+
+// LockPath returns the lock file of k (present while a run is in progress).
+func (s *Store) LockPath(k Key) string {
+	return filepath.Join(s.root, k.Dir(), k.base()+lockSuffix)
+}
+
+// Read returns the record of k. A missing record is an error matching
+// fs.ErrNotExist; a record that does not parse or validate is an error naming
+// the file.
+func (s *Store) Read(k Key) (*Record, error) {
+	r, err := s.readFile(s.RecordPath(k))
+	if err != nil {
+		return nil, err
+	}
+	if r.Key() != k {
+		return nil, fmt.Errorf("record %s holds %s, not %s", s.RecordPath(k), r.Key(), k)
+	}
+	return r, nil
+}
+
+// readFile reads and validates one record file.
+func (s *Store) readFile(path string) (*Record, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	r, err := decodeRecord(b)
+	if err != nil {
+		return nil, fmt.Errorf("record %s: %w", path, err)
+	}
+	return r, nil
+}
+
+// Write validates r and writes it atomically at its key's path, replacing an
+// earlier record of the same key.
+func (s *Store) Write(r *Record) error {
+	if err := r.Validate(); err != nil {
+		return fmt.Errorf("record of %s: %w", r.Key(), err)
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("record of %s: %w", r.Key(), err)
+	}
+	return s.writeAtomic(s.RecordPath(r.Key()), append(b, '\n'))
+}
+
+// tmpPattern matches the temporary files of writeAtomic:
+// .<name>.tmp-<pid>-<random>@<host>.
+var tmpPattern = regexp.MustCompile(`^\..+\.tmp-(\d+)-[0-9a-f]+@(.+)$`)
+
+// hostTag is the host name as written in temporary file names.
+func (s *Store) hostTag() string {
+	return strings.Map(func(r rune) rune {
+		if r == '@' || r == '/' || r == '\\' || r < ' ' {
+			return '_'
+		}
+		return r
+	}, s.host)
+}
+
+// writeAtomic writes data to path so that path is either absent, its old
+// content, or the complete new content: a temporary file in the same folder,
+// fsync, rename over path, fsync of the folder.
+func (s *Store) writeAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := s.mkdirAll(dir); err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, fmt.Sprintf(".%s.tmp-%d-%016x@%s", filepath.Base(path), s.pid, rand.Uint64(), s.hostTag()))
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	_, werr := f.Write(data)
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", tmp, werr)
+	}
+	if s.beforeRename != nil {
+		s.beforeRename(path)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return syncDir(dir)
+}
+
+// mkdirAll creates dir and fsyncs the parent of every folder it creates, so
+// that a new record's folder survives a crash.
+func (s *Store) mkdirAll(dir string) error {
+	if _, err := os.Stat(dir); err == nil {
+		return nil
+	}
+	parent := filepath.Dir(dir)
+	if parent != dir {
+		if err := s.mkdirAll(parent); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	return syncDir(parent)
+}
+
+// syncDir fsyncs a folder so that renames and new entries in it are durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("syncing folder %s: %w", dir, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
+		return fmt.Errorf("syncing folder %s: %w", dir, err)
+	}
+	return nil
+}
+
+// recordName matches record file names.
+var recordName = regexp.MustCompile(`^fold\d+-seed-?\d+-[0-9a-f]{` + strconv.Itoa(HashLen) + `}\.json$`)
+
+// Walk calls fn for every record file under <root>/<table> (every table when
+// table is ""), in lexical order, with the record or the error reading it.
+// A record whose path does not match its key is an error too.
+func (s *Store) Walk(table string, fn func(path string, r *Record, err error) error) error {
+	tables := []string{table}
+	if table == "" {
+		var err error
+		if tables, err = s.Tables(); err != nil {
+			return err
+		}
+	}
+	for _, t := range tables {
+		files, err := filepath.Glob(filepath.Join(s.root, t, "*", "*", "*.json"))
+		if err != nil {
+			return err
+		}
+		for _, path := range files {
+			if !recordName.MatchString(filepath.Base(path)) {
+				continue
+			}
+			r, err := s.readFile(path)
+			if err == nil {
+				if want := filepath.Join(s.root, r.Key().RelPath()); filepath.Clean(path) != want {
+					err = fmt.Errorf("record %s holds %s, which belongs at %s", path, r.Key(), want)
+					r = nil
+				}
+			}
+			if err := fn(path, r, err); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Tables returns the table folders present in the store, sorted.
+func (s *Store) Tables() ([]string, error) {
+	entries, err := os.ReadDir(s.root)
+	if err != nil {
+		return nil, fmt.Errorf("results folder %s: %w", s.root, err)
+	}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			out = append(out, e.Name())
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,243 @@
+package tables
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/softshape-go/softshape/ablations"
+	"github.com/softshape-go/softshape/experiments/paper"
+	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/softshape"
+)
+
+// Options select the records a table is built from.
+type Options struct {
+	// Quick builds the table of the quick-mode sweeps.
+	Quick bool
+	// Grid restricts the table to one recorded grid (its id); "" merges
+	// every grid of the table and mode.
+	Grid string
+}
+
+// Kind says where a column's values come from.
+type Kind int
+
+const (
+	// Ours: a variant trained by the sweep.
+	Ours Kind = iota
+	// Selected: chosen per fold among candidate variants (Val-Select).
+	Selected
+	// Baseline: a method of the paper that this project does not run.
+	Baseline
+	// Blocked: a variant that needs model support.
+	Blocked
+	// NotRun: a variant left out of the recorded sweeps.
+	NotRun
+)
+
+// String names the kind.
+func (k Kind) String() string {
+	return [...]string{"ours", "val-select", "paper baseline", "needs model support", "not in the sweep"}[k]
+}
+
+// Column is one column of a table.
+type Column struct {
+	// Name is the paper's column label.
+	Name string
+	// Kind says where the values come from.
+	Kind Kind
+	// Variant is the variant of an Ours column; Select the candidates of a
+	// Selected column.
+	Variant string
+	Select  []string
+	// Note explains a Blocked or NotRun column.
+	Note string
+}
+
+// Measured reports whether we have our own runs for the column.
+func (c Column) Measured() bool { return c.Kind == Ours || c.Kind == Selected }
+
+// Value is our result for one dataset and column.
+type Value struct {
+	// Acc is the mean test accuracy over the runs; NaN without any.
+	Acc float64
+	// Runs counts the (fold, seed) runs averaged, Expected those expected.
+	Runs, Expected int
+	// Invalid is set when no run is possible on the dataset: every expected
+	// run was recorded invalid (e.g. k > Ĉ, m > T); it holds one reason.
+	Invalid string
+	// Params and Inference are the mean parameter count and inference time
+	// (seconds for one fold's test split) of the runs; NaN without any.
+	Params, Inference float64
+}
+
+// Complete reports whether every expected run was averaged.
+func (v Value) Complete() bool { return v.Expected > 0 && v.Runs == v.Expected }
+
+// Row is one dataset.
+type Row struct {
+	// Dataset is the dataset name.
+	Dataset string
+	// Ours and Paper are indexed like Table.Columns; Paper is NaN where the
+	// paper has no per-dataset value.
+	Ours  []Value
+	Paper []float64
+}
+
+// MissingRun is an expected run without an ok record.
+type MissingRun struct {
+	// Key is the run; State why it has no ok record; Detail the error or
+	// lock owner.
+	Key    sweep.Key
+	State  sweep.CellState
+	Detail string
+}
+
+// Table is a paper table with our results beside the paper's.
+type Table struct {
+	// Name is the paper table name; Title the paper's title of it.
+	Name, Title string
+	// Quick marks a table of quick-mode runs.
+	Quick bool
+	// Root and Grids say which results folder and grids the numbers come from.
+	Root  string
+	Grids []string
+	// Folds and Seeds are those of the recorded sweeps.
+	Folds []int
+	Seeds []int64
+	// Columns, in the paper's order; Reference is the column p-values compare against.
+	Columns   []Column
+	Reference string
+	// Rows, one per dataset of the sweeps.
+	Rows []Row
+	// Summary is the summary section.
+	Summary Summary
+	// Missing lists every expected run that has no ok record.
+	Missing []MissingRun
+	// Notes are remarks printed with the table.
+	Notes []string
+	// Params holds the parameter count and inference time section of the
+	// "params_inference_time" table (nil for the others).
+	Params *ParamsSection
+}
+
+// Build builds the named table from the sweeps recorded in store.
+func Build(store *sweep.Store, name string, opts Options) (*Table, error) {
+	plan, err := ablations.ForTable(name)
+	if err != nil {
+		return nil, err
+	}
+	exp, err := store.Expected(name, opts.Quick, opts.Grid)
+	if err != nil {
+		return nil, err
+	}
+	ps, err := paper.Summary(name)
+	if err != nil {
+		return nil, err
+	}
+	var pt *paper.Table
+	if t, err := paper.PerDataset(name); err == nil {
+		pt = t
+	} else if !errors.Is(err, paper.ErrUnknownTable) {
+		return nil, err
+	}
+	t := &Table{Name: name, Title: ps.Title, Quick: opts.Quick, Root: store.Root(), Grids: exp.Grids,
+		Folds: exp.Folds, Seeds: exp.Seeds, Reference: plan.Reference}
+	if pt != nil {
+		t.Title = pt.Title
+	}
+	variants := map[string]sweep.GridVariant{}
+	for _, v := range exp.Variants {
+		variants[v.Name] = v
+	}
+	for _, pc := range plan.Columns {
+		t.Columns = append(t.Columns, column(pc, variants))
+	}
+	cells := newCellIndex(store, exp)
+	for _, ds := range exp.Datasets {
+		row := Row{Dataset: ds}
+		for _, c := range t.Columns {
+			row.Ours = append(row.Ours, cells.value(ds, c))
+			row.Paper = append(row.Paper, paperValue(pt, ds, c.Name))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	t.Missing = cells.missing
+	t.Summary = summarize(t, pt, ps)
+	if name == "params_inference_time" {
+		t.Params = paramsSection(t, ps)
+	}
+	for _, c := range t.Columns {
+		switch c.Kind {
+		case Baseline:
+			if pt != nil {
+				t.Notes = append(t.Notes, fmt.Sprintf("%s is a method of the paper that this project does not run: its figures are the paper's.", c.Name))
+			}
+		case Blocked, NotRun:
+			t.Notes = append(t.Notes, fmt.Sprintf("%s: %s.", c.Name, c.Note))
+		}
+	}
+	return t, nil
+}
+
+// column classifies a paper column given the recorded variants.
+func column(pc ablations.Column, variants map[string]sweep.GridVariant) Column {
+	c := Column{Name: pc.Name, Variant: pc.Variant, Select: pc.Select}
+	switch {
+	case pc.Baseline():
+		c.Kind = Baseline
+	case len(pc.Select) > 0:
+		c.Kind = Selected
+		for _, s := range pc.Select {
+			if v, ok := variants[s]; !ok || v.Blocked != "" {
+				c.Kind, c.Note = NotRun, fmt.Sprintf("candidate %s is not in the recorded sweeps", s)
+				break
+			}
+		}
+	default:
+		v, ok := variants[pc.Variant]
+		switch {
+		case !ok:
+			if av, err := ablations.Lookup(pc.Variant); err == nil && !av.Implemented() {
+				_, berr := av.Config(softshape.DefaultConfig())
+				c.Kind, c.Note = Blocked, berr.Error()
+			} else {
+				c.Kind, c.Note = NotRun, fmt.Sprintf("variant %q is not in the recorded sweeps", pc.Variant)
+			}
+		case v.Blocked != "":
+			c.Kind, c.Note = Blocked, v.Blocked
+		default:
+			c.Kind = Ours
+		}
+	}
+	return c
+}
+
+// paperValue returns the paper's accuracy of a dataset and column, or NaN.
+func paperValue(pt *paper.Table, dataset, col string) float64 {
+	if pt == nil {
+		return math.NaN()
+	}
+	i, j := slices.Index(pt.Datasets, dataset), pt.Index(col)
+	if i < 0 || j < 0 {
+		return math.NaN()
+	}
+	return pt.Acc[i][j]
+}
+
+// modeTitle prefixes a title with the quick label.
+func modeTitle(title string, quick bool) string {
+	if quick {
+		return "[" + sweep.QuickLabel + "] " + title
+	}
+	return title
+}
+
+// FullTitle is the table's title with "ours beside the paper" and, for quick
+// tables, the quick label.
+func (t *Table) FullTitle() string {
+	return modeTitle(strings.TrimSpace(t.Title)+" — ours beside the paper", t.Quick)
+}

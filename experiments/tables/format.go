@@ -1,0 +1,82 @@
+package tables
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// dash is printed where there is no value.
+const dash = "—"
+
+// fmtAcc formats an accuracy with four decimals.
+func fmtAcc(x float64) string {
+	if math.IsNaN(x) {
+		return dash
+	}
+	return strconv.FormatFloat(x, 'f', 4, 64)
+}
+
+// fmtDiff formats ours − paper with a sign.
+func fmtDiff(x float64) string {
+	if math.IsNaN(x) {
+		return dash
+	}
+	return fmt.Sprintf("%+.4f", x)
+}
+
+// fmtRank formats an average rank.
+func fmtRank(x float64) string {
+	if math.IsNaN(x) {
+		return dash
+	}
+	return strconv.FormatFloat(x, 'f', 2, 64)
+}
+
+// fmtP formats a p-value as the paper does ("4.69E-06").
+func fmtP(x float64) string {
+	if math.IsNaN(x) {
+		return dash
+	}
+	return strings.ToUpper(strconv.FormatFloat(x, 'e', 2, 64))
+}
+
+// ourCell formats our value: the mean, with "(runs/expected)" when
+// incomplete, "invalid", or a dash (with "(0/expected)" when runs are due).
+func ourCell(v Value) string {
+	switch {
+	case v.Invalid != "":
+		return "invalid"
+	case v.Runs == 0 && v.Expected > 0:
+		return fmt.Sprintf("%s (0/%d)", dash, v.Expected)
+	case v.Runs == 0:
+		return dash
+	case !v.Complete():
+		return fmt.Sprintf("%s (%d/%d)", fmtAcc(v.Acc), v.Runs, v.Expected)
+	}
+	return fmtAcc(v.Acc)
+}
+
+// fmtSeeds lists seeds.
+func fmtSeeds(seeds []int64) string {
+	parts := make([]string, len(seeds))
+	for i, s := range seeds {
+		parts[i] = strconv.FormatInt(s, 10)
+	}
+	return strings.Join(parts, ",")
+}
+
+// fmtFolds lists folds.
+func fmtFolds(folds []int) string {
+	parts := make([]string, len(folds))
+	for i, f := range folds {
+		parts[i] = strconv.Itoa(f)
+	}
+	return strings.Join(parts, ",")
+}
+
+// mdEscape makes a cell safe in a Markdown table.
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}

@@ -1,0 +1,281 @@
+package tables
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/softshape-go/softshape/experiments/paper"
+	"github.com/softshape-go/softshape/experiments/stats"
+	"github.com/softshape-go/softshape/experiments/sweep"
+)
+
+// MaxMarkdownMissing is how many missing runs Markdown lists one by one
+// (the count is always given; CSV lists them all).
+const MaxMarkdownMissing = 200
+
+// Markdown writes the table as Markdown.
+func (t *Table) Markdown(w io.Writer) error {
+	b := bufio.NewWriter(w)
+	fmt.Fprintf(b, "# %s\n\n", t.FullTitle())
+	if t.Quick {
+		fmt.Fprintf(b, "> **%s**: short schedule (quick mode), few datasets. These numbers only check that the pipeline runs.\n\n", sweep.QuickLabel)
+	}
+	fmt.Fprintf(b, "Ours: mean test accuracy over folds %s and seeds %s (results folder `%s`, grid %s). ",
+		fmtFolds(t.Folds), fmtSeeds(t.Seeds), t.Root, strings.Join(t.Grids, ", "))
+	fmt.Fprintf(b, "Paper: Liu et al., *Learning Soft Sparse Shapes for Efficient Time-Series Classification*, ICML 2025. Δ = ours − paper.\n\n")
+	t.markdownRows(b)
+	t.markdownSummary(b)
+	if t.Params != nil {
+		t.markdownParams(b)
+	}
+	t.markdownMissing(b)
+	if len(t.Notes) > 0 {
+		fmt.Fprintf(b, "## Notes\n\n")
+		for _, n := range t.Notes {
+			fmt.Fprintf(b, "- %s\n", mdEscape(n))
+		}
+		fmt.Fprintln(b)
+	}
+	return b.Flush()
+}
+
+// shownColumns are the columns of the per-dataset section: ours, and the
+// paper-only columns that are variants (baseline methods are left out).
+func (t *Table) shownColumns() []int {
+	var out []int
+	for j, c := range t.Columns {
+		if c.Kind != Baseline {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+func (t *Table) markdownRows(b *bufio.Writer) {
+	cols := t.shownColumns()
+	fmt.Fprintf(b, "## Per dataset\n\n| Dataset |")
+	align := "|---|"
+	for _, j := range cols {
+		c := t.Columns[j]
+		if c.Measured() {
+			fmt.Fprintf(b, " %s ours | %s paper | %s Δ |", mdEscape(c.Name), mdEscape(c.Name), mdEscape(c.Name))
+			align += "---:|---:|---:|"
+		} else {
+			fmt.Fprintf(b, " %s paper |", mdEscape(c.Name))
+			align += "---:|"
+		}
+	}
+	fmt.Fprintf(b, "\n%s\n", align)
+	for _, r := range t.Rows {
+		fmt.Fprintf(b, "| %s |", r.Dataset)
+		for _, j := range cols {
+			if t.Columns[j].Measured() {
+				v := r.Ours[j]
+				diff := math.NaN()
+				if v.Runs > 0 {
+					diff = v.Acc - r.Paper[j]
+				}
+				fmt.Fprintf(b, " %s | %s | %s |", ourCell(v), fmtAcc(r.Paper[j]), fmtDiff(diff))
+			} else {
+				fmt.Fprintf(b, " %s |", fmtAcc(r.Paper[j]))
+			}
+		}
+		fmt.Fprintln(b)
+	}
+	fmt.Fprintln(b)
+	var baselines []string
+	for _, c := range t.Columns {
+		if c.Kind == Baseline {
+			baselines = append(baselines, c.Name)
+		}
+	}
+	if len(baselines) > 0 {
+		fmt.Fprintf(b, "The paper's baseline methods (%s) are not run here; their per-dataset figures are in experiments/paper and enter the summary below.\n\n", strings.Join(baselines, ", "))
+	}
+}
+
+// summaryLine is one metric row of the summary.
+type summaryLine struct {
+	label string
+	ours  func(s *stats.Summary, k int) string
+	// printed is the paper.SummaryTable metric, "" for none.
+	printed string
+}
+
+func summaryLines(ref string) []summaryLine {
+	return []summaryLine{
+		{"Avg. Acc", func(s *stats.Summary, k int) string { return fmtAcc(s.AvgAcc[k]) }, paper.MetricAvgAcc},
+		{"Avg. Rank", func(s *stats.Summary, k int) string { return fmtRank(s.AvgRank[k]) }, paper.MetricAvgRank},
+		{"Win", func(s *stats.Summary, k int) string {
+			if s.Wins == nil {
+				return dash
+			}
+			return fmt.Sprint(s.Wins[k])
+		}, paper.MetricWin},
+		{"P-value (paper's: ½ two-sided paired t-test vs " + ref + ")", func(s *stats.Summary, k int) string { return fmtP(s.PaperP[k]) }, paper.MetricPValue},
+		{"Wilcoxon signed-rank p (two-sided, vs " + ref + ")", func(s *stats.Summary, k int) string { return fmtP(s.WilcoxonP[k]) }, ""},
+	}
+}
+
+// summaryValue returns the formatted value of column j in a summary over
+// the given column indexes, or a dash.
+func summaryValue(s *stats.Summary, cols []int, j int, f func(*stats.Summary, int) string) string {
+	if s == nil {
+		return dash
+	}
+	for k, c := range cols {
+		if c == j {
+			return f(s, k)
+		}
+	}
+	return dash
+}
+
+func (t *Table) markdownSummary(b *bufio.Writer) {
+	s := t.Summary
+	fmt.Fprintf(b, "## Summary\n\n")
+	fmt.Fprintf(b, "Ours over %d dataset(s)", len(s.Datasets))
+	if len(s.Datasets) > 0 && len(s.Datasets) <= 30 {
+		fmt.Fprintf(b, " (%s)", strings.Join(s.Datasets, ", "))
+	}
+	fmt.Fprintf(b, "; the paper's per-dataset figures on the same %d dataset(s); the paper's printed summary over all its datasets. Ranks give tied methods the minimum rank (the paper's convention); accuracies are rounded to 4 decimals first.\n\n", len(s.PaperDatasets))
+	if len(s.Excluded) > 0 {
+		fmt.Fprintf(b, "Left out of our summary (%d): %s.\n\n", len(s.Excluded), mdEscape(strings.Join(s.Excluded, "; ")))
+	}
+	fmt.Fprintf(b, "| |")
+	align := "|---|"
+	for _, c := range t.Columns {
+		fmt.Fprintf(b, " %s |", mdEscape(c.Name))
+		align += "---:|"
+	}
+	fmt.Fprintf(b, "\n%s\n", align)
+	fromPaper := map[int]bool{}
+	for k, j := range s.OursColumns {
+		fromPaper[j] = s.FromPaper[k]
+	}
+	for _, line := range summaryLines(t.Reference) {
+		fmt.Fprintf(b, "| %s — ours |", mdEscape(line.label))
+		for j := range t.Columns {
+			v := summaryValue(s.Ours, s.OursColumns, j, line.ours)
+			if fromPaper[j] && v != dash {
+				v += "†"
+			}
+			fmt.Fprintf(b, " %s |", v)
+		}
+		fmt.Fprintln(b)
+		if s.Paper != nil {
+			fmt.Fprintf(b, "| %s — paper, same datasets |", mdEscape(line.label))
+			for j := range t.Columns {
+				fmt.Fprintf(b, " %s |", summaryValue(s.Paper, s.PaperColumns, j, line.ours))
+			}
+			fmt.Fprintln(b)
+		}
+		if line.printed != "" && s.Printed != nil {
+			if _, ok := s.Printed.Rows[line.printed]; ok {
+				fmt.Fprintf(b, "| %s — paper, printed |", mdEscape(line.label))
+				for _, c := range t.Columns {
+					v, ok := s.Printed.Value(line.printed, c.Name)
+					if !ok {
+						v = dash
+					}
+					fmt.Fprintf(b, " %s |", mdEscape(v))
+				}
+				fmt.Fprintln(b)
+			}
+		}
+	}
+	fmt.Fprintln(b)
+	if len(fromPaper) > 0 {
+		for _, v := range fromPaper {
+			if v {
+				fmt.Fprintf(b, "† computed with the paper's per-dataset figures: this project does not run that column.\n\n")
+				break
+			}
+		}
+	}
+	for _, p := range s.Problems {
+		fmt.Fprintf(b, "- %s\n", mdEscape(p))
+	}
+	if len(s.Problems) > 0 {
+		fmt.Fprintln(b)
+	}
+}
+
+func (t *Table) markdownParams(b *bufio.Writer) {
+	p := t.Params
+	fmt.Fprintf(b, "## Parameters and inference time\n\n")
+	fmt.Fprintf(b, "| Dataset | # Parameters ours | # Parameters paper | Inference (s) ours | Inference (s) paper |\n|---|---:|---:|---:|---:|\n")
+	for _, r := range p.Rows {
+		params := dash
+		if !math.IsNaN(r.Params) {
+			params = fmt.Sprintf("%.1f K", r.Params/1000)
+		}
+		inf := dash
+		if !math.IsNaN(r.Inference) {
+			inf = fmt.Sprintf("%.3f", r.Inference)
+		}
+		pinf := r.PaperInference
+		if pinf == "" {
+			pinf = dash
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", r.Dataset, params, p.PaperParams, inf, pinf)
+	}
+	fmt.Fprintf(b, "\nOur inference time is the time to evaluate one fold's test split (≈20%% of the dataset) with the selected model on the machine that ran the sweep; the paper does not say on which dataset its parameter count was taken.\n\n")
+	if len(p.Baselines) > 0 {
+		var names []string
+		for m := range p.Baselines {
+			names = append(names, m)
+		}
+		sort.Strings(names)
+		fmt.Fprintf(b, "The paper's other methods: ")
+		var parts []string
+		for _, m := range names {
+			var kv []string
+			var metrics []string
+			for k := range p.Baselines[m] {
+				metrics = append(metrics, k)
+			}
+			sort.Strings(metrics)
+			for _, k := range metrics {
+				kv = append(kv, k+" "+p.Baselines[m][k])
+			}
+			parts = append(parts, fmt.Sprintf("%s (%s)", m, strings.Join(kv, ", ")))
+		}
+		fmt.Fprintf(b, "%s.\n\n", mdEscape(strings.Join(parts, "; ")))
+	}
+}
+
+func (t *Table) markdownMissing(b *bufio.Writer) {
+	fmt.Fprintf(b, "## Missing runs\n\n")
+	if len(t.Missing) == 0 {
+		fmt.Fprintf(b, "None: every expected run has an ok record.\n\n")
+		return
+	}
+	counts := map[sweep.CellState]int{}
+	for _, m := range t.Missing {
+		counts[m.State]++
+	}
+	var parts []string
+	for _, st := range sweep.States() {
+		if counts[st] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[st], st))
+		}
+	}
+	fmt.Fprintf(b, "%d expected run(s) have no ok record (%s); `softshape status` lists them too, `softshape sweep` runs the missing ones.\n\n", len(t.Missing), strings.Join(parts, ", "))
+	for i, m := range t.Missing {
+		if i == MaxMarkdownMissing {
+			fmt.Fprintf(b, "- … and %d more (the CSV output lists all)\n", len(t.Missing)-i)
+			break
+		}
+		detail := ""
+		if m.Detail != "" {
+			detail = ": " + m.Detail
+		}
+		fmt.Fprintf(b, "- %s · %s · seed %d fold %d — %s%s\n", m.Key.Dataset, mdEscape(m.Key.Variant), m.Key.Seed, m.Key.Fold, m.State, mdEscape(detail))
+	}
+	fmt.Fprintln(b)
+}

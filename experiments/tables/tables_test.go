@@ -1,0 +1,319 @@
+package tables
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/softshape-go/softshape/experiments/stats"
+	"github.com/softshape-go/softshape/experiments/sweep"
+)
+
+// fixture writes records by hand into a store for a grid.
+type fixture struct {
+	t     *testing.T
+	store *sweep.Store
+	grid  *sweep.Grid
+}
+
+func newFixture(t *testing.T, spec sweep.GridSpec) *fixture {
+	t.Helper()
+	s, err := sweep.Open(filepath.Join(t.TempDir(), "results"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := sweep.NewGrid(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SaveGrid(g); err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{t: t, store: s, grid: g}
+}
+
+// put writes the record of (dataset, variant, fold) with status, accuracy and
+// validation loss.
+func (f *fixture) put(dataset, variant string, fold int, status sweep.Status, acc, val float64) {
+	f.t.Helper()
+	for _, c := range f.grid.Cells {
+		if c.Dataset != dataset || c.Variant != variant || c.Fold != fold {
+			continue
+		}
+		now := time.Now().UTC()
+		r := &sweep.Record{Schema: sweep.SchemaVersion, Table: c.Table, Dataset: dataset, Variant: variant, Fold: fold, Seed: c.Seed,
+			Quick: c.Quick, Hash: c.Hash, Mode: map[bool]string{true: sweep.QuickLabel, false: "full"}[c.Quick], Status: status,
+			TestAccuracy: sweep.Float(acc), ValLoss: sweep.Float(val), BestEpoch: 0, EpochsRun: 1, Params: 1000 + fold,
+			WallSeconds: 1, InferenceSeconds: 0.5, Backend: "test", Config: c.Config.String(), Started: now, Finished: now,
+			Hostname: "test", PID: 1}
+		if status != sweep.StatusOK {
+			r.Error, r.TestAccuracy = "k must be ≤ the number of experts", sweep.Float(math.NaN())
+		}
+		if err := f.store.Write(r); err != nil {
+			f.t.Fatal(err)
+		}
+		return
+	}
+	f.t.Fatalf("no cell %s/%s fold %d", dataset, variant, fold)
+}
+
+// TestSummaryHandChecked builds the experts_k table from hand-made records and
+// checks our per-dataset means, the summary rows against values worked out by
+// hand, the exclusions and the list of missing runs.
+func TestSummaryHandChecked(t *testing.T) {
+	f := newFixture(t, sweep.GridSpec{Table: "experts_k", Datasets: []string{"ArrowHead", "CBF", "Trace", "GunPoint", "Fish"},
+		Folds: []int{1, 2}, Seeds: []int64{1}, Settings: "embed_dim=16"})
+	ok := sweep.StatusOK
+	// Fold accuracies; the means are ArrowHead .90 .80 .85 .90, CBF 1 1 1 1, Trace .70 .75 .60 .65.
+	vals := map[string][4][2]float64{
+		"ArrowHead": {{0.85, 0.95}, {0.8, 0.8}, {0.9, 0.8}, {0.9, 0.9}},
+		"CBF":       {{1, 1}, {1, 1}, {1, 1}, {1, 1}},
+		"Trace":     {{0.7, 0.7}, {0.75, 0.75}, {0.6, 0.6}, {0.65, 0.65}},
+	}
+	ks := []string{"k=1", "k=2", "k=3", "k=4"}
+	for ds, v := range vals {
+		for i, k := range ks {
+			f.put(ds, k, 1, ok, v[i][0], 0.1)
+			f.put(ds, k, 2, ok, v[i][1], 0.1)
+		}
+	}
+	// GunPoint has two classes: k=3 and k=4 are invalid. Fish misses a run
+	// and has a failed one.
+	for _, k := range ks {
+		for fold := 1; fold <= 2; fold++ {
+			switch {
+			case k == "k=3" || k == "k=4":
+				f.put("GunPoint", k, fold, sweep.StatusInvalid, 0, 0)
+			default:
+				f.put("GunPoint", k, fold, ok, 0.9, 0.1)
+			}
+			switch {
+			case k == "k=2" && fold == 2:
+			case k == "k=3" && fold == 1:
+				f.put("Fish", k, fold, sweep.StatusFailed, 0, 0)
+			default:
+				f.put("Fish", k, fold, ok, 0.9, 0.1)
+			}
+		}
+	}
+	tab, err := Build(f.store, "experts_k", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tab.Rows[0].Ours[0]; tab.Rows[0].Dataset != "ArrowHead" || math.Abs(got.Acc-0.9) > 1e-12 || !got.Complete() || tab.Rows[0].Paper[0] != 0.9435 {
+		t.Errorf("ArrowHead k=1: %+v, paper %v", got, tab.Rows[0].Paper[0])
+	}
+	if v := tab.Rows[3].Ours[2]; v.Invalid == "" || v.Runs != 0 {
+		t.Errorf("GunPoint k=3: %+v, want invalid", v)
+	}
+	if v := tab.Rows[4].Ours[1]; v.Runs != 1 || v.Expected != 2 || v.Complete() {
+		t.Errorf("Fish k=2: %+v, want 1 of 2 runs", v)
+	}
+	s := tab.Summary
+	if strings.Join(s.Datasets, ",") != "ArrowHead,CBF,Trace" || len(s.Excluded) != 2 {
+		t.Fatalf("summary datasets %v, excluded %v", s.Datasets, s.Excluded)
+	}
+	close := func(name string, got, want []float64) {
+		t.Helper()
+		for i := range want {
+			if math.Abs(got[i]-want[i]) > 1e-4 {
+				t.Errorf("%s = %v, want %v", name, got, want)
+				return
+			}
+		}
+	}
+	close("ours avg acc", s.Ours.AvgAcc, []float64{2.6 / 3, 2.55 / 3, 2.45 / 3, 2.55 / 3})
+	close("ours avg rank", s.Ours.AvgRank, []float64{4.0 / 3, 2, 8.0 / 3, 5.0 / 3})
+	if w := s.Ours.Wins; w[0] != 2 || w[1] != 2 || w[2] != 1 || w[3] != 2 {
+		t.Errorf("ours wins %v, want [2 2 1 2]", w)
+	}
+	// The paper's figures on the same three datasets, worked out by hand.
+	close("paper avg acc", s.Paper.AvgAcc, []float64{2.9435 / 3, 2.9324 / 3, 2.9196 / 3, 2.9147 / 3})
+	close("paper avg rank", s.Paper.AvgRank, []float64{1, 4.0 / 3, 5.0 / 3, 2})
+	if w := s.Paper.Wins; w[0] != 3 || w[1] != 2 || w[2] != 2 || w[3] != 2 {
+		t.Errorf("paper wins %v, want [3 2 2 2]", w)
+	}
+	// p-values against k=1 (the paper's reference).
+	p, _ := stats.PaperPValue([]float64{0.9, 1, 0.7}, []float64{0.8, 1, 0.75})
+	if math.IsNaN(s.Ours.PaperP[1]) || math.Abs(s.Ours.PaperP[1]-p) > 1e-12 || !math.IsNaN(s.Ours.PaperP[0]) {
+		t.Errorf("ours p-values %v, want k=2 %v", s.Ours.PaperP, p)
+	}
+	// Missing runs: Fish k=2 fold 2 (missing), Fish k=3 fold 1 (failed), GunPoint k=3, k=4 (invalid).
+	states := map[string]int{}
+	for _, m := range tab.Missing {
+		states[m.Key.Dataset+"/"+m.Key.Variant+"/"+string(m.State)]++
+	}
+	want := map[string]int{"Fish/k=2/missing": 1, "Fish/k=3/failed": 1, "GunPoint/k=3/invalid": 2, "GunPoint/k=4/invalid": 2}
+	if len(states) != len(want) {
+		t.Errorf("missing %v, want %v", states, want)
+	}
+	for k, n := range want {
+		if states[k] != n {
+			t.Errorf("missing %s: %d, want %d", k, states[k], n)
+		}
+	}
+	var md bytes.Buffer
+	if err := tab.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"| ArrowHead | 0.9000 | 0.9435 | -0.0435 |", "| Fish | 0.9000 | 0.9771 | -0.0771 | 0.9000 (1/2) |",
+		"| GunPoint | 0.9000 | 0.9900 | -0.0900 | 0.9000 | 0.9850 | -0.0850 | invalid |",
+		"| Avg. Rank — ours | 1.33 | 2.00 | 2.67 | 1.67 |", "| Avg. Rank — paper, printed | 1.89 | 1.94 | 2.78 | 2.39 |",
+		"| Win — paper, same datasets | 3 | 2 | 2 | 2 |", "6 expected run(s) have no ok record (1 failed, 4 invalid, 1 missing)",
+		"- Fish · k=2 · seed 1 fold 2 — missing", "Left out of our summary (2)"} {
+		if !strings.Contains(md.String(), w) {
+			t.Errorf("Markdown lacks %q:\n%s", w, md.String())
+		}
+	}
+	if strings.Contains(md.String(), sweep.QuickLabel) {
+		t.Error("a full table carries the quick label")
+	}
+}
+
+// TestValSelectAndBlockedColumns: Val-Select takes, per fold, the candidate
+// with the lowest validation loss (invalid candidates ignored); Multi-Seq,
+// which needs model support, is shown with the paper's figures only and enters
+// our summary as such (marked †).
+func TestValSelectAndBlockedColumns(t *testing.T) {
+	f := newFixture(t, sweep.GridSpec{Table: "shape_length_m", Datasets: []string{"ArrowHead", "ItalyPowerDemand"},
+		Folds: []int{1, 2}, Seeds: []int64{1}, Quick: true, Settings: "embed_dim=16"})
+	ok := sweep.StatusOK
+	cands := []string{"m=4", "Fixed-8", "m=16", "m=24", "m=32", "m=48", "m=64", "m=0.1T", "m=0.8T"}
+	for i, c := range cands {
+		for fold := 1; fold <= 2; fold++ {
+			// ArrowHead: fold 1 best is m=16 (val 0.1, acc 0.8), fold 2 best is m=0.8T.
+			val, acc := 1.0+float64(i), 0.5
+			if (fold == 1 && c == "m=16") || (fold == 2 && c == "m=0.8T") {
+				val, acc = 0.1, 0.8+0.1*float64(fold-1)
+			}
+			f.put("ArrowHead", c, fold, ok, acc, val)
+			// ItalyPowerDemand (T=24): m > 24 invalid; the best valid one is m=24.
+			switch c {
+			case "m=32", "m=48", "m=64":
+				f.put("ItalyPowerDemand", c, fold, sweep.StatusInvalid, 0, 0)
+			case "m=24":
+				f.put("ItalyPowerDemand", c, fold, ok, 0.97, 0.05)
+			default:
+				f.put("ItalyPowerDemand", c, fold, ok, 0.9, 0.5)
+			}
+		}
+	}
+	tab, err := Build(f.store, "shape_length_m", Options{Quick: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tab.Columns[0].Kind != Selected || tab.Columns[1].Kind != Ours || tab.Columns[2].Kind != Blocked {
+		t.Fatalf("columns %+v", tab.Columns)
+	}
+	if v := tab.Rows[0].Ours[0]; math.Abs(v.Acc-0.85) > 1e-12 || v.Runs != 2 {
+		t.Errorf("ArrowHead Val-Select %+v, want 0.85 (0.8 and 0.9)", v)
+	}
+	if v := tab.Rows[1].Ours[0]; math.Abs(v.Acc-0.97) > 1e-12 {
+		t.Errorf("ItalyPowerDemand Val-Select %+v, want 0.97", v)
+	}
+	if len(tab.Missing) != 6 { // the invalid candidates
+		t.Errorf("%d missing, want the 6 invalid candidate runs", len(tab.Missing))
+	}
+	s := tab.Summary
+	if len(s.OursColumns) != 3 || !s.FromPaper[2] || s.Ours.Reference != "Multi-Seq" {
+		t.Errorf("ours summary columns %v from paper %v ref %s", s.OursColumns, s.FromPaper, s.Ours.Reference)
+	}
+	var md, cs bytes.Buffer
+	tab.Markdown(&md)
+	tab.CSV(&cs)
+	for _, w := range []string{"[" + sweep.QuickLabel + "]", "| Multi-Seq paper |", "† computed with the paper's", "Multi-Seq: variant \"Multi-Seq\": not implemented yet: needs model support"} {
+		if !strings.Contains(md.String(), w) {
+			t.Errorf("Markdown lacks %q:\n%s", w, md.String())
+		}
+	}
+	rows, err := csv.NewReader(&cs).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows[0][4] != "ours ["+sweep.QuickLabel+"]" || !strings.Contains(rows[1][9], sweep.QuickLabel) {
+		t.Errorf("CSV header %v / title %v", rows[0], rows[1])
+	}
+	found := false
+	for _, r := range rows {
+		if r[0] == "per_dataset" && r[1] == "ArrowHead" && r[2] == "Val-Select" && r[4] == "0.85" && r[5] == "0.9435" {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("CSV lacks the ArrowHead Val-Select row:\n%s", cs.String())
+	}
+}
+
+// TestQuickSweepEndToEnd runs a quick sweep on two small datasets of the
+// shared UCR copy with a tiny model and builds its table: ours beside the
+// paper, labelled QUICK MODE, nothing missing.
+func TestQuickSweepEndToEnd(t *testing.T) {
+	ucr := os.Getenv("SOFTSHAPE_SHARED")
+	if ucr == "" {
+		ucr = filepath.Join("..", "..", "..", "shared")
+	}
+	ucr = filepath.Join(ucr, "ucr")
+	if _, err := os.Stat(filepath.Join(ucr, "ItalyPowerDemand")); err != nil {
+		t.Fatalf("shared UCR data not found at %s (set $SOFTSHAPE_SHARED): %v", ucr, err)
+	}
+	s, err := sweep.Open(filepath.Join(t.TempDir(), "results"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := sweep.NewGrid(sweep.GridSpec{Table: "ablation", Datasets: []string{"ItalyPowerDemand", "GunPoint"},
+		Variants: []string{"SoftShape", "w/o Intra"}, Folds: []int{1, 2}, Seeds: []int64{42}, Quick: true,
+		Settings: "embed_dim=16;epochs=2;warmup_epochs=1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SaveGrid(g); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	rep, err := (&sweep.Runner{Store: s, DataRoot: ucr, Offline: true, Workers: 2}).Run(context.Background(), g.Cells)
+	if err != nil || len(rep.Errors) > 0 || rep.Ran != 8 || rep.Failed != 0 {
+		t.Fatalf("sweep: %+v %v", rep, err)
+	}
+	t.Logf("8 runs in %s", time.Since(start).Round(time.Millisecond))
+	tab, err := Build(s, "ablation", Options{Quick: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.Missing) != 0 || len(tab.Summary.Datasets) != 2 {
+		t.Errorf("missing %v, summary datasets %v", tab.Missing, tab.Summary.Datasets)
+	}
+	for _, r := range tab.Rows {
+		v := r.Ours[0]
+		if !v.Complete() || v.Acc < 0 || v.Acc > 1 || math.IsNaN(r.Paper[0]) {
+			t.Errorf("%s SoftShape: ours %+v paper %v", r.Dataset, v, r.Paper[0])
+		}
+	}
+	var md bytes.Buffer
+	if err := tab.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{sweep.QuickLabel, "| SoftShape ours | SoftShape paper | SoftShape Δ |", "| ItalyPowerDemand | ", "| 0.9891 |",
+		"| GunPoint | ", "None: every expected run has an ok record."} {
+		if !strings.Contains(md.String(), w) {
+			t.Errorf("Markdown lacks %q:\n%s", w, md.String())
+		}
+	}
+	t.Log("\n" + md.String())
+}
+
+// TestBuildErrors: an unknown table, or a table without a recorded sweep.
+func TestBuildErrors(t *testing.T) {
+	s, _ := sweep.Open(filepath.Join(t.TempDir(), "r"))
+	if _, err := Build(s, "nope", Options{}); err == nil {
+		t.Error("unknown table accepted")
+	}
+	if _, err := Build(s, "depth_L", Options{}); err == nil || !strings.Contains(err.Error(), "softshape sweep -table depth_L") {
+		t.Errorf("no sweep: %v", err)
+	}
+}

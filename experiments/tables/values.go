@@ -1,0 +1,153 @@
+package tables
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+
+	"github.com/softshape-go/softshape/ablations"
+	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/softshape"
+)
+
+// cellIndex holds the expected cells of a table and their records.
+type cellIndex struct {
+	exp     *sweep.Expected
+	keys    map[string]sweep.Key // runID → expected key
+	records map[sweep.Key]*sweep.Record
+	missing []MissingRun
+}
+
+// runID identifies a run of a variant on a dataset.
+func runID(dataset, variant string, seed int64, fold int) string {
+	return fmt.Sprintf("%s\x00%s\x00%d\x00%d", dataset, variant, seed, fold)
+}
+
+// newCellIndex reads the record of every expected cell and lists those
+// without an ok record.
+func newCellIndex(store *sweep.Store, exp *sweep.Expected) *cellIndex {
+	ix := &cellIndex{exp: exp, keys: map[string]sweep.Key{}, records: map[sweep.Key]*sweep.Record{}}
+	for _, c := range exp.Cells {
+		ix.keys[runID(c.Dataset, c.Variant, c.Seed, c.Fold)] = c.Key
+		rec, err := store.Read(c.Key)
+		if err == nil {
+			ix.records[c.Key] = rec
+			if rec.Status == sweep.StatusOK {
+				continue
+			}
+		}
+		st := store.CellStatus(c.Key)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			st.Detail = err.Error()
+		}
+		ix.missing = append(ix.missing, MissingRun{Key: c.Key, State: st.State, Detail: st.Detail})
+	}
+	return ix
+}
+
+// run returns the record of one run: expected is false when the sweeps do
+// not include it; rec is nil when it has no record.
+func (ix *cellIndex) run(dataset, variant string, seed int64, fold int) (rec *sweep.Record, expected bool) {
+	k, ok := ix.keys[runID(dataset, variant, seed, fold)]
+	if !ok {
+		return nil, false
+	}
+	return ix.records[k], true
+}
+
+// value computes our result for a dataset and column.
+func (ix *cellIndex) value(dataset string, c Column) Value {
+	v := Value{Acc: math.NaN(), Params: math.NaN(), Inference: math.NaN()}
+	switch c.Kind {
+	case Ours:
+		ix.oursValue(&v, dataset, c.Variant)
+	case Selected:
+		ix.selectValue(&v, dataset, c.Select)
+	}
+	return v
+}
+
+// oursValue averages the ok runs of a variant.
+func (ix *cellIndex) oursValue(v *Value, dataset, variant string) {
+	var acc, params, inf []float64
+	invalid, reason := 0, ""
+	for _, seed := range ix.exp.Seeds {
+		for _, fold := range ix.exp.Folds {
+			rec, expected := ix.run(dataset, variant, seed, fold)
+			if !expected {
+				continue
+			}
+			v.Expected++
+			switch {
+			case rec == nil:
+			case rec.Status == sweep.StatusOK:
+				acc = append(acc, float64(rec.TestAccuracy))
+				params = append(params, float64(rec.Params))
+				if x := float64(rec.InferenceSeconds); !math.IsNaN(x) {
+					inf = append(inf, x)
+				}
+			case rec.Status == sweep.StatusInvalid:
+				invalid++
+				reason = rec.Error
+			}
+		}
+	}
+	v.Runs = len(acc)
+	v.Acc, v.Params, v.Inference = mean(acc), mean(params), mean(inf)
+	if v.Expected > 0 && invalid == v.Expected {
+		v.Invalid = reason
+	}
+}
+
+// selectValue is Val-Select: per (seed, fold) whose candidates are all
+// recorded (ok or invalid), the test accuracy of the ok candidate with the
+// lowest validation loss (ablations.ValSelect), averaged.
+func (ix *cellIndex) selectValue(v *Value, dataset string, candidates []string) {
+	var acc []float64
+	invalid, reason := 0, ""
+	for _, seed := range ix.exp.Seeds {
+	folds:
+		for _, fold := range ix.exp.Folds {
+			var results []softshape.FoldResult
+			for _, cand := range candidates {
+				rec, expected := ix.run(dataset, cand, seed, fold)
+				if !expected {
+					continue folds
+				}
+				if rec == nil || rec.Status == sweep.StatusFailed {
+					v.Expected++
+					continue folds // incomplete: its candidates are listed as missing
+				}
+				if rec.Status == sweep.StatusOK {
+					results = append(results, softshape.FoldResult{ValLoss: float64(rec.ValLoss), TestAcc: float64(rec.TestAccuracy)})
+				}
+			}
+			v.Expected++
+			best, err := ablations.ValSelect(results)
+			if err != nil {
+				invalid++
+				reason = fmt.Sprintf("seed %d fold %d: %v", seed, fold, err)
+				continue
+			}
+			acc = append(acc, results[best].TestAcc)
+		}
+	}
+	v.Runs = len(acc)
+	v.Acc = mean(acc)
+	if v.Expected > 0 && invalid == v.Expected {
+		v.Invalid = reason
+	}
+}
+
+// mean is the mean of x, NaN when empty.
+func mean(x []float64) float64 {
+	if len(x) == 0 {
+		return math.NaN()
+	}
+	s := 0.0
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
+}
