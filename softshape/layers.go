@@ -108,8 +108,10 @@ func rmsNorm(scope *model.Scope, x *Node) *Node {
 	g := x.Graph()
 	d := x.Shape().Dimensions[x.Rank()-1]
 	gamma := scope.WithInitializer(oneInit).VariableWithShape("gamma", shapes.Make(x.DType(), d)).NodeValue(g)
-	norm := Sqrt(ReduceAndKeep(Square(x), ReduceSum, -1))
-	norm = MaxScalar(norm, 1e-12)
+	// max(‖x‖, 1e-12) computed as √max(‖x‖², 1e-24): the same value, but an
+	// all-zero token (e.g. the fused token when nothing was merged) gets a zero
+	// gradient instead of 0·∞ = NaN from √ at 0.
+	norm := Sqrt(MaxScalar(ReduceAndKeep(Square(x), ReduceSum, -1), 1e-24))
 	y := MulScalar(Div(x, norm), math.Sqrt(float64(d)))
 	return mulLastAxis(y, gamma)
 }

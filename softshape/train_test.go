@@ -203,6 +203,22 @@ func TestNonFiniteLossStops(t *testing.T) {
 	t.Log(err)
 }
 
+// TestSingleShapeTrainsFinite: with m = T there is one shape, the sparse layer
+// keeps it and the fused token is all zeros; its RMSNorm must not turn the
+// gradient into NaN (a regression found by the shape-length sweep).
+func TestSingleShapeTrainsFinite(t *testing.T) {
+	ds := data.CBF(10, 64, 1)
+	cfg := DefaultConfig()
+	cfg.Epochs, cfg.WarmUpEpochs, cfg.EmbedDim, cfg.ShapeLength = 4, 1, 16, 64
+	res, err := Train(ds, cfg, RunOptions{Backend: testBackend(t), Seed: 1, Folds: []int{0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Shape.NumShapes != 1 || math.IsNaN(res.Folds[0].ValLoss) {
+		t.Errorf("J=%d, val loss %v: want one shape and a finite loss", res.Shape.NumShapes, res.Folds[0].ValLoss)
+	}
+}
+
 // TestTrainRejectsBadHyperparameters before building any graph.
 func TestTrainRejectsBadHyperparameters(t *testing.T) {
 	ds := data.CBF(10, 64, 1)
