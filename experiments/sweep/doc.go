@@ -24,20 +24,22 @@
 // written atomically (temporary file in the same folder, fsync, rename,
 // fsync of the folder), so a record is either complete or absent. A run in
 // progress holds the lock file fold<k>-seed<s>-<hash>.running beside it,
-// created with O_CREATE|O_EXCL and holding the owner's pid, host and start
-// time; a lock whose process is dead on this host is stale and reclaimed
-// (under an flock of the folder, so two reclaimers cannot both win). Every
-// sweep also writes its grid to <root>/<table>/grid-<id>.json, which status,
-// tables and export read to know which cells are expected.
+// created exclusively (a temporary file made with O_CREATE|O_EXCL and
+// hard-linked into place, so that a lock never appears empty) and holding
+// the owner's pid, host and start time; a lock whose process is dead on this
+// host is stale and reclaimed (under an flock of the folder, so two
+// reclaimers cannot both win). Every sweep also writes its grid to
+// <root>/<table>/grid-<id>.json, which status, tables and export read to know
+// which cells are expected.
 //
 // A record's status is "ok", "failed" (training failed: the error text is
 // kept) or "invalid" (the configuration is impossible on that dataset, e.g.
 // k > Ĉ or m > T: the validation error is kept). Resuming skips every cell
 // that has a record; re-running never duplicates; failed cells run again
 // only with Runner.RetryFailed. A record file that does not parse or
-// validate is reported as corrupt and never overwritten. An ok record of the same
-// dataset, fold, seed and configuration hash made for another variant or
-// table is copied instead of retrained (Record.ReusedFrom says from where).
+// validate is reported as corrupt and never overwritten. An ok record of the
+// same dataset, fold, seed and configuration hash made for another variant
+// or table is copied instead of retrained (Record.ReusedFrom says from where).
 //
 // # Running
 //

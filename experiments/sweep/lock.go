@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,7 +17,9 @@ import (
 const lockSuffix = ".running"
 
 // unreadableLockAge is how old an empty or unreadable lock file must be
-// before it counts as stale (its creator died between creating and writing it).
+// before it counts as stale. Locks appear with their content (see Claim); an
+// empty one can only come from the fallback without hard links, whose
+// creator died between creating and writing it.
 const unreadableLockAge = time.Minute
 
 // LockInfo is the content of a lock file.
@@ -46,9 +49,13 @@ func (c *Claim) Release() error {
 	return nil
 }
 
-// Claim takes the lock of cell k: it creates the lock file with
-// O_CREATE|O_EXCL. When the file exists and its owner is alive (or on another
-// host) it returns ErrBusy; when the owner is dead on this host the stale lock
+// Claim takes the lock of cell k. The lock file is created exclusively and
+// appears with its content at once: the owner's pid, host and start time are
+// written to a temporary file (created with O_CREATE|O_EXCL) that is then
+// hard-linked to the lock path, which fails if the lock exists; where hard
+// links are not supported the lock is created with O_CREATE|O_EXCL and then
+// written. When the lock exists and its owner is alive (or on another host)
+// Claim returns ErrBusy; when the owner is dead on this host the stale lock
 // is removed (under an flock of the folder, re-checked there) and the claim
 // retried.
 func (s *Store) Claim(k Key) (*Claim, error) {
@@ -56,26 +63,16 @@ func (s *Store) Claim(k Key) (*Claim, error) {
 	if err := s.mkdirAll(filepath.Dir(path)); err != nil {
 		return nil, err
 	}
+	info := LockInfo{PID: s.pid, Hostname: s.host, Started: time.Now().UTC(), ProcStart: s.procStart}
+	b, _ := json.Marshal(info)
+	b = append(b, '\n')
 	for attempt := 0; attempt < 5; attempt++ {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err == nil {
-			info := LockInfo{PID: s.pid, Hostname: s.host, Started: time.Now().UTC(), ProcStart: s.procStart}
-			b, _ := json.Marshal(info)
-			_, werr := f.Write(append(b, '\n'))
-			if werr == nil {
-				werr = f.Sync()
-			}
-			if cerr := f.Close(); werr == nil {
-				werr = cerr
-			}
-			if werr != nil {
-				os.Remove(path)
-				return nil, fmt.Errorf("writing lock %s: %w", path, werr)
-			}
-			return &Claim{path: path}, nil
+		created, err := s.createLock(path, b)
+		if err != nil {
+			return nil, err
 		}
-		if !errors.Is(err, fs.ErrExist) {
-			return nil, fmt.Errorf("creating lock %s: %w", path, err)
+		if created {
+			return &Claim{path: path}, nil
 		}
 		removed, err := s.removeIfStale(path)
 		if err != nil {
@@ -89,6 +86,52 @@ func (s *Store) Claim(k Key) (*Claim, error) {
 		}
 	}
 	return nil, ErrBusy
+}
+
+// createLock creates the lock file at path holding content, exclusively; it
+// returns false when the lock exists.
+func (s *Store) createLock(path string, content []byte) (bool, error) {
+	dir := filepath.Dir(path)
+	tmp := filepath.Join(dir, fmt.Sprintf(".%s.tmp-%d-%016x@%s", filepath.Base(path), s.pid, rand.Uint64(), s.hostTag()))
+	if err := writeNew(tmp, content); err != nil {
+		return false, fmt.Errorf("writing lock %s: %w", path, err)
+	}
+	err := os.Link(tmp, path)
+	os.Remove(tmp)
+	switch {
+	case err == nil:
+		return true, syncDir(dir)
+	case errors.Is(err, fs.ErrExist):
+		return false, nil
+	}
+	// No hard links here: create the lock itself exclusively, then write it.
+	if err := writeNew(path, content); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return false, nil
+		}
+		os.Remove(path)
+		return false, fmt.Errorf("creating lock %s: %w", path, err)
+	}
+	return true, nil
+}
+
+// writeNew creates path with O_CREATE|O_EXCL, writes content and fsyncs it.
+func writeNew(path string, content []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(content)
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		os.Remove(path)
+	}
+	return werr
 }
 
 // readLock reads a lock file; ok is false when it is empty or unparsable.
