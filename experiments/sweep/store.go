@@ -119,20 +119,8 @@ func (s *Store) writeAtomic(path string, data []byte) error {
 		return err
 	}
 	tmp := filepath.Join(dir, fmt.Sprintf(".%s.tmp-%d-%016x@%s", filepath.Base(path), s.pid, rand.Uint64(), s.hostTag()))
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
+	if err := writeNew(tmp, data); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", tmp, werr)
 	}
 	if s.beforeRename != nil {
 		s.beforeRename(path)
