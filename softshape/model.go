@@ -46,7 +46,9 @@ type Outputs struct {
 }
 
 // StageNames names Outputs.Stages in order.
-var StageNames = [4]string{"input shapes", "intra-shape (MoE)", "inter-shape (shared expert)", "output"}
+func StageNames() [4]string {
+	return [4]string{"input shapes", "intra-shape (MoE)", "inter-shape (shared expert)", "output"}
+}
 
 // Model is a SoftShape network for one dataset shape: the hyperparameters and
 // the resolved data-dependent sizes. Build it with New.

@@ -320,7 +320,7 @@ func (s *session) trainFold(fold int, fd *data.FoldData, opts RunOptions) (*Fold
 		return nil, err
 	}
 	if cfg.ReferenceCompat {
-		fr.ValLoss = s.mustMeanVal(fd, fr.SelectedPhase)
+		fr.ValLoss = s.meanValLoss(fd, fr.SelectedPhase)
 	}
 	_, testAcc, err := s.evaluate(fd.TestX, fd.TestY, fr.SelectedPhase)
 	if err != nil {
@@ -338,9 +338,9 @@ func (s *session) trainFold(fold int, fd *data.FoldData, opts RunOptions) (*Fold
 	return fr, nil
 }
 
-// mustMeanVal recomputes the plain mean validation CE of the selected model (so
+// meanValLoss recomputes the plain mean validation CE of the selected model (so
 // the reported value is comparable across protocols); NaN on error.
-func (s *session) mustMeanVal(fd *data.FoldData, phase Phase) float64 {
+func (s *session) meanValLoss(fd *data.FoldData, phase Phase) float64 {
 	ce, _, err := s.evaluate(fd.ValX, fd.ValY, phase)
 	if err != nil {
 		return math.NaN()

@@ -156,7 +156,7 @@ func TestCheckpointRoundTripAndInterpret(t *testing.T) {
 	}
 	for st, rows := range in.Stages {
 		if len(rows) != 5 || len(rows[0]) != 32 {
-			t.Errorf("stage %q: %dx%d, want 5x32", StageNames[st], len(rows), len(rows[0]))
+			t.Errorf("stage %q: %dx%d, want 5x32", StageNames()[st], len(rows), len(rows[0]))
 		}
 	}
 	if _, err := LoadCheckpoint(filepath.Join(t.TempDir(), "missing"), backend); err == nil {

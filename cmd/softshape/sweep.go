@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/softshape-go/softshape/ablations"
-	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/experiments/sweep"
 	"github.com/softshape-go/softshape/softshape"
 )
@@ -21,6 +20,7 @@ import (
 func runSweep(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
 	fs.SetOutput(stdout)
+	rf := addRunFlags(fs)
 	table := fs.String("table", "", "paper table to run: "+strings.Join(ablations.TableNames(), ", "))
 	datasets := fs.String("datasets", "", "comma-separated dataset names (default: the table's datasets; quick mode: a few small ones)")
 	variants := fs.String("variants", "", "comma-separated variants of the table to run (default: all)")
@@ -28,13 +28,9 @@ func runSweep(args []string, stdout io.Writer) error {
 	shard := fs.String("shard", "", "run only shard i of n (\"i/n\", 1-based): cells whose index in the sorted grid is i-1 mod n")
 	workers := fs.Int("workers", 1, "cells trained at once (goroutines sharing the backend)")
 	results := fs.String("results", sweep.DefaultRoot, "results folder (one JSON record per run)")
-	dataRoot := fs.String("data", data.DefaultRoot(), "folder holding UCR datasets as NAME/NAME_TRAIN.tsv (default $SOFTSHAPE_DATA or the user cache)")
 	seeds := fs.String("seeds", "42", "comma-separated run seeds")
-	folds := fs.String("folds", "1-5", "folds to run, 1-based: a range \"1-5\", a list \"1,3\" or one fold \"2\"")
-	backendName := fs.String("backend", "", "GoMLX backend: go, xla:cpu, xla:cuda, onnx:cpu (default $GOMLX_BACKEND, else go)")
 	settings := fs.String("set", "", "hyperparameters applied before each variant, e.g. \"embed_dim=64\" (part of every run's key)")
 	dryRun := fs.Bool("dry-run", false, "list the cells of this shard and their state; train nothing, write nothing")
-	offline := fs.Bool("offline", false, "never download a dataset that is not under -data")
 	retry := fs.Bool("retry-failed", false, "run again the cells whose record says failed")
 	noReuse := fs.Bool("no-reuse", false, "train even when the same computation was recorded for another variant or table")
 	fs.Usage = func() {
@@ -54,11 +50,11 @@ func runSweep(args []string, stdout io.Writer) error {
 	spec := sweep.GridSpec{Table: *table, Quick: *quick, Settings: *settings, Variants: splitList(*variants)}
 	if spec.Datasets = splitList(*datasets); spec.Datasets == nil {
 		var err error
-		if spec.Datasets, err = sweep.DefaultDatasets(*table, *quick, *dataRoot); err != nil {
+		if spec.Datasets, err = sweep.DefaultDatasets(*table, *quick, *rf.dataRoot); err != nil {
 			return err
 		}
 	}
-	foldList, err := parseFolds(*folds)
+	foldList, err := parseFolds(*rf.folds)
 	if err != nil {
 		return err
 	}
@@ -96,12 +92,12 @@ func runSweep(args []string, stdout io.Writer) error {
 	if err := store.SaveGrid(grid); err != nil {
 		return err
 	}
-	backend, err := softshape.NewBackend(*backendName)
+	backend, err := softshape.NewBackend(*rf.backend)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "backend: %s, %d worker(s), results in %s\n", backend.Name(), max(1, *workers), store.Root())
-	r := &sweep.Runner{Store: store, Workers: *workers, Backend: backend, DataRoot: *dataRoot, Offline: *offline,
+	fmt.Fprintf(stdout, "backend: %s, %d worker(s), results in %s\n", backend.Description(), max(1, *workers), store.Root())
+	r := &sweep.Runner{Store: store, Workers: *workers, Backend: backend, DataRoot: *rf.dataRoot, Offline: *rf.offline,
 		Log: stdout, NoReuse: *noReuse, RetryFailed: *retry}
 	rep, err := r.Run(context.Background(), cells)
 	if err != nil {

@@ -20,16 +20,13 @@ import (
 func runTrain(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	fs.SetOutput(stdout)
-	dataRoot := fs.String("data", data.DefaultRoot(), "folder holding UCR datasets as NAME/NAME_TRAIN.tsv (default $SOFTSHAPE_DATA or the user cache)")
+	rf := addRunFlags(fs)
 	dataset := fs.String("dataset", data.CBFName, "dataset name: any UCR name, or "+data.CBFName+" (generated, needs no files)")
 	seed := fs.Int64("seed", 42, "seed for folds, initial weights, dropout and batch order")
-	folds := fs.String("folds", "1-5", "folds to run, 1-based: a range \"1-5\", a list \"1,3\" or one fold \"2\"")
 	epochs := fs.Int("epochs", 0, "maximum epochs (0 = the epochs setting, default 500)")
 	warmup := fs.Int("warmup", -1, "warm-up epochs (-1 = the warmup_epochs setting, default 150)")
 	settings := fs.String("set", "", "hyperparameters, e.g. \"sparse_ratio=0.3;experts_k=2;depth=3\"; -set help lists them with defaults")
-	backendName := fs.String("backend", "", "GoMLX backend: go, xla:cpu, xla:cuda, onnx:cpu (default $GOMLX_BACKEND, else go)")
 	checkpoints := fs.String("checkpoint", "", "folder to save the selected model of each fold (fold-N subfolders)")
-	offline := fs.Bool("offline", false, "never download a dataset that is not under -data")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: softshape train [flags]\n\nTrains SoftShape on one dataset with the paper's protocol (stratified 5 folds, 60/20/20,\nmodel selection by validation loss) and prints the per-fold table.\n\nFlags:\n")
@@ -52,18 +49,18 @@ func runTrain(args []string, stdout io.Writer) error {
 	if *warmup >= 0 {
 		cfg.WarmUpEpochs = *warmup
 	}
-	ds, err := data.LoadOrDownload(*dataRoot, *dataset, data.LoadOptions{Seed: *seed, Offline: *offline, Log: os.Stderr})
+	ds, err := data.LoadOrDownload(*rf.dataRoot, *dataset, data.LoadOptions{Seed: *seed, Offline: *rf.offline, Log: os.Stderr})
 	if err != nil {
 		return err
 	}
-	foldList, err := parseFolds(*folds)
+	foldList, err := parseFolds(*rf.folds)
 	if err != nil {
 		return err
 	}
 	if last := foldList[len(foldList)-1]; last >= 5 {
-		return fmt.Errorf("-folds %q: fold %d does not exist (the protocol has folds 1-5)", *folds, last+1)
+		return fmt.Errorf("-folds %q: fold %d does not exist (the protocol has folds 1-5)", *rf.folds, last+1)
 	}
-	backend, err := softshape.NewBackend(*backendName)
+	backend, err := softshape.NewBackend(*rf.backend)
 	if err != nil {
 		return err
 	}

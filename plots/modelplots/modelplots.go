@@ -73,9 +73,9 @@ func StageTSNE(meta plots.Meta, m *softshape.Trained, x [][]float32, y []int, cl
 		}
 		emb, err := tsne.Embed(pts, opts)
 		if err != nil {
-			return nil, fmt.Errorf("t-SNE of stage %q: %w", softshape.StageNames[s], err)
+			return nil, fmt.Errorf("t-SNE of stage %q: %w", softshape.StageNames()[s], err)
 		}
-		p := plots.Scatter2D{Title: fmt.Sprintf("(%c) %s", 'a'+s, softshape.StageNames[s]), Class: y}
+		p := plots.Scatter2D{Title: fmt.Sprintf("(%c) %s", 'a'+s, softshape.StageNames()[s]), Class: y}
 		for _, e := range emb {
 			p.X = append(p.X, e[0])
 			p.Y = append(p.Y, e[1])
