@@ -41,23 +41,23 @@ func Lambda() []Variant {
 }
 
 // MoEExpertNetwork returns the appendix study of the network used as each
-// MoE expert. Only the original MLP expert is implemented; FCN and TSLANet's
-// ICB need model support.
+// MoE expert (softshape.Config.MoEExpert): an FCN block, TSLANet's interactive
+// convolution block, and the paper's MLP.
 func MoEExpertNetwork() []Variant {
 	return []Variant{
-		{Name: "MoE expert: FCN", Description: "an FCN as each MoE expert", Apply: needsModelSupport(reasonExpertNetwork)},
-		{Name: "MoE expert: TSLANet (ICB)", Description: "TSLANet's interactive convolution block as each MoE expert", Apply: needsModelSupport(reasonExpertNetwork)},
+		{Name: "MoE expert: FCN", Description: "an FCN block (convolutions 8, 5, 3 over the tokens) as each MoE expert (moe_expert=fcn)", Apply: set(func(c *softshape.Config) { c.MoEExpert = "fcn" })},
+		{Name: "MoE expert: TSLANet (ICB)", Description: "TSLANet's interactive convolution block as each MoE expert (moe_expert=icb)", Apply: set(func(c *softshape.Config) { c.MoEExpert = "icb" })},
 		{Name: "Original MoE expert", Description: "the paper's MoE expert: Linear→GELU→Dropout→Linear (the default)", Apply: set(func(*softshape.Config) {})},
 	}
 }
 
 // SharedExpertNetwork returns the appendix study of the network used as the
-// shared (inter-shape) expert. Only the original Inception module is
-// implemented; a Transformer and an MLP need model support.
+// shared (inter-shape) expert (softshape.Config.SharedExpert): a Transformer
+// encoder layer, a token-wise MLP, and the paper's Inception module.
 func SharedExpertNetwork() []Variant {
 	return []Variant{
-		{Name: "Shared expert: Transformer", Description: "a Transformer encoder as the shared expert", Apply: needsModelSupport(reasonExpertNetwork)},
-		{Name: "Shared expert: MLP", Description: "an MLP as the shared expert", Apply: needsModelSupport(reasonExpertNetwork)},
+		{Name: "Shared expert: Transformer", Description: "a Transformer encoder layer (8 heads, d_ff=4d) as the shared expert (shared_expert=transformer)", Apply: set(func(c *softshape.Config) { c.SharedExpert = "transformer" })},
+		{Name: "Shared expert: MLP", Description: "a token-wise MLP d→2d→d as the shared expert (shared_expert=mlp)", Apply: set(func(c *softshape.Config) { c.SharedExpert = "mlp" })},
 		{Name: "Shared expert: Inception", Description: "the paper's Inception module as the shared expert (the default)", Apply: set(func(*softshape.Config) {})},
 	}
 }

@@ -17,17 +17,18 @@
 //   - Table 6 (depth): "L=1" .. "L=6".
 //   - Table 7 (shape length): "Fixed-8" and the Val-Select candidates
 //     "m=4", "m=16", "m=24", "m=32", "m=48", "m=64", "m=0.1T", "m=0.8T"
-//     (Fixed-8 is the m=8 candidate). "Multi-Seq" needs model support.
+//     (Fixed-8 is the m=8 candidate), and "Multi-Seq" (m = 8, 16, 32 in
+//     parallel, softshape.Config.MultiSeq).
 //   - Appendix: total experts "hatC=C/2", "hatC=C", "hatC=2C"; loss weight
 //     "lambda = 0.0001" .. "lambda = 100"; the MoE expert network ("MoE
 //     expert: FCN", "MoE expert: TSLANet (ICB)", "Original MoE expert") and
 //     the shared expert network ("Shared expert: Transformer", "Shared expert:
 //     MLP", "Shared expert: Inception").
 //
-// Variants that the model cannot express yet (the alternative expert
-// networks and Multi-Seq) are listed, but their Apply returns an error
-// wrapping ErrNeedsModelSupport instead of a configuration: they are never
-// faked with another configuration.
+// Every variant of the paper is a real configuration of the one model. A
+// variant the model could not express would return an error wrapping
+// ErrNeedsModelSupport from Apply (never a stand-in configuration); the sweep
+// and table packages list such variants as not run.
 //
 // ForTable maps each paper table (the names of experiments/paper) to its
 // columns: the variant whose runs give our value, a Val-Select column chosen

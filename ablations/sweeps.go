@@ -84,16 +84,21 @@ const FixedName = "Fixed-8"
 // MultiSeqName is the Table 7 column that uses shapes of several lengths.
 const MultiSeqName = "Multi-Seq"
 
+// MultiSeqLengths are the shape lengths of the paper's Multi-Seq column.
+const MultiSeqLengths = "8,16,32"
+
 // ValSelectName is the Table 7 column whose shape length is chosen per fold
 // by the validation loss (ValSelect).
 const ValSelectName = "Val-Select"
 
 // ShapeLength returns the shape length variants of Table 7: "Fixed-8", the
-// other Val-Select candidates (ValSelectCandidates) and "Multi-Seq" (which
-// needs model support).
+// other Val-Select candidates (ValSelectCandidates) and "Multi-Seq" (three
+// SoftShapes with m = 8, 16, 32 in parallel, fused by cross-scale residual
+// fusion: softshape.Config.MultiSeq).
 func ShapeLength() []Variant {
 	out := ValSelectCandidates()
-	return append(out, Variant{Name: MultiSeqName, Description: "shapes of several lengths in one model", Apply: needsModelSupport(reasonMultiSeq)})
+	return append(out, Variant{Name: MultiSeqName, Description: "three SoftShapes with m = 8, 16, 32 in parallel, cross-scale residual fusion (multi_seq=8,16,32)",
+		Apply: set(func(c *softshape.Config) { c.MultiSeq = MultiSeqLengths })})
 }
 
 // ValSelectCandidates returns the shape lengths that Val-Select chooses from,

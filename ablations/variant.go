@@ -47,20 +47,6 @@ func set(f func(*softshape.Config)) func(softshape.Config) (softshape.Config, er
 	}
 }
 
-// needsModelSupport builds an Apply that always fails with
-// "not implemented yet: needs model support (reason)".
-func needsModelSupport(reason string) func(softshape.Config) (softshape.Config, error) {
-	return func(c softshape.Config) (softshape.Config, error) {
-		return c, fmt.Errorf("%w (%s)", ErrNeedsModelSupport, reason)
-	}
-}
-
-// Reasons given by the variants that need model support.
-const (
-	reasonExpertNetwork = "softshape.Config has no expert-network switch"
-	reasonMultiSeq      = "softshape.Config has no multi-length shape switch"
-)
-
 // All returns every variant, in order: Table 2, the 18-dataset sweeps
 // (Tables 3–7), then the appendix studies. Names are unique.
 func All() []Variant {

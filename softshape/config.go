@@ -61,6 +61,19 @@ const (
 	// ParamShapeEmbed chooses the shape embedding: "conv" (1-D CNN, the paper's) or
 	// "linear" (a linear patch embedding, ablation "with Linear Shape").
 	ParamShapeEmbed = "shape_embed"
+	// ParamMoEExpert chooses the network of each MoE expert (appendix study):
+	// "mlp" (the paper's Linear→GELU→Dropout→Linear, the default), "fcn" (an FCN
+	// block: three same-padded convolutions over the token axis) or "icb" (TSLANet's
+	// interactive convolution block).
+	ParamMoEExpert = "moe_expert"
+	// ParamSharedExpert chooses the shared (inter-shape) expert network (appendix
+	// study): "inception" (the paper's, the default), "transformer" (one
+	// Transformer encoder layer) or "mlp" (a token-wise MLP).
+	ParamSharedExpert = "shared_expert"
+	// ParamMultiSeq, when not empty, is a comma-separated list of shape lengths
+	// (the paper's Table 7 "Multi-Seq": "8,16,32"): one SoftShape per length in
+	// parallel, fused by cross-scale residual fusion. It overrides shape_length.
+	ParamMultiSeq = "multi_seq"
 	// ParamWarmUpEpochs is the number of dense (non-sparse) epochs before sparsification starts.
 	ParamWarmUpEpochs = "warmup_epochs"
 	// ParamEpochs is the maximum number of training epochs.
@@ -101,6 +114,9 @@ type Config struct {
 	Intra            bool
 	Inter            bool
 	ShapeEmbed       string
+	MoEExpert        string
+	SharedExpert     string
+	MultiSeq         string
 	WarmUpEpochs     int
 	Epochs           int
 	LearningRate     float64
@@ -130,6 +146,8 @@ func DefaultConfig() Config {
 		Intra:           true,
 		Inter:           true,
 		ShapeEmbed:      "conv",
+		MoEExpert:       "mlp",
+		SharedExpert:    "inception",
 		WarmUpEpochs:    150,
 		Epochs:          500,
 		LearningRate:    1e-3,
@@ -154,6 +172,7 @@ func (c Config) params() []struct {
 		{ParamDropout, c.Dropout}, {ParamMoELossWeight, c.MoELossWeight}, {ParamInceptionKernel, c.InceptionKernel},
 		{ParamSchedule, c.Schedule}, {ParamMoELayers, c.MoELayers}, {ParamFusedToken, c.FusedToken},
 		{ParamIntra, c.Intra}, {ParamInter, c.Inter}, {ParamShapeEmbed, c.ShapeEmbed},
+		{ParamMoEExpert, c.MoEExpert}, {ParamSharedExpert, c.SharedExpert}, {ParamMultiSeq, c.MultiSeq},
 		{ParamWarmUpEpochs, c.WarmUpEpochs}, {ParamEpochs, c.Epochs}, {ParamLearningRate, c.LearningRate},
 		{ParamBatchRule, c.BatchRule}, {ParamPatience, c.Patience}, {ParamShuffle, c.Shuffle},
 		{ParamReferenceCompat, c.ReferenceCompat},
@@ -191,6 +210,9 @@ func ConfigFromStore(store *model.Store) Config {
 		Intra:            model.GetParamOr(s, ParamIntra, d.Intra),
 		Inter:            model.GetParamOr(s, ParamInter, d.Inter),
 		ShapeEmbed:       model.GetParamOr(s, ParamShapeEmbed, d.ShapeEmbed),
+		MoEExpert:        model.GetParamOr(s, ParamMoEExpert, d.MoEExpert),
+		SharedExpert:     model.GetParamOr(s, ParamSharedExpert, d.SharedExpert),
+		MultiSeq:         model.GetParamOr(s, ParamMultiSeq, d.MultiSeq),
 		WarmUpEpochs:     model.GetParamOr(s, ParamWarmUpEpochs, d.WarmUpEpochs),
 		Epochs:           model.GetParamOr(s, ParamEpochs, d.Epochs),
 		LearningRate:     model.GetParamOr(s, ParamLearningRate, d.LearningRate),
@@ -239,7 +261,17 @@ type Shape struct {
 // the resolved sizes. refShapeLen is the authors' per-dataset m (0 if unknown).
 // Impossible values are rejected with an error naming the parameter, before any
 // graph is built.
+//
+// With Multi-Seq (Config.MultiSeq) it checks every scale and returns the first;
+// ResolveScales returns them all.
 func (c Config) Resolve(seriesLen, numClasses, refShapeLen int) (Shape, error) {
+	if c.MultiSeq != "" {
+		scales, err := c.ResolveScales(seriesLen, numClasses, refShapeLen)
+		if err != nil {
+			return Shape{}, err
+		}
+		return scales[0], nil
+	}
 	s := Shape{SeriesLen: seriesLen, NumClasses: numClasses, DatasetShapeLenDefault: refShapeLen}
 	if seriesLen < 1 {
 		return s, fmt.Errorf("series length T=%d: must be ≥ 1", seriesLen)
@@ -288,6 +320,15 @@ func (c Config) Resolve(seriesLen, numClasses, refShapeLen int) (Shape, error) {
 	}
 	if err := oneOf(ParamBatchRule, c.BatchRule, "paper", "large"); err != nil {
 		return s, err
+	}
+	if err := oneOf(ParamMoEExpert, c.MoEExpert, "mlp", "fcn", "icb"); err != nil {
+		return s, err
+	}
+	if err := oneOf(ParamSharedExpert, c.SharedExpert, "inception", "transformer", "mlp"); err != nil {
+		return s, err
+	}
+	if c.SharedExpert == "transformer" && c.EmbedDim%TransformerHeads != 0 {
+		return s, fmt.Errorf("%s=transformer needs %s divisible by its %d heads, got %d", ParamSharedExpert, ParamEmbedDim, TransformerHeads, c.EmbedDim)
 	}
 
 	// Shape length m.
@@ -347,6 +388,57 @@ func (c Config) Resolve(seriesLen, numClasses, refShapeLen int) (Shape, error) {
 		return s, fmt.Errorf("%s=%d: k must be ≤ the number of experts Ĉ=%d (%s=%q)", ParamExpertsK, c.ExpertsK, s.NumExperts, ParamNumExperts, c.NumExperts)
 	}
 	return s, nil
+}
+
+// MultiSeqLengths parses Config.MultiSeq ("8,16,32") into shape lengths; nil
+// when Multi-Seq is off.
+func (c Config) MultiSeqLengths() ([]int, error) {
+	if strings.TrimSpace(c.MultiSeq) == "" {
+		return nil, nil
+	}
+	var out []int
+	seen := map[int]bool{}
+	for _, p := range strings.Split(c.MultiSeq, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || v < 1 {
+			return nil, fmt.Errorf("%s=%q: want comma-separated shape lengths ≥ 1, e.g. \"8,16,32\"", ParamMultiSeq, c.MultiSeq)
+		}
+		if seen[v] {
+			return nil, fmt.Errorf("%s=%q: shape length %d is given twice", ParamMultiSeq, c.MultiSeq, v)
+		}
+		seen[v] = true
+		out = append(out, v)
+	}
+	if len(out) < 2 {
+		return nil, fmt.Errorf("%s=%q: Multi-Seq needs at least two shape lengths", ParamMultiSeq, c.MultiSeq)
+	}
+	return out, nil
+}
+
+// ResolveScales is Resolve for every scale: one Shape for a single SoftShape,
+// one per shape length of Config.MultiSeq (which overrides shape_length and
+// shape_length_ratio) otherwise. Errors name the offending setting.
+func (c Config) ResolveScales(seriesLen, numClasses, refShapeLen int) ([]Shape, error) {
+	lengths, err := c.MultiSeqLengths()
+	if err != nil {
+		return nil, err
+	}
+	if lengths == nil {
+		s, err := c.Resolve(seriesLen, numClasses, refShapeLen)
+		if err != nil {
+			return nil, err
+		}
+		return []Shape{s}, nil
+	}
+	out := make([]Shape, len(lengths))
+	for i, m := range lengths {
+		one := c
+		one.MultiSeq, one.ShapeLength, one.ShapeLengthRatio = "", m, 0
+		if out[i], err = one.Resolve(seriesLen, numClasses, refShapeLen); err != nil {
+			return nil, fmt.Errorf("%s=%q, scale m=%d: %w", ParamMultiSeq, c.MultiSeq, m, err)
+		}
+	}
+	return out, nil
 }
 
 // resolveExperts turns "C", "C/2", "2C" or an integer into Ĉ for C classes.

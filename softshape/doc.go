@@ -51,6 +51,21 @@
 // (w/o Soft Sparse), intra (w/o Intra), inter (w/o Inter), shape_embed=linear
 // (with Linear Shape: the same window map with nn.Linear's initialisation).
 //
+// The appendix and Table 7 studies are switches too (experts.go, multiseq.go):
+//   - moe_expert: "mlp" (the paper's expert), "fcn" (an FCN block: convolutions of
+//     kernels 8, 5, 3 and widths d, 2d, d over the token axis, instance norm, ReLU)
+//     or "icb" (TSLANet's interactive convolution block, hidden width d). The
+//     convolutional experts run over the tokens in their order (kept tokens, then
+//     the fused one), every expert on every token, weighted by its gate.
+//   - shared_expert: "inception" (the paper's), "transformer" (one post-norm
+//     Transformer encoder layer, 8 heads, d_ff = 4d, ReLU) or "mlp" (token-wise
+//     d→2d→d). At d=128, L=2 these sizes give exactly the appendix's parameter
+//     differences (Transformer +243.0K, MLP −21.7K relative to the Inception).
+//   - multi_seq="8,16,32" (Table 7's Multi-Seq): one SoftShape per shape length,
+//     each with its own variables, whose attention-pooled embeddings are fused
+//     from the first scale to the last by cross-scale residual fusion
+//     f_s = z_s + GELU(W_s[z_s; f_{s−1}] + b_s), then classified by one head.
+//
 // # Protocol
 //
 // Train runs stratified 5-fold cross-validation with a 3:1 train/validation split

@@ -54,33 +54,56 @@ func StageNames() [4]string {
 // the resolved data-dependent sizes. Build it with New.
 type Model struct {
 	Config Config
-	Shape  Shape
+	// Shape holds the resolved sizes; for Multi-Seq, those of the first (finest)
+	// scale, whose attention scores Outputs.ShapeScores reports.
+	Shape Shape
+	// Scales holds one Shape per shape length of Multi-Seq (Config.MultiSeq), in
+	// the order given; it is nil for a single SoftShape.
+	Scales []Shape
 }
 
 // New validates cfg against a dataset with series length T, C classes and the
 // authors' per-dataset shape length refShapeLen (0 if unknown), and returns the model.
 func New(cfg Config, seriesLen, numClasses, refShapeLen int) (*Model, error) {
-	s, err := cfg.Resolve(seriesLen, numClasses, refShapeLen)
+	scales, err := cfg.ResolveScales(seriesLen, numClasses, refShapeLen)
 	if err != nil {
 		return nil, err
 	}
-	return &Model{Config: cfg, Shape: s}, nil
+	m := &Model{Config: cfg, Shape: scales[0]}
+	if cfg.MultiSeq != "" {
+		m.Scales = scales
+	}
+	return m, nil
 }
 
 // Forward builds the forward graph of x [B, T] (float32) for the given phase.
 // Variables are created (and initialised) in scope on first use.
 func (m *Model) Forward(scope *model.Scope, x *Node, phase Phase) *Outputs {
+	if x.Rank() != 2 || x.Shape().Dimensions[1] != m.Shape.SeriesLen {
+		exceptions.Panicf("softshape: input shape %s, want [batch, %d]", x.Shape(), m.Shape.SeriesLen)
+	}
+	scope = scope.ResetVisited()
+	if m.Scales != nil {
+		return m.forwardMultiSeq(scope, x, phase)
+	}
+	out, h, sEnd := m.body(scope, x, phase)
+	// Conjunctive pooling: per-shape logits weighted by attention, averaged.
+	tokenLogits := linear(scope.In("head"), h, m.Shape.NumClasses, true) // [B, n, C]
+	out.Logits = ReduceMean(Mul(tokenLogits, sEnd), 1)
+	return out
+}
+
+// body runs the shape embedding and the L SoftShape layers of one scale. It
+// returns the outputs without logits, the last layer's tokens h [B, n, d] and
+// their final attention scores sEnd [B, n, 1].
+func (m *Model) body(scope *model.Scope, x *Node, phase Phase) (out *Outputs, h, sEnd *Node) {
 	cfg, sh := m.Config, m.Shape
 	g := x.Graph()
-	if x.Rank() != 2 || x.Shape().Dimensions[1] != sh.SeriesLen {
-		exceptions.Panicf("softshape: input shape %s, want [batch, %d]", x.Shape(), sh.SeriesLen)
-	}
 	d := cfg.EmbedDim
-	out := &Outputs{}
-	scope = scope.ResetVisited()
+	out = &Outputs{}
 
 	// Shape embedding: windows of length m, stride q → [B, J, d].
-	h := m.embedShapes(scope.In("shape_embedding"), x)
+	h = m.embedShapes(scope.In("shape_embedding"), x)
 	out.Stages[0] = ReduceMean(h, 1)
 	pos := scope.In("positional").WithInitializer(zeroInit).
 		VariableWithShape("embedding", shapes.Make(h.DType(), 1, sh.NumShapes, d)).NodeValue(g)
@@ -91,7 +114,7 @@ func (m *Model) Forward(scope *model.Scope, x *Node, phase Phase) *Outputs {
 	aux := ScalarZero(g, h.DType())
 	attnScope := scope.In("attention")
 	moeScope := scope.In("moe")
-	var sEnd, intra, inter *Node
+	var intra, inter *Node
 	for l := 0; l < cfg.Depth; l++ {
 		ls := scope.In("layer_%d", l)
 		r := 1.0
@@ -114,7 +137,7 @@ func (m *Model) Forward(scope *model.Scope, x *Node, phase Phase) *Outputs {
 		y := u
 		intra, inter = v, v
 		if cfg.Inter {
-			inter = inception(ls.In("inception"), v, cfg.InceptionKernel)
+			inter = m.sharedExpert(ls, v)
 			y = Add(y, inter)
 		}
 		if cfg.Intra && (sparse || cfg.MoELayers == "all") {
@@ -132,12 +155,8 @@ func (m *Model) Forward(scope *model.Scope, x *Node, phase Phase) *Outputs {
 	out.Stages[1] = ReduceMean(intra, 1)
 	out.Stages[2] = ReduceMean(inter, 1)
 	out.Stages[3] = ReduceMean(h, 1)
-
-	// Conjunctive pooling: per-shape logits weighted by attention, averaged.
-	tokenLogits := linear(scope.In("head"), h, sh.NumClasses, true) // [B, n, C]
-	out.Logits = ReduceMean(Mul(tokenLogits, sEnd), 1)
 	out.AuxLoss = aux
-	return out
+	return out, h, sEnd
 }
 
 // embedShapes maps x [B, T] to shape embeddings [B, J, d]: a 1-D convolution with
@@ -217,7 +236,8 @@ func topKMask(x *Node, k int) *Node {
 // moe is the intra-shape mixture of experts over the tokens of v [B, n, d]:
 // a softmax router over Ĉ experts (weights initialised to zero, no bias), top-k
 // gating renormalised over the selected experts (gate = p_i / (Σ_selected p + 1e-6),
-// which for k=1 is the authors' p/(p+1e-6)), experts Linear→GELU→Dropout→Linear,
+// which for k=1 is the authors' p/(p+1e-6)), experts chosen by Config.MoEExpert
+// (the paper's Linear→GELU→Dropout→Linear, an FCN block or TSLANet's ICB),
 // a residual, then RMSNorm and GELU. It returns the output [B, n, d] and the
 // auxiliary loss cv²(importance) + cv²(load).
 //
@@ -234,20 +254,19 @@ func (m *Model) moe(scope *model.Scope, v *Node) (*Node, *Node) {
 	p := Softmax(Dot(tokens, router).Product(), -1) // [T, E]
 	gates, mask := topKGates(p, k)
 
-	// Experts, evaluated together: hidden [T, E, d_h].
-	dh := d
-	w1 := scope.At("experts").At("fc1").WithInitializer(truncNormalInit(scope, 0.02)).
-		VariableWithShape("weights", shapes.Make(v.DType(), d, e*dh)).NodeValue(g)
-	b1 := scope.At("experts").At("fc1").WithInitializer(zeroInit).
-		VariableWithShape("bias", shapes.Make(v.DType(), e*dh)).NodeValue(g)
-	w2 := scope.At("experts").At("fc2").WithInitializer(truncNormalInit(scope, 0.02)).
-		VariableWithShape("weights", shapes.Make(v.DType(), e*dh, d)).NodeValue(g)
-	b2 := scope.At("experts").At("fc2").WithInitializer(zeroInit).
-		VariableWithShape("bias", shapes.Make(v.DType(), e, d)).NodeValue(g)
-	hidden := gelu(addBias(Dot(tokens, w1).Product(), b1)) // [T, E·dh]
-	hidden = layers.DropoutStatic(scope, hidden, cfg.Dropout)
-	hidden = Mul(Reshape(hidden, b*n, e, dh), Reshape(gates, b*n, e, 1))
-	y := Add(Dot(Reshape(hidden, b*n, e*dh), w2).Product(), Dot(gates, b2).Product()) // [T, d]
+	var y *Node // [T, d]: the gate-weighted sum of the experts' outputs
+	switch cfg.MoEExpert {
+	case "fcn", "icb":
+		var outs *Node // [B, n, E, d]
+		if cfg.MoEExpert == "fcn" {
+			outs = fcnExperts(scope.At("experts"), v, e)
+		} else {
+			outs = icbExperts(scope.At("experts"), v, e, cfg.Dropout)
+		}
+		y = Reshape(Einsum("bne,bned->bnd", Reshape(gates, b, n, e), outs), b*n, d)
+	default:
+		y = m.mlpExperts(scope.At("experts"), tokens, gates)
+	}
 	y = Add(tokens, y)
 	y = gelu(rmsNorm(scope.At("norm"), y))
 
@@ -255,6 +274,28 @@ func (m *Model) moe(scope *model.Scope, v *Node) (*Node, *Node) {
 	load := StopGradient(ReduceSum(mask, 0)) // [E], token counts
 	aux := Add(cv2(importance), cv2(load))
 	return Reshape(y, b, n, d), aux
+}
+
+// mlpExperts evaluates the paper's experts Linear→GELU→Dropout→Linear (hidden
+// width d) on tokens [T, d], all experts as one pair of matrix products, and
+// returns the gate-weighted sum of their outputs [T, d] (gates [T, E]).
+func (m *Model) mlpExperts(scope *model.Scope, tokens, gates *Node) *Node {
+	g := tokens.Graph()
+	t, d := tokens.Shape().Dimensions[0], tokens.Shape().Dimensions[1]
+	e := gates.Shape().Dimensions[1]
+	dh := d
+	w1 := scope.At("fc1").WithInitializer(truncNormalInit(scope, 0.02)).
+		VariableWithShape("weights", shapes.Make(tokens.DType(), d, e*dh)).NodeValue(g)
+	b1 := scope.At("fc1").WithInitializer(zeroInit).
+		VariableWithShape("bias", shapes.Make(tokens.DType(), e*dh)).NodeValue(g)
+	w2 := scope.At("fc2").WithInitializer(truncNormalInit(scope, 0.02)).
+		VariableWithShape("weights", shapes.Make(tokens.DType(), e*dh, d)).NodeValue(g)
+	b2 := scope.At("fc2").WithInitializer(zeroInit).
+		VariableWithShape("bias", shapes.Make(tokens.DType(), e, d)).NodeValue(g)
+	hidden := gelu(addBias(Dot(tokens, w1).Product(), b1)) // [T, E·dh]
+	hidden = layers.DropoutStatic(scope, hidden, m.Config.Dropout)
+	hidden = Mul(Reshape(hidden, t, e, dh), Reshape(gates, t, e, 1))
+	return Add(Dot(Reshape(hidden, t, e*dh), w2).Product(), Dot(gates, b2).Product())
 }
 
 // topKGates keeps, for each row of the router probabilities p [T, E], the k

@@ -205,58 +205,12 @@ func TestEveryVariableGetsGradient(t *testing.T) {
 		cfg.ExpertsK = k
 		cfg.EmbedDim = 32
 		cfg.ShapeLength = 8
-		m, err := New(cfg, 60, 3, 0)
-		if err != nil {
-			t.Fatal(err)
+		paths, grads := sparseGradients(t, cfg, 60, 3)
+		if len(grads) != 29 {
+			t.Errorf("k=%d: %d trainable variables in the sparse graph, want 29", k, len(grads))
 		}
-		store := model.NewStore()
-		store.RootScope().SetParam(model.ParamInitialSeed, int64(3))
-		var paths []string
-		exec, err := model.NewExec(testBackend(t), store, func(scope *model.Scope, x, y *graph.Node) []*graph.Node {
-			out := m.Forward(scope, x, Sparse)
-			onehot := graph.OneHot(y, 3, out.Logits.DType())
-			ce := graph.ReduceAllMean(graph.Neg(graph.ReduceSum(graph.Mul(onehot, graph.LogSoftmax(out.Logits, -1)), -1)))
-			total := graph.Add(ce, graph.MulScalar(out.AuxLoss, cfg.MoELossWeight))
-			var vars []*graph.Node
-			paths = paths[:0]
-			for v := range scope.IterVariables() {
-				if v.Trainable && v.InUseByGraph(x.Graph()) {
-					vars = append(vars, v.NodeValue(x.Graph()))
-					paths = append(paths, v.Path())
-				}
-			}
-			grads := graph.Gradient(total, vars...)
-			res := make([]*graph.Node, len(grads))
-			for i, gr := range grads {
-				res[i] = graph.Abs(gr)
-			}
-			return res
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		x := make([]float32, 8*60)
-		y := make([]int32, 8)
-		for i := range x {
-			x[i] = float32(math.Sin(float64(i)*0.37) + 0.1*float64(i%7))
-		}
-		for i := range y {
-			y[i] = int32(i % 3)
-		}
-		outs, err := exec.Call(tensors.FromFlatDataAndDimensions(x, 8, 60), tensors.FromFlatDataAndDimensions(y, 8))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(outs) != 29 {
-			t.Errorf("k=%d: %d trainable variables in the sparse graph, want 29", k, len(outs))
-		}
-		for i, o := range outs {
-			flat := tensors.MustCopyFlatData[float32](o)
-			sum := 0.0
-			for _, v := range flat {
-				sum += float64(v)
-			}
-			if sum == 0 {
+		for i, flat := range grads {
+			if sumOf(flat) == 0 {
 				t.Errorf("k=%d: variable %s gets a zero gradient", k, paths[i])
 			}
 			// With k = Ĉ every expert's block of the first expert layer must move.
@@ -273,6 +227,68 @@ func TestEveryVariableGetsGradient(t *testing.T) {
 			}
 		}
 	}
+}
+
+// sparseGradients builds the sparse-phase model of cfg for series of length T
+// and C classes, runs one batch of 8 deterministic series, and returns the path
+// and the absolute gradient of the total loss (cross-entropy + λ·aux) for every
+// trainable variable the graph uses.
+func sparseGradients(t *testing.T, cfg Config, seriesLen, numClasses int) (paths []string, grads [][]float32) {
+	t.Helper()
+	m, err := New(cfg, seriesLen, numClasses, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := model.NewStore()
+	store.RootScope().SetParam(model.ParamInitialSeed, int64(3))
+	exec, err := model.NewExec(testBackend(t), store, func(scope *model.Scope, x, y *graph.Node) []*graph.Node {
+		out := m.Forward(scope, x, Sparse)
+		onehot := graph.OneHot(y, numClasses, out.Logits.DType())
+		ce := graph.ReduceAllMean(graph.Neg(graph.ReduceSum(graph.Mul(onehot, graph.LogSoftmax(out.Logits, -1)), -1)))
+		total := graph.Add(ce, graph.MulScalar(out.AuxLoss, cfg.MoELossWeight))
+		var vars []*graph.Node
+		paths = paths[:0]
+		for v := range scope.IterVariables() {
+			if v.Trainable && v.InUseByGraph(x.Graph()) {
+				vars = append(vars, v.NodeValue(x.Graph()))
+				paths = append(paths, v.Path())
+			}
+		}
+		gs := graph.Gradient(total, vars...)
+		res := make([]*graph.Node, len(gs))
+		for i, gr := range gs {
+			res[i] = graph.Abs(gr)
+		}
+		return res
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float32, 8*seriesLen)
+	y := make([]int32, 8)
+	for i := range x {
+		x[i] = float32(math.Sin(float64(i)*0.37) + 0.1*float64(i%7))
+	}
+	for i := range y {
+		y[i] = int32(i % numClasses)
+	}
+	outs, err := exec.Call(tensors.FromFlatDataAndDimensions(x, 8, seriesLen), tensors.FromFlatDataAndDimensions(y, 8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range outs {
+		grads = append(grads, tensors.MustCopyFlatData[float32](o))
+	}
+	return paths, grads
+}
+
+// sumOf sums a gradient.
+func sumOf(x []float32) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += float64(v)
+	}
+	return s
 }
 
 // TestBadHyperparametersRejected: impossible values are rejected before any graph

@@ -31,6 +31,12 @@ func otherValue(name, value string) string {
 		return "linear"
 	case softshape.ParamBatchRule:
 		return "large"
+	case softshape.ParamMoEExpert:
+		return "fcn"
+	case softshape.ParamSharedExpert:
+		return "mlp"
+	case softshape.ParamMultiSeq:
+		return "8,16,32"
 	}
 	if i, err := strconv.Atoi(value); err == nil {
 		return strconv.Itoa(i + 1)
@@ -54,7 +60,7 @@ func TestKeysStable(t *testing.T) {
 	}
 	seen := map[string]string{h: "default"}
 	params := strings.Split(def.String(), ";")
-	if len(params) != 25 {
+	if len(params) != 28 {
 		t.Errorf("%d settings in Config.String; update this test", len(params))
 	}
 	for _, p := range params {
