@@ -30,6 +30,7 @@ func commands() map[string]command {
 		"train":    {summary: "train and evaluate SoftShape on one dataset over its folds", run: runTrain},
 		"sweep":    {summary: "run (or resume) the grid of runs behind a paper table, crash-safe and shardable", run: runSweep},
 		"table":    {summary: "build a paper table from stored results, ours beside the paper's", run: runTable},
+		"variants": {summary: "the named variants of the paper's tables, their settings and parameter counts", run: runVariants},
 		"status":   {summary: "done / running / failed / missing runs in a results folder", run: runStatus},
 	}
 }
