@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/softshape-go/softshape/experiments/slurm"
 	"github.com/softshape-go/softshape/experiments/sweep"
 )
 
@@ -19,6 +20,8 @@ func runStatus(args []string, stdout io.Writer) error {
 	table := fs.String("table", "", "only this table (default: every table with a recorded sweep)")
 	merge := fs.String("merge", "", "first copy the records of these comma-separated results folders (e.g. shards run elsewhere) into -results")
 	limit := fs.Int("list", 50, "list at most this many cells not done per table (0: all)")
+	shards := fs.Int("shards", 0, "also give the state of each of N shards (-shard i/N, Slurm array task i) of every recorded grid, and the --array of the incomplete ones")
+	retry := fs.Bool("retry-failed", false, "with -shards: count shards with failed cells as incomplete (as sweep -retry-failed would re-run them)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: softshape status [flags]\n\nCounts the done, running, failed, invalid and missing runs of every sweep recorded in a\nresults folder (all shards that write to it) and lists the cells that are not done.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -36,6 +39,8 @@ func runStatus(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// Locks left on other nodes by Slurm jobs that are gone count as stale.
+	store.SetForeignLockCheck(slurm.LockOwnerAlive())
 	for _, src := range splitList(*merge) {
 		rep, err := store.Merge(src)
 		if err != nil {
@@ -89,6 +94,47 @@ func runStatus(args []string, stdout io.Writer) error {
 				detail = ": " + c.Detail
 			}
 			fmt.Fprintf(stdout, "  %-8s %s · %s · seed %d fold %d%s\n", c.State, c.Key.Dataset, c.Key.Variant, c.Key.Seed, c.Key.Fold, detail)
+		}
+	}
+	if *shards > 0 {
+		return shardStatus(stdout, store, *table, *shards, *retry)
+	}
+	return nil
+}
+
+// shardStatus prints, for every recorded grid, the state of each of its n
+// shards and the --array value of those with cells left to run.
+func shardStatus(w io.Writer, store *sweep.Store, table string, n int, retry bool) error {
+	grids, err := store.LoadGrids(table)
+	if err != nil {
+		return err
+	}
+	for _, g := range grids {
+		states, err := slurm.ShardStates(store, g.Cells, n)
+		if err != nil {
+			return err
+		}
+		mode := "full"
+		if g.Spec.Quick {
+			mode = "quick"
+		}
+		fmt.Fprintf(w, "\n%s (%s), grid %s (%s; folds %v; seeds %v), in %d shards:\n", g.Spec.Table, mode, g.ID(),
+			strings.Join(g.Spec.Datasets, ","), g.Spec.Folds, g.Spec.Seeds, n)
+		for _, st := range states {
+			mark := "complete"
+			switch {
+			case st.Incomplete(retry):
+				mark = "INCOMPLETE"
+			case st.Counts[sweep.StateRunning] > 0:
+				mark = "running"
+			}
+			fmt.Fprintf(w, "  %-10s %s\n", mark, st)
+		}
+		if tasks := slurm.IncompleteTasks(states, retry); len(tasks) > 0 {
+			fmt.Fprintf(w, "  incomplete shards: %s (resubmit them: the same sweep flags with -emit-slurm FILE -slurm-tasks %d -only-incomplete -slurm-submit)\n",
+				slurm.ArraySpec(tasks), n)
+		} else {
+			fmt.Fprintf(w, "  no shard has cells left to run\n")
 		}
 	}
 	return nil

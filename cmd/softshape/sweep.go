@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/softshape-go/softshape/ablations"
+	"github.com/softshape-go/softshape/experiments/slurm"
 	"github.com/softshape-go/softshape/experiments/sweep"
 	"github.com/softshape-go/softshape/softshape"
 )
@@ -33,9 +34,11 @@ func runSweep(args []string, stdout io.Writer) error {
 	dryRun := fs.Bool("dry-run", false, "list the cells of this shard and their state; train nothing, write nothing")
 	retry := fs.Bool("retry-failed", false, "run again the cells whose record says failed")
 	noReuse := fs.Bool("no-reuse", false, "train even when the same computation was recorded for another variant or table")
+	sf := addSlurmFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: softshape sweep -table NAME [flags]\n\nRuns the grid datasets × folds × variants × seeds of one paper table, one fold per run,\n"+
-			"writing one JSON record per finished run under -results. Interrupted sweeps resume where they\nstopped; several processes (or machines with -shard) may share one results folder.\n\nFlags:\n")
+			"writing one JSON record per finished run under -results. Interrupted sweeps resume where they\nstopped; several processes (or machines with -shard) may share one results folder.\n"+
+			"With -emit-slurm FILE it writes instead the sbatch array job running the grid as -slurm-tasks shards\n(-only-incomplete: only the shards with cells left to run).\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -72,6 +75,13 @@ func runSweep(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *sf.emit != "" {
+		if *shard != "" || *dryRun {
+			return errors.New("-emit-slurm writes the job of every shard: leave out -shard and -dry-run")
+		}
+		return emitSlurm(stdout, sf, slurmSweep{spec: spec, grid: grid, folds: *rf.folds, seeds: *seeds, dataRoot: *rf.dataRoot,
+			backend: *rf.backend, results: *results, workers: *workers, offline: *rf.offline, retryFailed: *retry, noReuse: *noReuse})
+	}
 	cells := sh.Select(grid.Cells)
 	mode := "full"
 	if *quick {
@@ -89,6 +99,8 @@ func runSweep(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// Locks left on other nodes by Slurm jobs that are gone count as stale.
+	store.SetForeignLockCheck(slurm.LockOwnerAlive())
 	if err := store.SaveGrid(grid); err != nil {
 		return err
 	}

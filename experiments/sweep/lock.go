@@ -31,7 +31,28 @@ type LockInfo struct {
 	// ProcStart is the process start time in clock ticks since boot
 	// (/proc/<pid>/stat), so that a reused pid is not taken for the owner.
 	ProcStart string `json:"proc_start,omitempty"`
+	// SlurmJob is the Slurm job of the owner ("<array job>_<task>", or the
+	// job id), from the environment; empty outside Slurm. A lock of another
+	// host is judged by it when the store has a foreign-lock check.
+	SlurmJob string `json:"slurm_job,omitempty"`
 }
+
+// slurmJobID returns the Slurm job of this process from its environment:
+// "<array job id>_<task id>" in an array task, else the job id, else "".
+func slurmJobID() string {
+	if a, t := os.Getenv("SLURM_ARRAY_JOB_ID"), os.Getenv("SLURM_ARRAY_TASK_ID"); a != "" && t != "" {
+		return a + "_" + t
+	}
+	return os.Getenv("SLURM_JOB_ID")
+}
+
+// SetForeignLockCheck sets how locks written on other hosts are judged: by
+// default they count as alive (a process on another machine cannot be
+// checked), so a cell whose owner died there stays "running" and is skipped.
+// With alive set, a lock of another host whose alive(info) is false is stale
+// (removed and the cell run again), e.g. slurm.LockOwnerAlive, which asks
+// Slurm whether the owner's job still exists. Call before using the store.
+func (s *Store) SetForeignLockCheck(alive func(LockInfo) bool) { s.foreignAlive = alive }
 
 // ErrBusy is returned by Claim when another live process holds the cell.
 var ErrBusy = errors.New("cell is being run by another process")
@@ -63,7 +84,7 @@ func (s *Store) Claim(k Key) (*Claim, error) {
 	if err := s.mkdirAll(filepath.Dir(path)); err != nil {
 		return nil, err
 	}
-	info := LockInfo{PID: s.pid, Hostname: s.host, Started: time.Now().UTC(), ProcStart: s.procStart}
+	info := LockInfo{PID: s.pid, Hostname: s.host, Started: time.Now().UTC(), ProcStart: s.procStart, SlurmJob: s.slurmJob}
 	b, _ := json.Marshal(info)
 	b = append(b, '\n')
 	for attempt := 0; attempt < 5; attempt++ {
@@ -167,6 +188,9 @@ func (s *Store) lockState(path string, info LockInfo, ok bool) liveness {
 		return lockAlive
 	}
 	if info.Hostname != s.host {
+		if s.foreignAlive != nil && !s.foreignAlive(info) {
+			return lockStale
+		}
 		return lockAlive
 	}
 	if info.PID == s.pid && info.ProcStart == s.procStart {

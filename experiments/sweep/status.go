@@ -147,7 +147,11 @@ func (s *Store) CellStatus(k Key) CellStatus {
 		return CellStatus{Key: k, State: StateMissing}
 	}
 	if s.lockState(path, info, ok) == lockStale {
-		return CellStatus{Key: k, State: StateMissing, Detail: fmt.Sprintf("stale lock of dead pid %d (removed by the next sweep)", info.PID)}
+		job := ""
+		if info.SlurmJob != "" {
+			job = fmt.Sprintf(" of Slurm job %s", info.SlurmJob)
+		}
+		return CellStatus{Key: k, State: StateMissing, Detail: fmt.Sprintf("stale lock of dead pid %d on %s%s (removed by the next sweep)", info.PID, info.Hostname, job)}
 	}
 	if !ok {
 		return CellStatus{Key: k, State: StateRunning, Detail: "lock being written"}
@@ -156,7 +160,11 @@ func (s *Store) CellStatus(k Key) CellStatus {
 	if !info.Started.IsZero() {
 		since = fmt.Sprintf(" since %s", info.Started.Format("2006-01-02 15:04:05Z"))
 	}
-	return CellStatus{Key: k, State: StateRunning, Detail: fmt.Sprintf("pid %d on %s%s", info.PID, info.Hostname, since)}
+	job := ""
+	if info.SlurmJob != "" {
+		job = fmt.Sprintf(" (Slurm job %s)", info.SlurmJob)
+	}
+	return CellStatus{Key: k, State: StateRunning, Detail: fmt.Sprintf("pid %d on %s%s%s", info.PID, info.Hostname, job, since)}
 }
 
 // MergeReport says what Merge did.

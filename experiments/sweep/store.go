@@ -25,6 +25,10 @@ type Store struct {
 	pid  int
 	// procStart identifies this process beside its pid (see lockInfo).
 	procStart string
+	// slurmJob is this process's Slurm job ("" outside Slurm), written into
+	// its locks; foreignAlive judges locks of other hosts (nil: alive).
+	slurmJob     string
+	foreignAlive func(LockInfo) bool
 	// beforeRename, when set (tests), runs between writing and renaming a
 	// temporary file.
 	beforeRename func(path string)
@@ -42,7 +46,7 @@ func Open(root string) (*Store, error) {
 	if err != nil || host == "" {
 		host = "unknown-host"
 	}
-	return &Store{root: root, host: host, pid: os.Getpid(), procStart: selfStart()}, nil
+	return &Store{root: root, host: host, pid: os.Getpid(), procStart: selfStart(), slurmJob: slurmJobID()}, nil
 }
 
 // Root returns the results folder.

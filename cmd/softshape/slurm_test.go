@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSweepEmitSlurm: -emit-slurm writes the array job of every shard and
+// nothing else; -only-incomplete keeps the shards with cells left to run;
+// status -shards names them.
+func TestSweepEmitSlurm(t *testing.T) {
+	dir := t.TempDir()
+	results := filepath.Join(dir, "results")
+	script := filepath.Join(dir, "job.sh")
+	out, err := sweepCLI(t, results, "-emit-slurm", script, "-slurm-tasks", "2", "-slurm-time", "1:00:00", "-slurm-partition", "short",
+		"-slurm-output", filepath.Join(dir, "logs", "%x-%A_%a.out"), "-slurm-binary", "/opt/softshape", "-backend", "go")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	contains(t, out, "wrote "+script+`: Slurm array job "softshape-ablation", --array=1-2 (shards of 2)`, "submit with: sbatch "+script)
+	if _, err := os.Stat(results); err == nil {
+		t.Error("-emit-slurm created the results folder")
+	}
+	b, err := os.ReadFile(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	contains(t, s, "#SBATCH --array=1-2\n", "#SBATCH --time=1:00:00\n", "#SBATCH --partition=short\n",
+		"#SBATCH --output="+filepath.Join(dir, "logs", "%x-%A_%a.out")+"\n", "export GOMLX_BACKEND=go\n",
+		"exec /opt/softshape sweep \\\n  -table ablation \\\n  -datasets ItalyPowerDemand \\\n  -folds 1 \\\n  -seeds 42 \\\n  -variants 'SoftShape,w/o Intra' \\\n  -quick \\\n",
+		"-data "+ucrRootAbs(t), "-offline", "-backend go", `-shard "$((SLURM_ARRAY_TASK_ID))/2"`, "-results "+results+"\n")
+
+	// GPUs: xla:cuda unless told otherwise.
+	out, err = sweepCLI(t, results, "-emit-slurm", script, "-slurm-tasks", "3", "-slurm-gpus-per-task", "1", "-slurm-binary", "/opt/softshape")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	b, _ = os.ReadFile(script)
+	contains(t, string(b), "#SBATCH --gpus-per-task=1\n", "export GOMLX_BACKEND=xla:cuda\n", "-backend xla:cuda", `/3"`)
+
+	// Shard 1 of 2 run: only shard 2 is left.
+	if out, err := sweepCLI(t, results, "-shard", "1/2"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	out, err = sweepCLI(t, results, "-emit-slurm", script, "-slurm-tasks", "2", "-only-incomplete", "-slurm-binary", "/opt/softshape")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	contains(t, out, "shard 1/2: 1 cells: 1 done", "shard 2/2: 1 cells: 1 missing", "--array=2 (shards of 2)")
+	b, _ = os.ReadFile(script)
+	contains(t, string(b), "#SBATCH --array=2\n", `-shard "$((SLURM_ARRAY_TASK_ID))/2"`)
+
+	var st bytes.Buffer
+	if err := runStatus([]string{"-results", results, "-shards", "2"}, &st); err != nil {
+		t.Fatal(err)
+	}
+	contains(t, st.String(), "complete   shard 1/2: 1 cells: 1 done", "INCOMPLETE shard 2/2: 1 cells: 1 missing", "incomplete shards: 2 ")
+
+	if out, err := sweepCLI(t, results, "-shard", "2/2"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	os.Remove(script)
+	out, err = sweepCLI(t, results, "-emit-slurm", script, "-slurm-tasks", "2", "-only-incomplete")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	contains(t, out, "every shard of 2 is complete")
+	if _, err := os.Stat(script); err == nil {
+		t.Error("a script was written for a complete sweep")
+	}
+
+	for _, bad := range [][]string{
+		{"-emit-slurm", script},
+		{"-emit-slurm", script, "-slurm-tasks", "2", "-shard", "1/2"},
+		{"-emit-slurm", script, "-slurm-tasks", "2", "-slurm-gpus-per-task", "1", "-backend", "go"},
+	} {
+		if out, err := sweepCLI(t, results, bad...); err == nil {
+			t.Errorf("%q accepted:\n%s", bad, out)
+		} else if !strings.Contains(err.Error(), "slurm") && !strings.Contains(err.Error(), "shard") {
+			t.Errorf("%q: unclear error %v", bad, err)
+		}
+	}
+}
+
+// ucrRootAbs is ucrRoot made absolute, as -emit-slurm writes it.
+func ucrRootAbs(t *testing.T) string {
+	p, err := filepath.Abs(ucrRoot(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
