@@ -32,6 +32,8 @@ func commands() map[string]command {
 		"table":    {summary: "build a paper table from stored results, ours beside the paper's", run: runTable},
 		"variants": {summary: "the named variants of the paper's tables, their settings and parameter counts", run: runVariants},
 		"status":   {summary: "done / running / failed / missing runs in a results folder", run: runStatus},
+		"plot":     {summary: "figures (PNG and SVG) from a results folder or a checkpoint: sweep, ranks, cd, curves, attention, tsne", run: runPlot},
+		"timing":   {summary: "training time vs series length per sparse ratio (paper Fig 3), parameters and inference time", run: runTiming},
 	}
 }
 

@@ -1,0 +1,561 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/softshape-go/softshape/ablations"
+	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/experiments/stats"
+	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/experiments/tables"
+	"github.com/softshape-go/softshape/plots"
+	"github.com/softshape-go/softshape/plots/modelplots"
+	"github.com/softshape-go/softshape/plots/tsne"
+	"github.com/softshape-go/softshape/softshape"
+)
+
+// plotKinds are the sub-commands of "softshape plot".
+var plotKinds = []struct{ name, summary string }{
+	{"sweep", "accuracy vs the swept value of a table (e.g. -table sparse_ratio), paper values dashed"},
+	{"ranks", "average rank per column of a table, ours beside the paper's"},
+	{"cd", "critical-difference diagram of a table's columns (Wilcoxon–Holm cliques)"},
+	{"curves", "training curves: from a checkpoint saved by plot curves -save, or by training one fold now"},
+	{"attention", "MIL attention map of a test series of class -class, from a checkpoint"},
+	{"tsne", "t-SNE of the embeddings at the four stages, from a checkpoint"},
+}
+
+// historyFile is the per-epoch history that "plot curves -save" writes beside
+// the checkpoint (softshape checkpoints hold weights and settings only).
+const historyFile = "history.json"
+
+// runPlot implements "softshape plot KIND": figures (PNG and SVG) from a
+// results folder or from checkpoints.
+func runPlot(args []string, stdout io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprintf(stdout, "Usage: softshape plot KIND [flags]\n\nWrites figures as PNG and SVG. Kinds:\n")
+		for _, k := range plotKinds {
+			fmt.Fprintf(stdout, "  %-10s %s\n", k.name, k.summary)
+		}
+		fmt.Fprintf(stdout, "\nRun 'softshape plot KIND -h' for the flags of one kind.\n")
+		if len(args) == 0 {
+			return fmt.Errorf("plot needs a kind: one of %s", plotKindNames())
+		}
+		return nil
+	}
+	switch args[0] {
+	case "sweep", "ranks", "cd":
+		return plotTable(args[0], args[1:], stdout)
+	case "curves":
+		return plotCurves(args[1:], stdout)
+	case "attention", "tsne":
+		return plotModel(args[0], args[1:], stdout)
+	}
+	return fmt.Errorf("unknown plot kind %q: want one of %s", args[0], plotKindNames())
+}
+
+func plotKindNames() string {
+	names := make([]string, len(plotKinds))
+	for i, k := range plotKinds {
+		names[i] = k.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// figFlags are the output flags every plot kind has.
+type figFlags struct {
+	out  *string
+	dpi  *int
+	name *string
+}
+
+func addFigFlags(fs *flag.FlagSet) figFlags {
+	return figFlags{
+		out:  fs.String("out", "figures", "output folder"),
+		dpi:  fs.Int("dpi", plots.DefaultDPI, "PNG resolution"),
+		name: fs.String("name", "", "file name without extension (default: from the kind and its inputs)"),
+	}
+}
+
+// write saves fig as PNG and SVG under the output folder and prints the paths.
+func (f figFlags) write(stdout io.Writer, fig *plots.Figure, defaultName string) error {
+	name := *f.name
+	if name == "" {
+		name = defaultName
+	}
+	fig.SetDPI(*f.dpi)
+	paths, err := saveFigure(fig, filepath.Join(*f.out, fileSafe(name)))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s\n", fig.Title())
+	for _, p := range paths {
+		fmt.Fprintf(stdout, "wrote %s\n", p)
+	}
+	return nil
+}
+
+var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// fileSafe turns a name into a file name.
+func fileSafe(s string) string { return strings.Trim(unsafeChars.ReplaceAllString(s, "_"), "_") }
+
+func newPlotFlags(kind, usage string, stdout io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("plot "+kind, flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: softshape plot %s [flags]\n\n%s\n\nFlags:\n", kind, usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// plotTable implements the figures built from a results folder.
+func plotTable(kind string, args []string, stdout io.Writer) error {
+	usage := map[string]string{
+		"sweep": "Accuracy against the swept value of a table (one line per dataset, their average thick), the paper's values dashed.",
+		"ranks": "Average rank (ties get the best rank, as the paper) of each column of a table over the datasets of our summary,\nbeside the paper's average rank over the same datasets.",
+		"cd":    "Critical-difference diagram: average ranks (ties averaged) and the cliques of columns with no significant\npairwise difference (two-sided Wilcoxon signed-rank, Holm-corrected at -alpha).",
+	}[kind]
+	fs := newPlotFlags(kind, usage, stdout)
+	ff := addFigFlags(fs)
+	table := fs.String("table", "", "paper table: "+strings.Join(ablations.TableNames(), ", "))
+	results := fs.String("results", sweep.DefaultRoot, "results folder written by softshape sweep")
+	quick := fs.Bool("quick", false, "the quick-mode sweeps (labelled "+sweep.QuickLabel+")")
+	grid := fs.String("grid", "", "use only this grid id when several sweeps of the table disagree")
+	alpha := fs.Float64("alpha", 0.05, "significance level of the cliques (cd)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if *table == "" {
+		return fmt.Errorf("-table is required: one of %s", strings.Join(ablations.TableNames(), ", "))
+	}
+	if st, err := os.Stat(*results); err != nil || !st.IsDir() {
+		return fmt.Errorf("results folder %s not found: run softshape sweep -table %s first", *results, *table)
+	}
+	store, err := sweep.Open(*results)
+	if err != nil {
+		return err
+	}
+	t, err := tables.Build(store, *table, tables.Options{Quick: *quick, Grid: *grid})
+	if err != nil {
+		return err
+	}
+	var fig *plots.Figure
+	switch kind {
+	case "sweep":
+		fig, err = sweepFigure(t)
+	case "ranks":
+		fig, err = ranksFigure(t)
+	case "cd":
+		fig, err = cdFigure(t, *alpha)
+	}
+	if err != nil {
+		return fmt.Errorf("table %s: %w", *table, err)
+	}
+	return ff.write(stdout, fig, kind+"_"+*table)
+}
+
+// tableConfig describes the runs behind a table for a figure title.
+func tableConfig(t *tables.Table) string {
+	seeds := make([]string, len(t.Seeds))
+	for i, s := range t.Seeds {
+		seeds[i] = strconv.FormatInt(s, 10)
+	}
+	folds := make([]string, len(t.Folds))
+	for i, f := range t.Folds {
+		folds[i] = strconv.Itoa(f)
+	}
+	return fmt.Sprintf("folds %s, seeds %s, grid %s", strings.Join(folds, ","), strings.Join(seeds, ","), strings.Join(t.Grids, "+"))
+}
+
+func datasetsLabel(n int) string {
+	if n == 1 {
+		return "1 UCR dataset"
+	}
+	return fmt.Sprintf("%d UCR datasets", n)
+}
+
+// numberName matches a numeric column name such as "50%" or "0.5".
+var numberName = regexp.MustCompile(`^([0-9]*\.?[0-9]+)(%?)$`)
+
+// sweepFigure draws the measured columns of t against the swept value.
+func sweepFigure(t *tables.Table) (*plots.Figure, error) {
+	var cols []int
+	for j, c := range t.Columns {
+		if c.Measured() {
+			cols = append(cols, j)
+		}
+	}
+	if len(cols) == 0 {
+		return nil, fmt.Errorf("no column of this table is run by this project")
+	}
+	// A numeric axis when every column is a percentage (sparse ratio), else
+	// categorical with the column names as ticks.
+	xs := make([]float64, len(cols))
+	var ticks []string
+	xLabel := strings.ReplaceAll(t.Name, "_", " ")
+	percent := false
+	for i, j := range cols {
+		m := numberName.FindStringSubmatch(t.Columns[j].Name)
+		if m == nil {
+			ticks = nil
+			for k := range cols {
+				xs[k] = float64(k)
+				ticks = append(ticks, t.Columns[cols[k]].Name)
+			}
+			percent = false
+			break
+		}
+		xs[i], _ = strconv.ParseFloat(m[1], 64)
+		percent = percent || m[2] == "%"
+	}
+	if percent {
+		xLabel += " (%)"
+	}
+	var ours, paper []plots.SweepSeries
+	for _, r := range t.Rows {
+		o := plots.SweepSeries{Label: r.Dataset, X: xs}
+		p := plots.SweepSeries{Label: r.Dataset, X: xs}
+		anyOurs, anyPaper := false, false
+		for _, j := range cols {
+			o.Y = append(o.Y, r.Ours[j].Acc)
+			p.Y = append(p.Y, r.Paper[j])
+			anyOurs = anyOurs || !math.IsNaN(r.Ours[j].Acc)
+			anyPaper = anyPaper || !math.IsNaN(r.Paper[j])
+		}
+		if anyOurs {
+			ours = append(ours, o)
+		}
+		if anyPaper {
+			paper = append(paper, p)
+		}
+	}
+	if len(ours) == 0 {
+		return nil, fmt.Errorf("no recorded accuracy: run softshape sweep -table %s", t.Name)
+	}
+	meta := plots.Meta{Title: "Accuracy vs " + xLabel + " — " + t.Name, Dataset: datasetsLabel(len(ours)), Config: tableConfig(t) + "; paper dashed", Quick: t.Quick}
+	return plots.SweepChart(meta, xLabel, ticks, ours, paper)
+}
+
+// oursMatrix returns the accuracy matrix of the table's summary: rows are the
+// summary's datasets, columns its OursColumns (paper figures for the
+// columns this project does not run).
+func oursMatrix(t *tables.Table) (methods []string, acc [][]float64, err error) {
+	s := t.Summary
+	if len(s.OursColumns) < 2 || len(s.Datasets) < 2 {
+		return nil, nil, fmt.Errorf("need at least 2 columns and 2 complete datasets, have %d and %d (%s)",
+			len(s.OursColumns), len(s.Datasets), strings.Join(append(slices.Clone(s.Excluded), s.Problems...), "; "))
+	}
+	for _, j := range s.OursColumns {
+		methods = append(methods, t.Columns[j].Name)
+	}
+	for _, r := range t.Rows {
+		if !slices.Contains(s.Datasets, r.Dataset) {
+			continue
+		}
+		row := make([]float64, len(s.OursColumns))
+		for k, j := range s.OursColumns {
+			if s.FromPaper[k] {
+				row[k] = r.Paper[j]
+			} else {
+				row[k] = math.Round(r.Ours[j].Acc*1e4) / 1e4
+			}
+		}
+		acc = append(acc, row)
+	}
+	return methods, acc, nil
+}
+
+// ranksFigure draws our average ranks beside the paper's over the same datasets.
+func ranksFigure(t *tables.Table) (*plots.Figure, error) {
+	s := t.Summary
+	if s.Ours == nil {
+		return nil, fmt.Errorf("no summary of our results: %s", strings.Join(append(slices.Clone(s.Problems), s.Excluded...), "; "))
+	}
+	paperRanks := make([]float64, len(s.Ours.Methods))
+	for i := range paperRanks {
+		paperRanks[i] = math.NaN()
+	}
+	if s.Paper != nil {
+		for i, m := range s.Ours.Methods {
+			if k := slices.Index(s.Paper.Methods, m); k >= 0 {
+				paperRanks[i] = s.Paper.AvgRank[k]
+			}
+		}
+	}
+	cfg := tableConfig(t)
+	if slices.Contains(s.FromPaper, true) {
+		cfg += "; baselines from the paper"
+	}
+	meta := plots.Meta{Title: "Average rank — " + t.Name, Dataset: datasetsLabel(len(s.Datasets)), Config: cfg + "; paper over the same datasets", Quick: t.Quick}
+	return plots.RankBars(meta, s.Ours.Methods, s.Ours.AvgRank, paperRanks)
+}
+
+// cdFigure draws the critical-difference diagram of our summary matrix.
+func cdFigure(t *tables.Table, alpha float64) (*plots.Figure, error) {
+	methods, acc, err := oursMatrix(t)
+	if err != nil {
+		return nil, err
+	}
+	cd, err := stats.CriticalDifference(methods, acc, alpha)
+	if err != nil {
+		return nil, err
+	}
+	// CDDiagram takes the caller's order; cd.Cliques index cd.Methods.
+	cliques := make([][]int, len(cd.Cliques))
+	for i, c := range cd.Cliques {
+		for _, k := range c {
+			cliques[i] = append(cliques[i], cd.Order[k])
+		}
+	}
+	ranks := make([]float64, len(methods))
+	for i, k := range cd.Order {
+		ranks[k] = cd.AvgRanks[i]
+	}
+	meta := plots.Meta{Title: "Critical difference — " + t.Name, Dataset: datasetsLabel(len(acc)),
+		Config: fmt.Sprintf("%s; Wilcoxon–Holm α=%g", tableConfig(t), alpha), Quick: t.Quick}
+	return plots.CDDiagram(meta, methods, ranks, cliques)
+}
+
+// savedHistory is what plot curves -save writes beside a checkpoint.
+type savedHistory struct {
+	Dataset string                 `json:"dataset"`
+	Fold    int                    `json:"fold"` // 1-based
+	Seed    int64                  `json:"seed"`
+	Config  string                 `json:"config"`
+	Backend string                 `json:"backend"`
+	History []softshape.EpochStats `json:"history"`
+}
+
+// plotCurves implements "plot curves".
+func plotCurves(args []string, stdout io.Writer) error {
+	fs := newPlotFlags("curves", "Training and validation loss and accuracy per epoch, the warm-up boundary dashed. With -checkpoint DIR\n"+
+		"it reads DIR/"+historyFile+" (written by -save); otherwise it trains one fold now (-dataset, -fold, -epochs, -warmup, -set)\n"+
+		"and, with -save DIR, saves the selected model and its history there.", stdout)
+	ff := addFigFlags(fs)
+	ckpt := fs.String("checkpoint", "", "folder saved by plot curves -save: plot its history without training")
+	rf := addRunFlags(fs)
+	dataset := fs.String("dataset", data.CBFName, "dataset to train")
+	fold := fs.Int("fold", 1, "fold to train (1-5)")
+	seed := fs.Int64("seed", 42, "seed (folds, weights, batches)")
+	epochs := fs.Int("epochs", 0, "epochs (0 = the epochs setting)")
+	warmup := fs.Int("warmup", -1, "warm-up epochs (-1 = the warmup_epochs setting)")
+	settings := fs.String("set", "", "hyperparameters, e.g. \"embed_dim=64\"")
+	save := fs.String("save", "", "folder to save the trained model and its history (for later plot curves/attention/tsne -checkpoint)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	var h savedHistory
+	if *ckpt != "" {
+		b, err := os.ReadFile(filepath.Join(*ckpt, historyFile))
+		if err != nil {
+			return fmt.Errorf("checkpoint %s has no %s: checkpoints of softshape train -checkpoint keep weights and settings only, "+
+				"not the per-epoch history; train with softshape plot curves -save DIR, or plot the curves during training (%w)", *ckpt, historyFile, err)
+		}
+		if err := json.Unmarshal(b, &h); err != nil {
+			return fmt.Errorf("%s: %w", filepath.Join(*ckpt, historyFile), err)
+		}
+	} else {
+		cfg, err := softshape.DefaultConfig().WithSettings(*settings)
+		if err != nil {
+			return err
+		}
+		if *epochs > 0 {
+			cfg.Epochs = *epochs
+		}
+		if *warmup >= 0 {
+			cfg.WarmUpEpochs = *warmup
+		}
+		if *fold < 1 || *fold > 5 {
+			return fmt.Errorf("-fold %d: want 1..5", *fold)
+		}
+		ds, err := data.LoadOrDownload(*rf.dataRoot, *dataset, data.LoadOptions{Seed: *seed, Offline: *rf.offline, Log: os.Stderr})
+		if err != nil {
+			return err
+		}
+		backend, err := softshape.NewBackend(*rf.backend)
+		if err != nil {
+			return err
+		}
+		fr, trained, err := softshape.TrainFold(ds, cfg, *fold-1, softshape.RunOptions{Backend: backend, Seed: *seed,
+			RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length)})
+		if err != nil {
+			return err
+		}
+		h = savedHistory{Dataset: ds.Name, Fold: *fold, Seed: *seed, Config: cfg.String(), Backend: backend.Description(), History: fr.History}
+		fmt.Fprintf(stdout, "fold %d: test accuracy %.4f (best epoch %d, %s phase)\n", *fold, fr.TestAcc, fr.BestEpoch, fr.SelectedPhase)
+		if *save != "" {
+			if err := trained.Save(*save); err != nil {
+				return err
+			}
+			b, err := json.MarshalIndent(h, "", " ")
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(*save, historyFile), b, 0o644); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "saved the model and its history in %s\n", *save)
+		}
+	}
+	if len(h.History) == 0 {
+		return fmt.Errorf("no epoch history to plot")
+	}
+	cfg, err := softshape.DefaultConfig().WithSettings(h.Config)
+	if err != nil {
+		return err
+	}
+	fr := &softshape.FoldResult{Fold: h.Fold - 1, History: h.History}
+	meta := plots.Meta{Title: "Training curves", Dataset: fmt.Sprintf("%s fold %d", h.Dataset, h.Fold),
+		Config: configSummary(cfg) + fmt.Sprintf(", seed %d; %s", h.Seed, h.Backend), Quick: quickConfig(cfg)}
+	fig, err := modelplots.TrainingCurves(meta, fr, cfg.WarmUpEpochs)
+	if err != nil {
+		return err
+	}
+	return ff.write(stdout, fig, fmt.Sprintf("curves_%s_fold%d", h.Dataset, h.Fold))
+}
+
+// configSummary names the hyperparameters that matter in a figure title.
+func configSummary(c softshape.Config) string {
+	return fmt.Sprintf("η=%g, k=%d, Ĉ=%s, L=%d, d=%d, %d epochs (%d warm-up)", c.SparseRatio, c.ExpertsK, c.NumExperts, c.Depth, c.EmbedDim, c.Epochs, c.WarmUpEpochs)
+}
+
+// quickConfig reports a schedule shorter than the paper's (500 epochs, 150
+// warm-up): such figures carry the quick-mode label.
+func quickConfig(c softshape.Config) bool {
+	d := softshape.DefaultConfig()
+	return c.Epochs < d.Epochs || c.WarmUpEpochs < d.WarmUpEpochs
+}
+
+// plotModel implements "plot attention" and "plot tsne" from a checkpoint.
+func plotModel(kind string, args []string, stdout io.Writer) error {
+	usage := map[string]string{
+		"attention": "MIL attention map (paper Figs 4 and 9) of one test series of class -class: the series coloured by the\nattention score of the shapes covering it, the per-shape scores below.",
+		"tsne":      "t-SNE of the token-mean embeddings at the four stages (input shapes, intra-shape, inter-shape, output)\nof up to -n test series, coloured by class (paper Figs 5, 10-12).",
+	}[kind]
+	fs := newPlotFlags(kind, usage+"\nThe series are those of fold -fold's test split, normalised as in training (same -seed).", stdout)
+	ff := addFigFlags(fs)
+	ckpt := fs.String("checkpoint", "", "checkpoint folder (Trained.Save, plot curves -save, or train -checkpoint's fold-N); a folder of fold-N subfolders uses -fold's")
+	rf := addRunFlags(fs)
+	dataset := fs.String("dataset", data.CBFName, "dataset the model was trained on")
+	fold := fs.Int("fold", 1, "fold (1-5) whose test split is drawn")
+	seed := fs.Int64("seed", 42, "seed of the folds (the training run's)")
+	class := fs.String("class", "0", "attention: class id (0-based) or class name")
+	index := fs.Int("index", 0, "attention: which series of the class in the test split (0 = first)")
+	n := fs.Int("n", 300, "tsne: at most this many test series")
+	perplexity := fs.Float64("perplexity", 0, "tsne: perplexity (0 = 30, lowered for few series)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if *ckpt == "" {
+		return fmt.Errorf("-checkpoint is required (save one with softshape train -checkpoint DIR or plot curves -save DIR)")
+	}
+	if *fold < 1 || *fold > 5 {
+		return fmt.Errorf("-fold %d: want 1..5", *fold)
+	}
+	dir := *ckpt
+	if sub := filepath.Join(dir, fmt.Sprintf("fold-%d", *fold-1)); isDir(sub) {
+		dir = sub
+	}
+	backend, err := softshape.NewBackend(*rf.backend)
+	if err != nil {
+		return err
+	}
+	m, err := softshape.LoadCheckpoint(dir, backend)
+	if err != nil {
+		return err
+	}
+	ds, err := data.LoadOrDownload(*rf.dataRoot, *dataset, data.LoadOptions{Seed: *seed, Offline: *rf.offline, Log: os.Stderr})
+	if err != nil {
+		return err
+	}
+	sh := m.Model().Shape
+	if ds.Length != sh.SeriesLen || ds.NumClasses() != sh.NumClasses {
+		return fmt.Errorf("dataset %s (length %d, %d classes) does not fit the model of %s (length %d, %d classes)",
+			ds.Name, ds.Length, ds.NumClasses(), dir, sh.SeriesLen, sh.NumClasses)
+	}
+	splits, err := data.Folds(ds, 5, *seed)
+	if err != nil {
+		return err
+	}
+	fd, err := data.Prepare(ds, splits[*fold-1])
+	if err != nil {
+		return err
+	}
+	cfg := m.Model().Config
+	meta := plots.Meta{Dataset: fmt.Sprintf("%s fold %d test", ds.Name, *fold),
+		Config: fmt.Sprintf("%s, m=%d, q=%d; %s phase", configSummary(cfg), sh.ShapeLen, sh.Stride, m.Phase), Quick: quickConfig(cfg)}
+	switch kind {
+	case "attention":
+		c, err := classID(ds, *class)
+		if err != nil {
+			return err
+		}
+		var rows []int
+		for i, y := range fd.TestY {
+			if y == c {
+				rows = append(rows, i)
+			}
+		}
+		if *index < 0 || *index >= len(rows) {
+			return fmt.Errorf("-index %d: the test split of fold %d has %d series of class %s", *index, *fold, len(rows), ds.ClassNames[c])
+		}
+		r := rows[*index]
+		meta.Title = "MIL attention"
+		meta.Dataset = fmt.Sprintf("%s fold %d test #%d (class %s)", ds.Name, *fold, r, ds.ClassNames[c])
+		fig, err := modelplots.Attention(meta, m, fd.TestX[r])
+		if err != nil {
+			return err
+		}
+		return ff.write(stdout, fig, fmt.Sprintf("attention_%s_class%s_%d", ds.Name, ds.ClassNames[c], *index))
+	default:
+		x, y := fd.TestX, fd.TestY
+		if len(x) > *n {
+			x, y = x[:*n], y[:*n]
+		}
+		meta.Title = "t-SNE of the stage embeddings"
+		fig, err := modelplots.StageTSNE(meta, m, x, y, ds.ClassNames, tsne.Options{Perplexity: *perplexity, Seed: *seed})
+		if err != nil {
+			return err
+		}
+		return ff.write(stdout, fig, "tsne_"+ds.Name)
+	}
+}
+
+// classID reads a class id ("0") or name ("bell").
+func classID(ds *data.Dataset, s string) (int, error) {
+	if i := slices.Index(ds.ClassNames, s); i >= 0 {
+		return i, nil
+	}
+	if i, err := strconv.Atoi(s); err == nil && i >= 0 && i < ds.NumClasses() {
+		return i, nil
+	}
+	names := slices.Clone(ds.ClassNames)
+	sort.Strings(names)
+	return 0, fmt.Errorf("-class %q: want an id 0..%d or a class name (%s)", s, ds.NumClasses()-1, strings.Join(names, ", "))
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bytes"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/softshape-go/softshape/experiments/sweep"
+)
+
+// checkPNG checks that path is a PNG of w×h pixels and that its SVG twin exists.
+func checkPNG(t *testing.T, path string, w, h int) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if b := img.Bounds(); (w > 0 && b.Dx() != w) || (h > 0 && b.Dy() != h) || b.Dx() < 100 || b.Dy() < 100 {
+		t.Errorf("%s is %d×%d, want %d×%d", path, b.Dx(), b.Dy(), w, h)
+	}
+	svg, err := os.ReadFile(strings.TrimSuffix(path, ".png") + ".svg")
+	if err != nil || !bytes.Contains(svg, []byte("<svg")) {
+		t.Errorf("SVG of %s: %v", path, err)
+	}
+}
+
+// sparseRatioStore writes a quick sparse_ratio sweep by hand: 4 datasets of
+// the paper's table × the 6 ratios, fold 1, with made-up accuracies.
+func sparseRatioStore(t *testing.T) string {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "results")
+	s, err := sweep.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := sweep.NewGrid(sweep.GridSpec{Table: "sparse_ratio", Datasets: []string{"ArrowHead", "CBF", "GunPoint", "Trace"},
+		Folds: []int{1}, Seeds: []int64{42}, Quick: true, Settings: "embed_dim=16"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SaveGrid(g); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range g.Cells {
+		now := time.Now().UTC()
+		acc := 0.8 + 0.15*math.Abs(math.Sin(float64(3*i+1)))
+		r := &sweep.Record{Schema: sweep.SchemaVersion, Table: c.Table, Dataset: c.Dataset, Variant: c.Variant, Fold: c.Fold, Seed: c.Seed,
+			Quick: c.Quick, Hash: c.Hash, Mode: sweep.QuickLabel, Status: sweep.StatusOK, TestAccuracy: sweep.Float(acc), ValLoss: 0.3,
+			EpochsRun: 1, Params: 1000, WallSeconds: 1, InferenceSeconds: 0.1, Backend: "test", Config: c.Config.String(),
+			Started: now, Finished: now, Hostname: "test", PID: 1}
+		if err := s.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// TestPlotTableFigures: sweep, ranks and cd figures of a hand-made results folder.
+func TestPlotTableFigures(t *testing.T) {
+	results := sparseRatioStore(t)
+	out := t.TempDir()
+	for _, c := range []struct {
+		kind string
+		w, h int
+		want []string
+	}{
+		{"sweep", 720, 432, []string{"Accuracy vs sparse ratio", "4 UCR datasets", "QUICK MODE"}},
+		{"ranks", 0, 432, []string{"Average rank — sparse_ratio", "QUICK MODE"}},
+		{"cd", 720, 0, []string{"Critical difference — sparse_ratio", "Wilcoxon–Holm α=0.05", "QUICK MODE"}},
+	} {
+		var buf bytes.Buffer
+		if err := runPlot([]string{c.kind, "-table", "sparse_ratio", "-quick", "-results", results, "-out", out}, &buf); err != nil {
+			t.Fatalf("plot %s: %v\n%s", c.kind, err, buf.String())
+		}
+		contains(t, buf.String(), append(c.want, "wrote "+filepath.Join(out, c.kind+"_sparse_ratio.png"))...)
+		checkPNG(t, filepath.Join(out, c.kind+"_sparse_ratio.png"), c.w, c.h)
+	}
+	var buf bytes.Buffer
+	for _, bad := range [][]string{{}, {"nope"}, {"sweep"}, {"sweep", "-table", "sparse_ratio", "-results", results}, // no full-mode sweep
+		{"cd", "-table", "sparse_ratio", "-quick", "-results", filepath.Join(out, "none")}} {
+		if err := runPlot(bad, &buf); err == nil {
+			t.Errorf("plot %v accepted", bad)
+		}
+	}
+}
+
+// TestPlotModelFigures trains CBF fold 1 for two epochs through "plot curves
+// -save", then draws the curves, an attention map and the t-SNE panels from
+// the saved checkpoint.
+func TestPlotModelFigures(t *testing.T) {
+	dir := t.TempDir()
+	ckpt, out := filepath.Join(dir, "model"), filepath.Join(dir, "fig")
+	var buf bytes.Buffer
+	err := runPlot([]string{"curves", "-epochs", "2", "-warmup", "1", "-set", "embed_dim=16", "-save", ckpt, "-out", out, "-name", "trained"}, &buf)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, buf.String())
+	}
+	contains(t, buf.String(), "fold 1: test accuracy", "saved the model and its history in "+ckpt,
+		"Training curves — CBF-generated fold 1", "2 epochs (1 warm-up)", "QUICK MODE")
+	checkPNG(t, filepath.Join(out, "trained.png"), 0, 403) // 4.2 in at 96 DPI
+
+	buf.Reset()
+	if err := runPlot([]string{"curves", "-checkpoint", ckpt, "-out", out}, &buf); err != nil {
+		t.Fatalf("%v\n%s", err, buf.String())
+	}
+	checkPNG(t, filepath.Join(out, "curves_CBF-generated_fold1.png"), 0, 403)
+
+	buf.Reset()
+	if err := runPlot([]string{"attention", "-checkpoint", ckpt, "-class", "bell", "-out", out}, &buf); err != nil {
+		t.Fatalf("%v\n%s", err, buf.String())
+	}
+	contains(t, buf.String(), "MIL attention — CBF-generated fold 1 test #", "(class bell)", "QUICK MODE")
+	checkPNG(t, filepath.Join(out, "attention_CBF-generated_classbell_0.png"), 768, 576)
+
+	buf.Reset()
+	if err := runPlot([]string{"tsne", "-checkpoint", ckpt, "-n", "45", "-out", out}, &buf); err != nil {
+		t.Fatalf("%v\n%s", err, buf.String())
+	}
+	contains(t, buf.String(), "t-SNE of the stage embeddings — CBF-generated fold 1 test")
+	checkPNG(t, filepath.Join(out, "tsne_CBF-generated.png"), 0, 0)
+
+	for _, bad := range [][]string{
+		{"curves", "-checkpoint", out},                                                         // no history.json
+		{"attention", "-out", out},                                                             // no checkpoint
+		{"attention", "-checkpoint", ckpt, "-class", "cone"},                                   // no such class
+		{"attention", "-checkpoint", ckpt, "-index", "10000"},                                  // no such series
+		{"tsne", "-checkpoint", ckpt, "-dataset", "GunPoint", "-data", ucrRoot(t), "-offline"}, // wrong shape
+	} {
+		if err := runPlot(bad, &buf); err == nil {
+			t.Errorf("plot %v accepted", bad)
+		}
+	}
+}

@@ -1,0 +1,244 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/experiments/timing"
+	"github.com/softshape-go/softshape/plots"
+	"github.com/softshape-go/softshape/softshape"
+)
+
+// runTiming implements "softshape timing": training time per step and per
+// epoch against the series length for several sparse ratios (paper Fig 3),
+// and the parameter count and inference time per dataset (appendix table).
+func runTiming(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("timing", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	lengths := fs.String("lengths", "", fmt.Sprintf("comma-separated series lengths, multiples of %d (default quick: %s; \"full\": %d..%d)",
+		timing.BaseLength, joinInts(timing.QuickLengths()), timing.BaseLength, slices.Max(timing.FullLengths())))
+	ratios := fs.String("ratios", "0,50,90", "sparse ratios in percent (the fraction of shapes fused, sparse_ratio×100) timed in the sparse phase; \"\" for none")
+	noDense := fs.Bool("no-dense", false, "leave out the dense (warm-up) phase")
+	batch := fs.Int("batch", 16, "batch size")
+	steps := fs.Int("steps", 3, "timed training steps per point (after one compile and one warm-up step)")
+	backendName := fs.String("backend", "", "GoMLX backend: go, xla:cpu, xla:cuda (default $GOMLX_BACKEND, else go)")
+	dataRoot := fs.String("data", data.DefaultRoot(), "UCR folder searched for "+timing.BaseDataset+" (the generated CBF data is used when it is missing)")
+	settings := fs.String("set", "", "hyperparameters of the timed model, e.g. \"embed_dim=64;depth=3\"")
+	out := fs.String("out", "timing", "folder for the figures (PNG and SVG), timing.csv and timing.md; \"\" writes no files")
+	format := fs.String("format", "markdown", "table printed on stdout: markdown or csv")
+	params := fs.Bool("params", true, "also measure parameters and inference time on "+strings.Join(timing.ParamsDatasets(), " and "))
+	seed := fs.Int64("seed", 42, "seed of the weights and of the generated data")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: softshape timing [flags]\n\nTimes SoftShape training steps against the series length (paper Fig 3): series of\n"+
+			"%s (or generated CBF) concatenated to each length, the dense (warm-up) phase and the sparse\nphase at each sparse ratio, "+
+			"compile time reported apart. Prints the table and the linear fit of time\nagainst length, and writes the running-time figures.\n\nFlags:\n", timing.BaseDataset)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if *format != "markdown" && *format != "csv" {
+		return fmt.Errorf("-format %q: want markdown or csv", *format)
+	}
+	if *batch < 1 || *steps < 1 {
+		return fmt.Errorf("-batch %d, -steps %d: both must be ≥ 1", *batch, *steps)
+	}
+	opts := timing.Options{Batch: *batch, Steps: *steps, NoDense: *noDense, DataRoot: *dataRoot, Seed: *seed, Log: os.Stderr}
+	var err error
+	switch strings.TrimSpace(*lengths) {
+	case "":
+		opts.Lengths = timing.QuickLengths()
+	case "full":
+		opts.Lengths = timing.FullLengths()
+	default:
+		if opts.Lengths, err = parseInts(*lengths); err != nil {
+			return fmt.Errorf("-lengths: %w", err)
+		}
+	}
+	quick := slices.Max(opts.Lengths) < slices.Max(timing.FullLengths())
+	if opts.Ratios, err = parsePercents(*ratios); err != nil {
+		return fmt.Errorf("-ratios: %w", err)
+	}
+	cfg, err := softshape.DefaultConfig().WithSettings(*settings)
+	if err != nil {
+		return err
+	}
+	opts.Config = &cfg
+	if opts.Backend, err = softshape.NewBackend(*backendName); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "backend: %s\n", opts.Backend.Description())
+	res, err := timing.Measure(opts)
+	if err != nil {
+		return err
+	}
+	var table bytes.Buffer
+	if *format == "csv" {
+		err = res.CSV(&table)
+	} else {
+		if quick {
+			fmt.Fprintf(&table, "**%s** (lengths up to %d; -lengths full runs %d..%d)\n\n", plots.QuickModeNote, slices.Max(opts.Lengths),
+				timing.BaseLength, slices.Max(timing.FullLengths()))
+		}
+		err = res.Markdown(&table)
+	}
+	if err != nil {
+		return err
+	}
+	var paramsRows []timing.ParamsRow
+	if *params {
+		if paramsRows, err = timing.ParamsInference(timing.ParamsDatasets(), *dataRoot, cfg, opts.Backend, 3, *seed); err != nil {
+			return err
+		}
+		table.WriteString("\n")
+		if *format == "csv" {
+			err = timing.ParamsCSV(&table, paramsRows, res.Backend)
+		} else {
+			err = timing.ParamsMarkdown(&table, paramsRows, res.Backend)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if _, err := stdout.Write(table.Bytes()); err != nil {
+		return err
+	}
+	if *out == "" {
+		return nil
+	}
+	paths, err := writeTimingFiles(*out, res, paramsRows, quick)
+	if err != nil {
+		return err
+	}
+	for _, p := range paths {
+		fmt.Fprintf(stdout, "wrote %s\n", p)
+	}
+	return nil
+}
+
+// timingMeta is the figure description of a timing result.
+func timingMeta(res *timing.Result, quick bool, perEpoch bool) plots.Meta {
+	what := "Training time per step"
+	if perEpoch {
+		what = fmt.Sprintf("Training time per epoch (%d steps)", res.Points[0].StepsPerEpoch)
+	}
+	return plots.Meta{
+		Title:   what + " vs series length",
+		Dataset: res.Source + " concatenated",
+		Config: fmt.Sprintf("batch %d, m=%d, q=%d, d=%d, L=%d, median of %d steps; %s", res.Batch, res.ShapeLen, res.Stride,
+			res.Config.EmbedDim, res.Config.Depth, res.Steps, res.Backend),
+		Quick: quick,
+	}
+}
+
+// writeTimingFiles writes the figures (per epoch and per step, PNG and SVG),
+// timing.csv and timing.md into dir and returns their paths.
+func writeTimingFiles(dir string, res *timing.Result, paramsRows []timing.ParamsRow, quick bool) ([]string, error) {
+	var paths []string
+	xs := make([]float64, len(res.Lengths))
+	for i, l := range res.Lengths {
+		xs[i] = float64(l)
+	}
+	for _, perEpoch := range []bool{true, false} {
+		name, ylabel := "running_time_step", "Time per training step (s)"
+		if perEpoch {
+			name, ylabel = "running_time", "Time per training epoch (s)"
+		}
+		fig, err := plots.RunningTime(timingMeta(res, quick, perEpoch), xs, res.Series(perEpoch), plots.WithYLabel(ylabel))
+		if err != nil {
+			return nil, err
+		}
+		p, err := saveFigure(fig, filepath.Join(dir, name))
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, p...)
+	}
+	var csvBuf, mdBuf bytes.Buffer
+	if err := res.CSV(&csvBuf); err != nil {
+		return nil, err
+	}
+	if quick {
+		fmt.Fprintf(&mdBuf, "**%s**\n\n", plots.QuickModeNote)
+	}
+	if err := res.Markdown(&mdBuf); err != nil {
+		return nil, err
+	}
+	if len(paramsRows) > 0 {
+		mdBuf.WriteString("\n")
+		if err := timing.ParamsMarkdown(&mdBuf, paramsRows, res.Backend); err != nil {
+			return nil, err
+		}
+	}
+	for name, b := range map[string][]byte{"timing.csv": csvBuf.Bytes(), "timing.md": mdBuf.Bytes()} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			return nil, err
+		}
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	return paths, nil
+}
+
+// saveFigure writes fig as base.png and base.svg at its default size.
+func saveFigure(fig *plots.Figure, base string) ([]string, error) {
+	w, h := fig.Size()
+	var paths []string
+	for _, ext := range []string{".png", ".svg"} {
+		if err := fig.Save(base+ext, w, h); err != nil {
+			return nil, err
+		}
+		paths = append(paths, base+ext)
+	}
+	return paths, nil
+}
+
+// parseInts reads "166,830,1660".
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an integer", f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// parsePercents reads "0,50,90" (percent, optional "%") into fractions.
+func parsePercents(s string) ([]float64, error) {
+	out := []float64{}
+	if strings.TrimSpace(s) == "" {
+		return out, nil
+	}
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(f), "%"), 64)
+		if err != nil || math.IsNaN(v) || v < 0 || v >= 100 {
+			return nil, fmt.Errorf("%q: want a percentage in [0, 100)", f)
+		}
+		out = append(out, v/100)
+	}
+	return out, nil
+}
+
+func joinInts(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.Itoa(x)
+	}
+	return strings.Join(parts, ",")
+}

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestTimingCommand times two short lengths with a narrow model and checks
+// the table, the files and the running-time figures.
+func TestTimingCommand(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "timing")
+	var buf bytes.Buffer
+	err := runTiming([]string{"-lengths", "166,332", "-ratios", "0,50", "-steps", "1", "-batch", "4", "-set", "embed_dim=16",
+		"-params=false", "-data", ucrRoot(t), "-out", out}, &buf)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, buf.String())
+	}
+	contains(t, buf.String(), "backend: Go", "[QUICK MODE — not a reproduction]", "| 332 | sparse | 50% | 68 | 34 |",
+		"| sparse 0% |", "| dense (warm-up) |", "wrote "+filepath.Join(out, "running_time.png"))
+	for _, name := range []string{"running_time.png", "running_time_step.png"} {
+		checkPNG(t, filepath.Join(out, name), 672, 432) // 7 × 4.5 in at 96 DPI
+	}
+	b, err := os.ReadFile(filepath.Join(out, "timing.csv"))
+	if err != nil || strings.Count(string(b), "\n") != 7 {
+		t.Errorf("timing.csv (%v):\n%s", err, b)
+	}
+	for _, bad := range [][]string{{"-lengths", "100"}, {"-ratios", "100"}, {"-format", "html"}, {"-batch", "0", "-lengths", "166"}, {"extra"}} {
+		if err := runTiming(append(bad, "-params=false", "-out", ""), &buf); err == nil {
+			t.Errorf("timing %v accepted", bad)
+		}
+	}
+}
