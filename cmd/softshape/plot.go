@@ -341,6 +341,24 @@ type savedHistory struct {
 	History []softshape.EpochStats `json:"history"`
 }
 
+// saveHistories writes each fold's per-epoch history beside the checkpoint that
+// softshape.Train saved in dir/fold-<index>, so "plot curves -checkpoint dir
+// -fold N" can draw it later.
+func saveHistories(dir, dataset string, seed int64, backend string, res *softshape.Result) error {
+	for _, fr := range res.Folds {
+		h := savedHistory{Dataset: dataset, Fold: fr.Fold + 1, Seed: seed, Config: res.Config.String(), Backend: backend, History: fr.History}
+		b, err := json.MarshalIndent(h, "", " ")
+		if err != nil {
+			return err
+		}
+		path := filepath.Join(dir, fmt.Sprintf("fold-%d", fr.Fold), historyFile)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			return fmt.Errorf("saving the training history: %w", err)
+		}
+	}
+	return nil
+}
+
 // plotCurves implements "plot curves".
 func plotCurves(args []string, stdout io.Writer) error {
 	fs := newPlotFlags("curves", "Training and validation loss and accuracy per epoch, the warm-up boundary dashed. With -checkpoint DIR\n"+
@@ -364,13 +382,16 @@ func plotCurves(args []string, stdout io.Writer) error {
 	}
 	var h savedHistory
 	if *ckpt != "" {
-		b, err := os.ReadFile(filepath.Join(*ckpt, historyFile))
+		dir := *ckpt
+		if sub := filepath.Join(dir, fmt.Sprintf("fold-%d", *fold-1)); isDir(sub) {
+			dir = sub // a softshape train -checkpoint folder: one subfolder per fold
+		}
+		b, err := os.ReadFile(filepath.Join(dir, historyFile))
 		if err != nil {
-			return fmt.Errorf("checkpoint %s has no %s: checkpoints of softshape train -checkpoint keep weights and settings only, "+
-				"not the per-epoch history; train with softshape plot curves -save DIR, or plot the curves during training (%w)", *ckpt, historyFile, err)
+			return fmt.Errorf("checkpoint %s has no %s (saved by softshape train -checkpoint and plot curves -save): %w", dir, historyFile, err)
 		}
 		if err := json.Unmarshal(b, &h); err != nil {
-			return fmt.Errorf("%s: %w", filepath.Join(*ckpt, historyFile), err)
+			return fmt.Errorf("%s: %w", filepath.Join(dir, historyFile), err)
 		}
 	} else {
 		cfg, err := softshape.DefaultConfig().WithSettings(*settings)

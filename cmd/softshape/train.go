@@ -26,7 +26,7 @@ func runTrain(args []string, stdout io.Writer) error {
 	epochs := fs.Int("epochs", 0, "maximum epochs (0 = the epochs setting, default 500)")
 	warmup := fs.Int("warmup", -1, "warm-up epochs (-1 = the warmup_epochs setting, default 150)")
 	settings := fs.String("set", "", "hyperparameters, e.g. \"sparse_ratio=0.3;experts_k=2;depth=3\"; -set help lists them with defaults")
-	checkpoints := fs.String("checkpoint", "", "folder to save the selected model of each fold (fold-N subfolders)")
+	checkpoints := fs.String("checkpoint", "", "folder to save the selected model and the per-epoch history of each fold (fold-N subfolders, N from 0; plot curves/attention/tsne -checkpoint read them)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: softshape train [flags]\n\nTrains SoftShape on one dataset with the paper's protocol (stratified 5 folds, 60/20/20,\nmodel selection by validation loss) and prints the per-fold table.\n\nFlags:\n")
@@ -89,6 +89,11 @@ func runTrain(args []string, stdout io.Writer) error {
 	}
 	if err != nil {
 		return err
+	}
+	if *checkpoints != "" {
+		if err := saveHistories(*checkpoints, ds.Name, *seed, backend.Description(), res); err != nil {
+			return err
+		}
 	}
 	printResult(stdout, res)
 	return nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -35,6 +36,15 @@ func TestTrainCommandOnGeneratedData(t *testing.T) {
 	}
 	if m, _ := filepath.Glob(filepath.Join(ckpt, "fold-*")); len(m) != 2 {
 		t.Errorf("checkpoints %v, want fold-0 and fold-2", m)
+	}
+	// The checkpoint keeps each fold's history: plot curves draws fold 3's.
+	figs := t.TempDir()
+	var plotOut bytes.Buffer
+	if err := runPlot([]string{"curves", "-checkpoint", ckpt, "-fold", "3", "-out", figs, "-name", "fold3"}, &plotOut); err != nil {
+		t.Fatalf("plot curves from the train checkpoint: %v\n%s", err, plotOut.String())
+	}
+	if st, err := os.Stat(filepath.Join(figs, "fold3.png")); err != nil || st.Size() == 0 {
+		t.Errorf("no curves PNG from the train checkpoint: %v\n%s", err, plotOut.String())
 	}
 }
 
