@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/gomlx/compute v0.1.6
+	github.com/gomlx/compute-onnx v0.1.5
 	github.com/gomlx/go-xla v0.4.5
 	github.com/gomlx/gomlx v0.28.8
 	github.com/janpfeifer/gonb v0.11.5

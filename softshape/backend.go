@@ -2,7 +2,11 @@ package softshape
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/gomlx/compute"
@@ -14,26 +18,226 @@ import (
 // pure-Go backend's deadlock on 2-core machines (see environment.md).
 const DefaultBackend = "go:parallelism=-1"
 
-// NewBackend returns the compute backend named by config ("go", "xla:cpu",
-// "xla:cuda", "onnx:cpu" when built with -tags onnx). An empty config means
+// FastestBackend asks NewBackend for the fastest backend usable here without any
+// download: ONNX Runtime on CPU ("onnx:cpu") when it is compiled in (-tags onnx)
+// and its library is found (see FindONNXRuntime); else XLA on CPU ("xla:cpu")
+// when it is compiled in and a PJRT CPU plugin is installed; else DefaultBackend.
+const FastestBackend = "fastest"
+
+// ONNXRuntimeVersion is the ONNX Runtime release scripts/install-onnxruntime.sh
+// installs (compute-onnx v0.1.5 speaks the ORT C API versions 17–26, ORT ≥ 1.17).
+const ONNXRuntimeVersion = "1.30.0"
+
+// ONNXLibraryEnvVar is the environment variable naming the ONNX Runtime shared
+// library file (read by compute-onnx itself as well).
+const ONNXLibraryEnvVar = "ONNXRUNTIME_SHARED_LIBRARY_PATH"
+
+// BackendNotes receives NewBackend's one-line notes (what "fastest" picked and
+// why, or how to get a faster backend). Set it to io.Discard to silence them.
+var BackendNotes io.Writer = os.Stderr
+
+// NewBackend returns the compute backend named by config: "go" (or any
+// "go:options"), "xla:cpu", "xla:cuda", "onnx:cpu" / "onnx:cuda" (built with
+// -tags onnx), or FastestBackend ("fastest"). An empty config means
 // $GOMLX_BACKEND, and when that is unset too, DefaultBackend. A plain "go" gets
-// the deadlock-free setting as well. A backend that cannot start (e.g. XLA with no
-// PJRT plugin installed) is an error naming it and the backends compiled in.
-func NewBackend(config string) (backend compute.Backend, err error) {
+// the deadlock-free setting as well. When an ONNX Runtime backend is asked for
+// without a library path ($ONNXRUNTIME_SHARED_LIBRARY_PATH unset), the library
+// installed by scripts/install-onnxruntime.sh is used when present. A backend
+// that cannot start (e.g. XLA with no PJRT plugin, ONNX Runtime not compiled in
+// or without its library) is an error naming it, the backends compiled in, and
+// what to do.
+func NewBackend(config string) (compute.Backend, error) {
 	if config == "" {
 		config = os.Getenv(compute.ConfigEnvVar)
 	}
+	if strings.EqualFold(strings.TrimSpace(config), FastestBackend) {
+		return newFastest()
+	}
+	return startBackend(config, resolveConfig(config))
+}
+
+// resolveConfig fills in the defaults: "" and "go" become DefaultBackend; an
+// ONNX Runtime config without a library gets the one FindONNXRuntime finds.
+func resolveConfig(config string) string {
+	config = strings.TrimSpace(config)
 	if config == "" || config == "go" {
-		config = DefaultBackend
+		return DefaultBackend
+	}
+	name, opts, _ := strings.Cut(config, ":")
+	if isONNXName(name) && os.Getenv(ONNXLibraryEnvVar) == "" && !strings.Contains(opts, "/") {
+		if lib := FindONNXRuntime(); lib != "" {
+			if opts == "" {
+				return name + ":" + lib
+			}
+			return name + ":" + opts + "," + lib
+		}
+	}
+	return config
+}
+
+func isONNXName(name string) bool {
+	name = strings.ToLower(strings.TrimSpace(name))
+	return name == "onnx" || name == "onnxruntime"
+}
+
+// startBackend starts config (asked is what the caller named, for messages),
+// turning errors and panics into an error that says what to do.
+func startBackend(asked, config string) (backend compute.Backend, err error) {
+	if strings.TrimSpace(asked) == "" {
+		asked = config
+	}
+	name, _, _ := strings.Cut(config, ":")
+	compiled := compute.List()
+	sort.Strings(compiled)
+	if isONNXName(name) && !onnxCompiledIn() {
+		msg := fmt.Sprintf("backend %q: ONNX Runtime is not compiled into this binary (compiled in: %s); rebuild with "+
+			"`-tags onnx` (cgo needed), e.g. `go build -tags onnx ./cmd/softshape` or `go test -tags onnx ...`", asked, strings.Join(compiled, ", "))
+		if lib := FindONNXRuntime(); lib != "" {
+			msg += "; the ONNX Runtime library is already installed at " + lib
+		} else {
+			msg += ", and install the library with scripts/install-onnxruntime.sh"
+		}
+		return nil, fmt.Errorf("%s", msg)
+	}
+	hint := ""
+	switch {
+	case isONNXName(name):
+		hint = fmt.Sprintf(" (install ONNX Runtime with scripts/install-onnxruntime.sh and export the %s line it prints", ONNXLibraryEnvVar)
+		if _, set := os.LookupEnv("GOMLX_NO_AUTO_INSTALL"); !set {
+			hint += "; set GOMLX_NO_AUTO_INSTALL=1 to stop compute-onnx from trying to download one"
+		}
+		hint += ")"
+	case name == "xla":
+		hint = " (the XLA backend needs a PJRT plugin: set PJRT_PLUGIN_LIBRARY_PATH, or let the auto-installer download it; see environment.md)"
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			backend, err = nil, fmt.Errorf("starting GoMLX backend %q (compiled in: %s): %v", config, strings.Join(compute.List(), ", "), r)
+			backend, err = nil, fmt.Errorf("starting GoMLX backend %q (compiled in: %s): %v%s", asked, strings.Join(compiled, ", "), r, hint)
 		}
 	}()
 	backend, err = compute.NewWithConfig(config)
 	if err != nil {
-		return nil, fmt.Errorf("starting GoMLX backend %q (compiled in: %s): %w", config, strings.Join(compute.List(), ", "), err)
+		return nil, fmt.Errorf("starting GoMLX backend %q (compiled in: %s): %w%s", asked, strings.Join(compiled, ", "), err, hint)
 	}
 	return backend, nil
+}
+
+// newFastest starts the first usable backend of FastestCandidates, falling back
+// to the next one when one fails to start.
+func newFastest() (compute.Backend, error) {
+	candidates, note := FastestCandidates()
+	var errs []string
+	for _, c := range candidates {
+		b, err := startBackend(c, c)
+		if err == nil {
+			if note != "" && BackendNotes != nil {
+				fmt.Fprintf(BackendNotes, "softshape: backend %q chosen as the fastest; %s\n", c, note)
+			}
+			return b, nil
+		}
+		errs = append(errs, err.Error())
+	}
+	return nil, fmt.Errorf("no backend could start for %q: %s", FastestBackend, strings.Join(errs, "; "))
+}
+
+// FastestCandidates lists, best first, the backend configs "fastest" tries here
+// (always ending with DefaultBackend), and a note on how to get a faster one
+// ("" when nothing faster is within reach).
+func FastestCandidates() ([]string, string) {
+	return fastestCandidates(onnxCompiledIn(), FindONNXRuntime(), slices.Contains(compute.List(), "xla"), findPJRTPlugin("cpu") != "")
+}
+
+func fastestCandidates(onnxIn bool, onnxLib string, xlaIn, xlaPlugin bool) ([]string, string) {
+	var c []string
+	if onnxIn && onnxLib != "" {
+		c = append(c, "onnx:cpu,"+onnxLib)
+	}
+	if xlaIn && xlaPlugin {
+		c = append(c, "xla:cpu")
+	}
+	c = append(c, DefaultBackend)
+	note := ""
+	switch {
+	case onnxIn && onnxLib != "":
+	case !onnxIn && onnxLib != "":
+		note = "ONNX Runtime is installed (" + onnxLib + ") but this binary was built without it: rebuild with `-tags onnx` " +
+			"(e.g. `go build -tags onnx ./cmd/softshape`) for ≈5× faster CPU training"
+	case onnxIn:
+		note = "ONNX Runtime is compiled in but its library was not found: run scripts/install-onnxruntime.sh " +
+			"(or set " + ONNXLibraryEnvVar + ") for ≈5× faster CPU training"
+	case !(xlaIn && xlaPlugin):
+		note = "for ≈5× faster CPU training install ONNX Runtime (scripts/install-onnxruntime.sh) and build with `-tags onnx`"
+	}
+	return c, note
+}
+
+// onnxCompiledIn reports whether the ONNX Runtime backend is compiled in
+// (softshape/backend_onnx.go, build tag onnx).
+func onnxCompiledIn() bool { return slices.Contains(compute.List(), "onnx") }
+
+// FindONNXRuntime returns the ONNX Runtime shared library to use, or "" when
+// none is found: $ONNXRUNTIME_SHARED_LIBRARY_PATH when it names an existing
+// file; else the folder of scripts/install-onnxruntime.sh ($SOFTSHAPE_ORT_DIR, or
+// $XDG_CACHE_HOME/softshape/onnxruntime/<version>, ~/.cache by default; the
+// pinned version first, then any other); else compute-onnx's own install folder
+// (~/.local/lib/onnxruntime). It never downloads anything.
+func FindONNXRuntime() string {
+	if p := os.Getenv(ONNXLibraryEnvVar); p != "" {
+		if isFile(p) {
+			return p
+		}
+		return ""
+	}
+	var candidates []string
+	if d := os.Getenv("SOFTSHAPE_ORT_DIR"); d != "" {
+		candidates = append(candidates, filepath.Join(d, "libonnxruntime.so"))
+	}
+	if cache, err := os.UserCacheDir(); err == nil {
+		base := filepath.Join(cache, "softshape", "onnxruntime")
+		candidates = append(candidates, filepath.Join(base, ONNXRuntimeVersion, "libonnxruntime.so"))
+		others, _ := filepath.Glob(filepath.Join(base, "*", "libonnxruntime.so"))
+		sort.Sort(sort.Reverse(sort.StringSlice(others)))
+		candidates = append(candidates, others...)
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		candidates = append(candidates, filepath.Join(home, ".local", "lib", "onnxruntime", "libonnxruntime.so"))
+	}
+	for _, c := range candidates {
+		if isFile(c) {
+			return c
+		}
+	}
+	return ""
+}
+
+// findPJRTPlugin returns the path of an installed PJRT plugin for platform
+// ("cpu", "cuda") in the folders go-xla searches ($PJRT_PLUGIN_LIBRARY_PATH,
+// ~/.local/lib/go-xla, /usr/local/lib/go-xla, $LD_LIBRARY_PATH), or "".
+func findPJRTPlugin(platform string) string {
+	var dirs []string
+	for _, env := range []string{"PJRT_PLUGIN_LIBRARY_PATH", "LD_LIBRARY_PATH"} {
+		for d := range strings.SplitSeq(os.Getenv(env), ":") {
+			if filepath.IsAbs(d) {
+				dirs = append(dirs, d)
+			}
+		}
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		dirs = append(dirs, filepath.Join(home, ".local", "lib", "go-xla"), filepath.Join(home, ".local", "lib", "gomlx", "pjrt"))
+	}
+	dirs = append(dirs, "/usr/local/lib/go-xla", "/usr/local/lib/gomlx/pjrt")
+	for _, d := range dirs {
+		matches, _ := filepath.Glob(filepath.Join(d, "pjrt_c_api_"+platform+"*plugin.so"))
+		for _, m := range matches {
+			if isFile(m) {
+				return m
+			}
+		}
+	}
+	return ""
+}
+
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
 }

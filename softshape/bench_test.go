@@ -4,22 +4,91 @@ import (
 	"bufio"
 	"math"
 	"os"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/train"
 )
 
-// Benchmarks at the configuration the authors' PyTorch code was timed at
-// (reference notes §4): batch 16, T=500, m=16, q=4, d=128, C=2 (J=122 shapes; the
-// sparse phase keeps 61 plus the fused one in layer 2). Reference on a 2-core CPU:
-// ≈55 ms (dense) and ≈73 ms (sparse) per forward+backward with 2 threads; ≈16 ms
-// per inference forward. Each benchmark also reports the process's peak resident
-// memory (VmHWM) in MB.
+// The performance suite. Configuration of the authors' PyTorch timing (reference
+// notes §4): T=500, m=16, q=4, d=128, C=2 (J=122 shapes; the sparse phase keeps 61
+// plus the fused one in layer 2). Reference on a 2-core CPU: ≈55 ms (dense) and
+// ≈73 ms (sparse) per forward+backward with 2 threads; ≈16 ms per inference
+// forward at batch 16.
+//
+// Every benchmark has one sub-benchmark per available backend, named by it: "go"
+// (pure Go, go:parallelism=-1) always; "onnx" (ONNX Runtime, CPU) when built with
+// -tags onnx and the library is found (scripts/install-onnxruntime.sh); and the
+// backend $GOMLX_BACKEND names when it is another one (e.g. "xla"):
+//
+//	BenchmarkTrainStepDense/go, BenchmarkTrainStepSparse/onnx    batch 16 training step
+//	BenchmarkInferenceDense/go, BenchmarkInferenceSparse/onnx    batch 16 inference
+//	BenchmarkTrainStepBatch/64/sparse/go, .../512/dense/onnx     larger batches (512: the reference's full batch)
+//	BenchmarkInferenceBatch/64/dense/go, ...
+//	BenchmarkSweepThroughput/1run-all-cores, /2runs-1-thread     pure Go: one run on both cores vs two runs side by side
+//
+// Metrics: ns/op (one step or one inference batch), samples/s, and peak-MB, the
+// process's peak resident memory (VmHWM) since the benchmark started (reset via
+// /proc/self/clear_refs; it includes what the process already held, so for exact
+// figures run one benchmark per process, e.g. -bench 'TrainStepDense/onnx$').
+// Graph building and compilation (and two warm-up steps) are not timed.
+// -benchmem adds Go heap allocations (ONNX Runtime's own memory is not in them).
+//
+//	GOEXPERIMENT=simd go test -run '^$' -bench 'TrainStep(Dense|Sparse)' -benchtime 20x ./softshape/
+//	GOEXPERIMENT=simd go test -tags onnx -run '^$' -bench . -benchtime 20x ./softshape/
 
-func benchSession(b *testing.B, batch int) (*session, [][]float32, []int) {
+// benchBackend is one backend the suite runs on.
+type benchBackend struct {
+	name   string
+	config string
+}
+
+var benchBackendCache sync.Map // config → compute.Backend
+
+// benchBackends lists the backends available here (see the top of the file).
+func benchBackends() []benchBackend {
+	list := []benchBackend{{"go", DefaultBackend}}
+	if onnxCompiledIn() && FindONNXRuntime() != "" {
+		list = append(list, benchBackend{"onnx", "onnx:cpu"})
+	}
+	if env := strings.TrimSpace(os.Getenv(compute.ConfigEnvVar)); env != "" && !strings.EqualFold(env, FastestBackend) {
+		name, _, _ := strings.Cut(env, ":")
+		if name != "go" && !isONNXName(name) {
+			list = append(list, benchBackend{name, env})
+		}
+	}
+	return list
+}
+
+func (bb benchBackend) get(b *testing.B) compute.Backend {
+	b.Helper()
+	if v, ok := benchBackendCache.Load(bb.config); ok {
+		return v.(compute.Backend)
+	}
+	backend, err := NewBackend(bb.config)
+	if err != nil {
+		b.Fatal(err)
+	}
+	v, _ := benchBackendCache.LoadOrStore(bb.config, backend)
+	return v.(compute.Backend)
+}
+
+// forEachBackend runs fn as one sub-benchmark per available backend.
+func forEachBackend(b *testing.B, fn func(b *testing.B, backend compute.Backend)) {
+	for _, bb := range benchBackends() {
+		b.Run(bb.name, func(b *testing.B) { fn(b, bb.get(b)) })
+	}
+}
+
+// benchSession builds the benchmark model on backend and a batch of batch
+// series (two classes of sines).
+func benchSession(b *testing.B, backend compute.Backend, batch int) (*session, [][]float32, []int) {
 	b.Helper()
 	cfg := DefaultConfig()
 	cfg.ShapeLength, cfg.Stride = 16, "4"
@@ -27,7 +96,7 @@ func benchSession(b *testing.B, batch int) (*session, [][]float32, []int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	sess, err := newSession(testBackend(b), m, 1, 0)
+	sess, err := newSession(backend, m, 1, 0)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -43,13 +112,13 @@ func benchSession(b *testing.B, batch int) (*session, [][]float32, []int) {
 	return sess, x, y
 }
 
-func benchTrainStep(b *testing.B, phase Phase, batch int) {
-	sess, x, y := benchSession(b, batch)
-	idx := make([]int, batch)
+// trainStepper returns a function running one training step on (x, y).
+func trainStepper(b *testing.B, sess *session, x [][]float32, y []int, phase Phase) func() {
+	idx := make([]int, len(x))
 	for i := range idx {
 		idx[i] = i
 	}
-	step := func() {
+	return func() {
 		xt, yt := batchTensors(x, y, idx)
 		metrics, err := sess.trainer.TrainStep(train.Batch{Inputs: []*tensors.Tensor{xt}, Labels: []*tensors.Tensor{yt}, Spec: phase})
 		if err != nil {
@@ -58,30 +127,45 @@ func benchTrainStep(b *testing.B, phase Phase, batch int) {
 		for _, m := range metrics {
 			m.FinalizeAll()
 		}
+		xt.FinalizeAll()
+		yt.FinalizeAll()
 	}
+}
+
+func benchTrainStep(b *testing.B, backend compute.Backend, phase Phase, batch int) {
+	resetPeak()
+	sess, x, y := benchSession(b, backend, batch)
+	step := trainStepper(b, sess, x, y, phase)
 	step() // graph build and compilation are not timed
 	step()
-	b.ResetTimer()
-	for range b.N {
+	for b.Loop() {
 		step()
 	}
-	b.StopTimer()
 	reportPeak(b, batch)
 }
 
-func benchInference(b *testing.B, phase Phase, batch int) {
-	sess, x, y := benchSession(b, batch)
-	if _, _, err := sess.evaluate(x, y, phase); err != nil {
-		b.Fatal(err)
-	}
-	b.ResetTimer()
-	for range b.N {
+func benchInference(b *testing.B, backend compute.Backend, phase Phase, batch int) {
+	resetPeak()
+	sess, x, y := benchSession(b, backend, batch)
+	for range 2 { // compilation and warm-up are not timed
 		if _, _, err := sess.evaluate(x, y, phase); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.StopTimer()
+	for b.Loop() {
+		if _, _, err := sess.evaluate(x, y, phase); err != nil {
+			b.Fatal(err)
+		}
+	}
 	reportPeak(b, batch)
+}
+
+// resetPeak frees what the Go heap can give back and resets the process's peak
+// resident set (VmHWM), so reportPeak measures this benchmark (Linux ≥ 4.0).
+func resetPeak() {
+	runtime.GC()
+	debug.FreeOSMemory()
+	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
 }
 
 // reportPeak reports the peak resident set (MB) and the per-sample throughput.
@@ -111,14 +195,107 @@ func vmHWM() int {
 	return 0
 }
 
-// BenchmarkTrainStepDense: one forward+backward+Adam step of the warm-up path.
-func BenchmarkTrainStepDense(b *testing.B) { benchTrainStep(b, Dense, 16) }
+// BenchmarkTrainStepDense: one forward+backward+Adam step of the warm-up path, batch 16.
+func BenchmarkTrainStepDense(b *testing.B) {
+	forEachBackend(b, func(b *testing.B, be compute.Backend) { benchTrainStep(b, be, Dense, 16) })
+}
 
-// BenchmarkTrainStepSparse: one training step with sparsification (η=0.5) and the MoE.
-func BenchmarkTrainStepSparse(b *testing.B) { benchTrainStep(b, Sparse, 16) }
+// BenchmarkTrainStepSparse: one training step with sparsification (η=0.5) and the MoE, batch 16.
+func BenchmarkTrainStepSparse(b *testing.B) {
+	forEachBackend(b, func(b *testing.B, be compute.Backend) { benchTrainStep(b, be, Sparse, 16) })
+}
 
-// BenchmarkInferenceDense: one inference batch on the dense path.
-func BenchmarkInferenceDense(b *testing.B) { benchInference(b, Dense, 16) }
+// BenchmarkInferenceDense: one inference batch of 16 on the dense path.
+func BenchmarkInferenceDense(b *testing.B) {
+	forEachBackend(b, func(b *testing.B, be compute.Backend) { benchInference(b, be, Dense, 16) })
+}
 
-// BenchmarkInferenceSparse: one inference batch on the sparse path.
-func BenchmarkInferenceSparse(b *testing.B) { benchInference(b, Sparse, 16) }
+// BenchmarkInferenceSparse: one inference batch of 16 on the sparse path.
+func BenchmarkInferenceSparse(b *testing.B) {
+	forEachBackend(b, func(b *testing.B, be compute.Backend) { benchInference(b, be, Sparse, 16) })
+}
+
+// largeBatches are the batch sizes of BenchmarkTrainStepBatch and
+// BenchmarkInferenceBatch: 64, and 512, the reference's full batch
+// (batch_rule=large; ≈2.6 GB peak on pure Go, ≈3.5 GB on ONNX Runtime; several
+// seconds per pure-Go step).
+var largeBatches = []int{64, 512}
+
+// BenchmarkTrainStepBatch: training steps at batch 64 and 512, both phases.
+func BenchmarkTrainStepBatch(b *testing.B) {
+	for _, batch := range largeBatches {
+		b.Run(strconv.Itoa(batch), func(b *testing.B) {
+			for _, phase := range []Phase{Dense, Sparse} {
+				b.Run(phase.String(), func(b *testing.B) {
+					forEachBackend(b, func(b *testing.B, be compute.Backend) { benchTrainStep(b, be, phase, batch) })
+				})
+			}
+		})
+	}
+}
+
+// BenchmarkInferenceBatch: inference at batch 64 and 512, both phases.
+func BenchmarkInferenceBatch(b *testing.B) {
+	for _, batch := range largeBatches {
+		b.Run(strconv.Itoa(batch), func(b *testing.B) {
+			for _, phase := range []Phase{Dense, Sparse} {
+				b.Run(phase.String(), func(b *testing.B) {
+					forEachBackend(b, func(b *testing.B, be compute.Backend) { benchInference(b, be, phase, batch) })
+				})
+			}
+		})
+	}
+}
+
+// BenchmarkSweepThroughput compares two ways of using the cores for a sweep of
+// independent runs on the pure-Go backend (batch 16, sparse-phase steps, which
+// are most of a paper-schedule run): "1run-all-cores" is one run with the
+// backend's default parallelism (go:parallelism=-1, all of GOMAXPROCS);
+// "2runs-1-thread" is two runs side by side, each on its own backend with
+// go:parallelism=0 (every op single-threaded). One op is one step of each run;
+// samples/s counts the samples of all runs. The parent logs which is better.
+// (ONNX Runtime serialises runs within a process: compare separate processes there.)
+func BenchmarkSweepThroughput(b *testing.B) {
+	rate := map[string]float64{}
+	sweep := func(name, config string, runs int) {
+		b.Run(name, func(b *testing.B) {
+			resetPeak()
+			steps := make([]func(), runs)
+			for r := range runs {
+				backend := benchBackend{name: config, config: config}.get(b)
+				if r > 0 && runs > 1 {
+					// Each run gets its own backend (its own worker pool).
+					be, err := NewBackend(config)
+					if err != nil {
+						b.Fatal(err)
+					}
+					backend = be
+				}
+				sess, x, y := benchSession(b, backend, 16)
+				steps[r] = trainStepper(b, sess, x, y, Sparse)
+				steps[r]()
+				steps[r]()
+			}
+			var wg sync.WaitGroup
+			for b.Loop() {
+				for _, step := range steps {
+					wg.Go(step)
+				}
+				wg.Wait()
+			}
+			reportPeak(b, 16*runs)
+			rate[name] = float64(b.N*16*runs) / b.Elapsed().Seconds()
+		})
+	}
+	sweep("1run-all-cores", DefaultBackend, 1)
+	sweep("2runs-1-thread", "go:parallelism=0", 2)
+	one, two := rate["1run-all-cores"], rate["2runs-1-thread"]
+	if one > 0 && two > 0 {
+		best := "1 run with all cores"
+		if two > one {
+			best = "2 runs with 1 thread each"
+		}
+		b.Logf("sweep throughput (GOMAXPROCS=%d): 1 run × all cores %.1f samples/s, 2 runs × 1 thread %.1f samples/s: %s is better (×%.2f)",
+			runtime.GOMAXPROCS(0), one, two, best, math.Max(one, two)/math.Min(one, two))
+	}
+}

@@ -1,0 +1,156 @@
+package softshape
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestFastestCandidates: "fastest" prefers ONNX Runtime (compiled in and its
+// library found), then XLA on CPU (compiled in and a PJRT CPU plugin installed),
+// and always ends with the pure-Go default; the note says how to get faster.
+func TestFastestCandidates(t *testing.T) {
+	const lib = "/opt/ort/libonnxruntime.so"
+	for _, tc := range []struct {
+		name              string
+		onnxIn            bool
+		onnxLib           string
+		xlaIn, xlaPlugin  bool
+		want              []string
+		noteHas, noteLack string
+	}{
+		{"onnx", true, lib, true, true, []string{"onnx:cpu," + lib, "xla:cpu", DefaultBackend}, "", ""},
+		{"onnx-no-xla", true, lib, false, false, []string{"onnx:cpu," + lib, DefaultBackend}, "", ""},
+		{"xla", false, "", true, true, []string{"xla:cpu", DefaultBackend}, "", ""},
+		{"xla-no-plugin", false, "", true, false, []string{DefaultBackend}, "install-onnxruntime.sh", ""},
+		{"onnx-not-compiled-lib-present", false, lib, true, false, []string{DefaultBackend}, "-tags onnx", ""},
+		{"onnx-compiled-no-lib", true, "", false, false, []string{DefaultBackend}, "install-onnxruntime.sh", "-tags onnx"},
+		{"go-only", false, "", false, false, []string{DefaultBackend}, "-tags onnx", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, note := fastestCandidates(tc.onnxIn, tc.onnxLib, tc.xlaIn, tc.xlaPlugin)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("candidates %q, want %q", got, tc.want)
+			}
+			if tc.noteHas == "" && note != "" {
+				t.Errorf("note %q, want none", note)
+			}
+			if tc.noteHas != "" && !strings.Contains(note, tc.noteHas) {
+				t.Errorf("note %q lacks %q", note, tc.noteHas)
+			}
+			if tc.noteLack != "" && strings.Contains(note, tc.noteLack) {
+				t.Errorf("note %q should not mention %q", note, tc.noteLack)
+			}
+		})
+	}
+}
+
+// fakeLib writes a file standing for the ONNX Runtime library.
+func fakeLib(t *testing.T, dir string) string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "libonnxruntime.so")
+	if err := os.WriteFile(p, []byte("\x7fELF"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestFindONNXRuntime: the environment variable wins (and a missing file there
+// means none), then the install script's cache folder, then compute-onnx's folder.
+func TestFindONNXRuntime(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("HOME", filepath.Join(tmp, "home"))
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(tmp, "cache"))
+	t.Setenv("SOFTSHAPE_ORT_DIR", "")
+	t.Setenv(ONNXLibraryEnvVar, "")
+	if got := FindONNXRuntime(); got != "" {
+		t.Fatalf("nothing installed: found %q", got)
+	}
+	local := fakeLib(t, filepath.Join(tmp, "home", ".local", "lib", "onnxruntime"))
+	if got := FindONNXRuntime(); got != local {
+		t.Errorf("compute-onnx folder: got %q, want %q", got, local)
+	}
+	cached := fakeLib(t, filepath.Join(tmp, "cache", "softshape", "onnxruntime", ONNXRuntimeVersion))
+	if got := FindONNXRuntime(); got != cached {
+		t.Errorf("script folder: got %q, want %q", got, cached)
+	}
+	custom := fakeLib(t, filepath.Join(tmp, "custom"))
+	t.Setenv("SOFTSHAPE_ORT_DIR", filepath.Join(tmp, "custom"))
+	if got := FindONNXRuntime(); got != custom {
+		t.Errorf("SOFTSHAPE_ORT_DIR: got %q, want %q", got, custom)
+	}
+	explicit := fakeLib(t, filepath.Join(tmp, "explicit"))
+	t.Setenv(ONNXLibraryEnvVar, explicit)
+	if got := FindONNXRuntime(); got != explicit {
+		t.Errorf("%s: got %q, want %q", ONNXLibraryEnvVar, got, explicit)
+	}
+	t.Setenv(ONNXLibraryEnvVar, filepath.Join(tmp, "missing.so"))
+	if got := FindONNXRuntime(); got != "" {
+		t.Errorf("%s names a missing file: got %q, want none", ONNXLibraryEnvVar, got)
+	}
+
+	// resolveConfig hands the found library to compute-onnx only when the
+	// variable is unset and the config names no path.
+	t.Setenv(ONNXLibraryEnvVar, "")
+	for config, want := range map[string]string{
+		"":                   DefaultBackend,
+		"go":                 DefaultBackend,
+		"go:ops_sequential":  "go:ops_sequential",
+		"onnx:cpu":           "onnx:cpu," + custom,
+		"onnx":               "onnx:" + custom,
+		"onnx:cpu,/x/lib.so": "onnx:cpu,/x/lib.so",
+		"xla:cpu":            "xla:cpu",
+		"onnxruntime:cuda":   "onnxruntime:cuda," + custom,
+	} {
+		if got := resolveConfig(config); got != want {
+			t.Errorf("resolveConfig(%q) = %q, want %q", config, got, want)
+		}
+	}
+	t.Setenv(ONNXLibraryEnvVar, explicit)
+	if got := resolveConfig("onnx:cpu"); got != "onnx:cpu" {
+		t.Errorf("with %s set, resolveConfig(onnx:cpu) = %q, want it unchanged", ONNXLibraryEnvVar, got)
+	}
+}
+
+// TestNewBackendFastest: "fastest" always starts something (at worst the pure-Go
+// backend), and picks ONNX Runtime when it is compiled in and installed.
+func TestNewBackendFastest(t *testing.T) {
+	saved := BackendNotes
+	BackendNotes = io.Discard
+	defer func() { BackendNotes = saved }()
+	b, err := NewBackend("Fastest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Finalize()
+	cands, note := FastestCandidates()
+	t.Logf("fastest: %s (candidates %q; note %q)", b.Description(), cands, note)
+	want := "go"
+	if strings.HasPrefix(cands[0], "onnx") {
+		want = "onnx"
+	} else if strings.HasPrefix(cands[0], "xla") {
+		want = "xla"
+	}
+	if got := b.Name(); !strings.Contains(strings.ToLower(got), want) && !(want == "onnx" && strings.Contains(got, "onnxruntime")) {
+		t.Errorf("fastest started %q, want the %s backend", got, want)
+	}
+}
+
+// TestONNXNotCompiledInSaysHow: asking for ONNX Runtime from a binary built
+// without -tags onnx is an error telling how to build with it.
+func TestONNXNotCompiledInSaysHow(t *testing.T) {
+	if onnxCompiledIn() {
+		t.Skip("built with -tags onnx")
+	}
+	_, err := NewBackend("onnx:cpu")
+	if err == nil || !strings.Contains(err.Error(), "-tags onnx") {
+		t.Fatalf("NewBackend(onnx:cpu) without the onnx tag: %v, want an error naming -tags onnx", err)
+	}
+	t.Log(err)
+}
