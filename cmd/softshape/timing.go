@@ -30,7 +30,7 @@ func runTiming(args []string, stdout io.Writer) error {
 	noDense := fs.Bool("no-dense", false, "leave out the dense (warm-up) phase")
 	batch := fs.Int("batch", 16, "batch size")
 	steps := fs.Int("steps", 3, "timed training steps per point (after one compile and one warm-up step)")
-	backendName := fs.String("backend", "", "GoMLX backend: go, xla:cpu, xla:cuda (default $GOMLX_BACKEND, else go)")
+	backendName := fs.String("backend", "", backendHelp)
 	dataRoot := fs.String("data", data.DefaultRoot(), "UCR folder searched for "+timing.BaseDataset+" (the generated CBF data is used when it is missing)")
 	settings := fs.String("set", "", "hyperparameters of the timed model, e.g. \"embed_dim=64;depth=3\"")
 	out := fs.String("out", "timing", "folder for the figures (PNG and SVG), timing.csv and timing.md; \"\" writes no files")

@@ -24,7 +24,7 @@ func runVariants(args []string, stdout io.Writer) error {
 	length := fs.Int("length", 0, "series length T (overrides -dataset's)")
 	classes := fs.Int("classes", 0, "number of classes C (overrides -dataset's)")
 	settings := fs.String("set", "", "base hyperparameters before each variant, e.g. \"embed_dim=64\"")
-	backendName := fs.String("backend", "", "GoMLX backend used to build the models (default go)")
+	backendName := fs.String("backend", "", backendHelp)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: softshape variants [flags]\n\nLists the named variants of the paper's tables, the settings each one changes, and the\nnumber of trainable parameters of its model on a dataset's shape (no data is read).\n\nFlags:\n")
 		fs.PrintDefaults()
