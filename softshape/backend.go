@@ -2,7 +2,6 @@ package softshape
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -31,10 +30,6 @@ const ONNXRuntimeVersion = "1.30.0"
 // ONNXLibraryEnvVar is the environment variable naming the ONNX Runtime shared
 // library file (read by compute-onnx itself as well).
 const ONNXLibraryEnvVar = "ONNXRUNTIME_SHARED_LIBRARY_PATH"
-
-// BackendNotes receives NewBackend's one-line notes (what "fastest" picked and
-// why, or how to get a faster backend). Set it to io.Discard to silence them.
-var BackendNotes io.Writer = os.Stderr
 
 // NewBackend returns the compute backend named by config: "go" (or any
 // "go:options"), "xla:cpu", "xla:cuda", "onnx:cpu" / "onnx:cuda" (built with
@@ -130,8 +125,8 @@ func newFastest() (compute.Backend, error) {
 	for _, c := range candidates {
 		b, err := startBackend(c, c)
 		if err == nil {
-			if note != "" && BackendNotes != nil {
-				fmt.Fprintf(BackendNotes, "softshape: backend %q chosen as the fastest; %s\n", c, note)
+			if note != "" { // one line on stderr: stdout stays the command's output
+				fmt.Fprintf(os.Stderr, "softshape: backend %q chosen as the fastest; %s\n", c, note)
 			}
 			return b, nil
 		}
