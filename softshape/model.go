@@ -194,11 +194,26 @@ func attnDimOf(scope *model.Scope) int {
 // tokens with the highest scores are kept, each multiplied by its score, in their
 // original order; the other n−K, multiplied by their scores, are summed into one
 // fused token appended last (when fused is true). The result is [B, K(+1), d].
+// Ties go to the earlier token.
 //
-// Selection is sort-free: topKMask ranks the tokens pairwise, and a one-hot
-// placement matrix [B, K, n] moves the kept tokens into place with one batched
-// matrix product, whose gradient is another matrix product (no gather/scatter).
+// Up to pairwiseMaxTokens tokens the selection is sort-free (mergePairwise), the
+// faster form for the usual sizes; beyond, its n² cost would dominate long
+// series, and mergeSorted (TopK, sort, gather: n log n) takes over. Both give
+// the same result.
 func merge(u, s *Node, k int, fused bool) *Node {
+	if u.Shape().Dimensions[1] > pairwiseMaxTokens {
+		return mergeSorted(u, s, k, fused)
+	}
+	return mergePairwise(u, s, k, fused)
+}
+
+// pairwiseMaxTokens is the largest token count merged by pairwise ranking.
+const pairwiseMaxTokens = 256
+
+// mergePairwise: topKMask ranks the tokens pairwise, and a one-hot placement
+// matrix [B, K, n] moves the kept tokens into place with one batched matrix
+// product, whose gradient is another matrix product (no gather/scatter).
+func mergePairwise(u, s *Node, k int, fused bool) *Node {
 	b, n := u.Shape().Dimensions[0], u.Shape().Dimensions[1]
 	w := Mul(u, s)
 	keep := topKMask(Reshape(s, b, n), k) // [B, n], 1 where kept
@@ -214,6 +229,25 @@ func merge(u, s *Node, k int, fused bool) *Node {
 	}
 	dropMask := Reshape(OneMinus(keep), b, n, 1)
 	fusedTok := ReduceAndKeep(Mul(w, dropMask), ReduceSum, 1) // [B, 1, d]
+	return Concatenate([]*Node{kept, fusedTok}, 1)
+}
+
+// mergeSorted: the indices of the K best scores (TopK, stable), sorted back
+// into temporal order, pick the kept tokens with one batched gather; the fused
+// token is the sum of all weighted tokens minus the kept ones.
+func mergeSorted(u, s *Node, k int, fused bool) *Node {
+	g := u.Graph()
+	b, n := u.Shape().Dimensions[0], u.Shape().Dimensions[1]
+	w := Mul(u, s)
+	_, idx := TopK(StopGradient(Reshape(s, b, n)), k, -1) // [B, K]
+	idx = Sort(ConvertDType(idx, dtypes.Int32), -1, true)
+	rows := Iota(g, shapes.Make(dtypes.Int32, b, k, 1), 0)
+	indices := Concatenate([]*Node{rows, Reshape(idx, b, k, 1)}, -1) // [B, K, 2]
+	kept := Gather(w, StopGradient(indices), true)                   // [B, K, d]
+	if !fused {
+		return kept
+	}
+	fusedTok := Sub(ReduceAndKeep(w, ReduceSum, 1), ReduceAndKeep(kept, ReduceSum, 1)) // [B, 1, d]
 	return Concatenate([]*Node{kept, fusedTok}, 1)
 }
 

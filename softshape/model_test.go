@@ -87,6 +87,12 @@ func run1[F graph.ExecGraphFn](t *testing.T, fn F, args ...any) *tensors.Tensor 
 // TestMergeHandMade checks soft shape sparsification on a hand-made batch: which
 // embeddings are kept, their order, and the fused embedding's value.
 func TestMergeHandMade(t *testing.T) {
+	for name, m := range map[string]func(u, s *graph.Node, k int, fused bool) *graph.Node{"pairwise": mergePairwise, "sorted": mergeSorted} {
+		t.Run(name, func(t *testing.T) { checkMergeHandMade(t, m) })
+	}
+}
+
+func checkMergeHandMade(t *testing.T, merge func(u, s *graph.Node, k int, fused bool) *graph.Node) {
 	// One sample, five tokens of width 2, scores chosen so tokens 3 and 1 win.
 	u := [][][]float32{{{1, 2}, {3, 4}, {5, 6}, {7, 8}, {9, 10}}}
 	s := [][][]float32{{{0.1}, {0.8}, {0.3}, {0.9}, {0.2}}}
@@ -107,6 +113,53 @@ func TestMergeHandMade(t *testing.T) {
 	hard := run1(t, func(u, s *graph.Node) *graph.Node { return merge(u, s, 2, false) }, u, s).Value().([][][]float32)
 	if len(hard[0]) != 2 || hard[0][0][0] != want[0][0] || hard[0][1][1] != want[1][1] {
 		t.Errorf("hard selection = %v, want the two kept tokens %v", hard, want[:2])
+	}
+}
+
+// TestMergeFormsAgree: on 300 tokens (beyond pairwiseMaxTokens, so merge takes
+// the sorted form) with tied scores, the sorted and pairwise forms keep the same
+// tokens in the same order, give the same fused token, and the same gradient.
+func TestMergeFormsAgree(t *testing.T) {
+	const b, n, d, k = 3, 300, 4, 151
+	u := make([]float32, b*n*d)
+	s := make([]float32, b*n)
+	for i := range u {
+		u[i] = float32(math.Sin(float64(i) * 0.7))
+	}
+	for i := range s {
+		s[i] = float32(int(7*math.Abs(math.Sin(float64(i)*1.3)))) / 7 // many ties
+	}
+	ut := tensors.FromFlatDataAndDimensions(u, b, n, d)
+	st := tensors.FromFlatDataAndDimensions(s, b, n, 1)
+	outs := map[string][]float32{}
+	for name, m := range map[string]func(u, s *graph.Node, k int, fused bool) *graph.Node{"pairwise": mergePairwise, "sorted": mergeSorted, "merge": merge} {
+		exec, err := graph.NewExec(testBackend(t), func(u, s *graph.Node) []*graph.Node {
+			y := m(u, s, k, true)
+			// A loss that weighs every output position differently.
+			wts := graph.Iota(u.Graph(), y.Shape(), 1)
+			loss := graph.ReduceAllSum(graph.Mul(y, graph.AddScalar(wts, 1)))
+			return append([]*graph.Node{y}, graph.Gradient(loss, u, s)...)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := exec.Call(ut, st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range res {
+			outs[name] = append(outs[name], tensors.MustCopyFlatData[float32](r)...)
+			if i == 0 && r.Shape().Dimensions[1] != k+1 {
+				t.Fatalf("%s: %v tokens out", name, r.Shape())
+			}
+		}
+	}
+	for _, name := range []string{"sorted", "merge"} {
+		for i, v := range outs[name] {
+			if math.Abs(float64(v-outs["pairwise"][i])) > 1e-3 {
+				t.Fatalf("%s differs from pairwise at %d: %v vs %v", name, i, v, outs["pairwise"][i])
+			}
+		}
 	}
 }
 
