@@ -1,0 +1,328 @@
+package reproduce
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gomlx/compute"
+
+	"github.com/softshape-go/softshape/experiments/paper"
+	"github.com/softshape-go/softshape/experiments/stats"
+	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/plots"
+	"github.com/softshape-go/softshape/softshape"
+)
+
+// CompatRow is one dataset of Compat: the mean test accuracy over folds and
+// seeds with the default protocol (Off) and with reference_compat (On).
+type CompatRow struct {
+	Dataset string
+	Off, On float64
+	// OffFolds and OnFolds are the per-run accuracies (folds × seeds).
+	OffFolds, OnFolds []float64
+}
+
+// CompatResult compares reference_compat=false with true.
+type CompatResult struct {
+	Params Params
+	Rows   []CompatRow
+	// Trained counts the protocol runs (one per dataset, seed and setting)
+	// trained by this call; the others were read from the store.
+	Trained int
+}
+
+// compatRecord is what Compat stores per dataset, seed and setting.
+type compatRecord struct {
+	Dataset string    `json:"dataset"`
+	Seed    int64     `json:"seed"`
+	Folds   []int     `json:"folds"`
+	Config  string    `json:"config"`
+	Acc     []float64 `json:"test_accuracy"`
+}
+
+// Compat trains every dataset of p (default: sweep.DefaultDatasets("main"))
+// with softshape.Train over p's folds, once with the default protocol and once
+// with reference_compat=true (weights and Adam state carried from fold to
+// fold, evaluation on the sparse path, unshuffled batches, the reference's
+// validation statistic), and compares the accuracies. The whole protocol runs
+// in one call per dataset and seed because the carried weights cross folds,
+// which the per-fold sweep cells cannot express. Results are kept under
+// <Results>/reference_compat, so a second call trains nothing.
+func Compat(ctx context.Context, p Params) (*CompatResult, error) {
+	p, err := p.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	datasets := p.Datasets
+	if len(datasets) == 0 {
+		if datasets, err = sweep.DefaultDatasets("main", p.Quick, p.DataRoot); err != nil {
+			return nil, err
+		}
+	}
+	res := &CompatResult{Params: p}
+	folds := p.folds()
+	var backend compute.Backend
+	for _, name := range datasets {
+		row := CompatRow{Dataset: name}
+		for _, on := range []bool{false, true} {
+			cfg, err := ModelConfig(p, fmt.Sprintf("%s=%v", softshape.ParamReferenceCompat, on))
+			if err != nil {
+				return nil, err
+			}
+			var accs []float64
+			for _, seed := range p.Seeds {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				path := filepath.Join(p.Results, "reference_compat", sweep.Slug(name),
+					fmt.Sprintf("seed%d-folds%s-%s.json", seed, foldsTag(folds), sweep.ConfigHash(cfg.String(), p.Quick)))
+				rec, err := readCompat(path)
+				if err != nil {
+					if !p.TrainMissing {
+						return nil, fmt.Errorf("reference_compat %s seed %d (%v): no stored result and TrainMissing is off", name, seed, on)
+					}
+					if backend == nil {
+						if backend, err = softshape.NewBackend(p.Backend); err != nil {
+							return nil, err
+						}
+					}
+					if rec, err = trainCompat(p, name, cfg, seed, folds, backend); err != nil {
+						return nil, err
+					}
+					if err := writeJSON(path, rec); err != nil {
+						return nil, err
+					}
+					res.Trained++
+				}
+				accs = append(accs, rec.Acc...)
+			}
+			if on {
+				row.On, row.OnFolds = mean(accs), accs
+			} else {
+				row.Off, row.OffFolds = mean(accs), accs
+			}
+		}
+		res.Rows = append(res.Rows, row)
+	}
+	return res, nil
+}
+
+func trainCompat(p Params, name string, cfg softshape.Config, seed int64, folds []int, backend compute.Backend) (*compatRecord, error) {
+	ds, err := LoadDataset(p, name)
+	if err != nil {
+		return nil, err
+	}
+	opts := softshape.RunOptions{Backend: backend, Seed: seed, NumFolds: sweep.NumFolds, RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length)}
+	for _, f := range folds {
+		opts.Folds = append(opts.Folds, f-1)
+	}
+	fmt.Fprintf(logOf(p), "reference_compat=%v: training %s (folds %v, seed %d)\n", cfg.ReferenceCompat, name, folds, seed)
+	r, err := softshape.Train(ds, cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	rec := &compatRecord{Dataset: name, Seed: seed, Folds: folds, Config: cfg.String()}
+	for _, f := range r.Folds {
+		rec.Acc = append(rec.Acc, f.TestAcc)
+	}
+	return rec, nil
+}
+
+func readCompat(path string) (*compatRecord, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r compatRecord
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, err
+	}
+	if len(r.Acc) == 0 {
+		return nil, errors.New("empty record")
+	}
+	return &r, nil
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", " ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func foldsTag(folds []int) string {
+	var s []string
+	for _, f := range folds {
+		s = append(s, fmt.Sprint(f))
+	}
+	return strings.Join(s, "_")
+}
+
+func mean(x []float64) float64 {
+	if len(x) == 0 {
+		return math.NaN()
+	}
+	s := 0.0
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
+}
+
+// Markdown is the comparison table with the two kinds of p-value.
+func (c *CompatResult) Markdown() string {
+	var b bytes.Buffer
+	title := "reference_compat: the authors' protocol quirks on vs off"
+	if c.Params.Quick {
+		title += " — " + sweep.QuickLabel
+	}
+	fmt.Fprintf(&b, "### %s\n\nMean test accuracy over folds %v and seeds %v (softshape.Train, the whole protocol per dataset). Off = this project's default protocol.\n\n", title, c.Params.folds(), c.Params.Seeds)
+	b.WriteString("| Dataset | default (off) | reference_compat (on) | Δ on − off |\n|---|---:|---:|---:|\n")
+	var off, on []float64
+	for _, r := range c.Rows {
+		fmt.Fprintf(&b, "| %s | %.4f | %.4f | %+.4f |\n", r.Dataset, r.Off, r.On, r.On-r.Off)
+		off, on = append(off, math.Round(r.Off*1e4)/1e4), append(on, math.Round(r.On*1e4)/1e4)
+	}
+	fmt.Fprintf(&b, "| **mean** | **%.4f** | **%.4f** | **%+.4f** |\n\n", mean(off), mean(on), mean(on)-mean(off))
+	b.WriteString(pLine(off, on))
+	if c.Trained == 0 {
+		b.WriteString("\n*Nothing trained: read from the stored results.*\n")
+	}
+	return b.String()
+}
+
+// pLine gives the paper's p-value and the Wilcoxon signed-rank p-value of
+// two paired columns, or why they cannot be computed.
+func pLine(ref, x []float64) string {
+	if len(ref) < 2 {
+		return fmt.Sprintf("p-values: not computed — they need at least 2 datasets (have %d).\n", len(ref))
+	}
+	pp, err1 := stats.PaperPValue(ref, x)
+	w, err2 := stats.WilcoxonSignedRank(ref, x, stats.TwoSided)
+	f := func(p float64, err error) string {
+		if err != nil {
+			return "n/a (" + err.Error() + ")"
+		}
+		return fmt.Sprintf("%.3g", p)
+	}
+	return fmt.Sprintf("p-values over %d datasets: the paper's column (half the two-sided paired t-test p) = %s; two-sided Wilcoxon signed-rank = %s.\n",
+		len(ref), f(pp, err1), f(w.PValue, err2))
+}
+
+// PValues explains the paper's "Wilcoxon signed-rank P-value" row on its own
+// per-dataset table name (e.g. "main"): for each method against the
+// reference, the p-value the paper prints, half the two-sided paired t-test
+// p-value (stats.PaperPValue), the two-sided t-test p-value, and a real
+// two-sided Wilcoxon signed-rank test (stats.WilcoxonSignedRank), all on the
+// paper's own accuracies. Methods are limited to maxMethods (0: all).
+func PValues(name string, maxMethods int) (string, error) {
+	pt, err := paper.PerDataset(name)
+	if err != nil {
+		return "", err
+	}
+	ps, err := paper.Summary(name)
+	if err != nil {
+		return "", err
+	}
+	ref, err := pt.Column(pt.Reference)
+	if err != nil {
+		return "", err
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "### Where the p-values come from — %s (%d datasets, reference %s)\n\n", pt.Title, len(pt.Datasets), pt.Reference)
+	b.WriteString("| method | printed by the paper | ½ · two-sided paired t-test (`stats.PaperPValue`) | two-sided paired t-test | two-sided Wilcoxon signed-rank (`stats.WilcoxonSignedRank`) |\n|---|---:|---:|---:|---:|\n")
+	n, printedN, agreeT, agreeW := 0, 0, 0, 0
+	close := func(a, b float64) bool { return a > 0 && b > 0 && math.Abs(math.Log10(a)-math.Log10(b)) < 0.02 }
+	for _, m := range pt.Methods {
+		if m == pt.Reference {
+			continue
+		}
+		if maxMethods > 0 && n == maxMethods {
+			break
+		}
+		n++
+		col, err := pt.Column(m)
+		if err != nil {
+			return "", err
+		}
+		r, c := dropNaN(ref, col)
+		printed, pv := "—", math.NaN()
+		if v, ok := ps.PValue(m); ok {
+			printed, pv = fmt.Sprintf("%.3g", v), v
+		}
+		cell := func(p float64, err error) string {
+			if err != nil {
+				return "n/a"
+			}
+			return fmt.Sprintf("%.3g", p)
+		}
+		pp, e1 := stats.PaperPValue(r, c)
+		t, e2 := stats.PairedTTest(r, c, stats.TwoSided)
+		w, e3 := stats.WilcoxonSignedRank(r, c, stats.TwoSided)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", m, printed, cell(pp, e1), cell(t.PValue, e2), cell(w.PValue, e3))
+		if !math.IsNaN(pv) {
+			printedN++
+			if e1 == nil && close(pv, pp) {
+				agreeT++
+			}
+			if e3 == nil && close(pv, w.PValue) {
+				agreeW++
+			}
+		}
+	}
+	fmt.Fprintf(&b, "\nRecomputed from the paper's own per-dataset accuracies (as printed, 4 decimals): of the %d p-values the paper prints here, **%d match ½ · the two-sided paired t-test** (within 5%%) and %d match a two-sided Wilcoxon signed-rank test.", printedN, agreeT, agreeW)
+	if rest := printedN - max(agreeT, agreeW); rest > 0 {
+		fmt.Fprintf(&b, " %d match neither within 5%% (same order of magnitude or not: compare the columns).", rest)
+	}
+	b.WriteString("\n")
+	b.WriteString("\nThe paper labels its row *Wilcoxon signed-rank P-value*, but its numbers are half the two-sided paired t-test p-value (a one-sided t-test in the direction of the observed difference). Our tables print both: the paper's statistic, to compare with the paper, and a real two-sided Wilcoxon signed-rank test.\n")
+	return b.String(), nil
+}
+
+func dropNaN(a, b []float64) ([]float64, []float64) {
+	var x, y []float64
+	for i := range a {
+		if !math.IsNaN(a[i]) && !math.IsNaN(b[i]) {
+			x, y = append(x, a[i]), append(y, b[i])
+		}
+	}
+	return x, y
+}
+
+// Figure draws each dataset's accuracy with the default protocol and with
+// reference_compat (one line per dataset, their average thick).
+func (c *CompatResult) Figure() (*plots.Figure, error) {
+	var ss []plots.SweepSeries
+	for _, r := range c.Rows {
+		ss = append(ss, plots.SweepSeries{Label: r.Dataset, X: []float64{0, 1}, Y: []float64{r.Off, r.On}})
+	}
+	if len(ss) == 0 {
+		return nil, fmt.Errorf("%w: no dataset", ErrNoFigure)
+	}
+	meta := plots.Meta{Title: "Test accuracy: default protocol vs reference_compat", Dataset: fmt.Sprintf("%d datasets", len(ss)),
+		Config: fmt.Sprintf("folds %v, seeds %v", c.Params.folds(), c.Params.Seeds), Quick: c.Params.Quick}
+	return plots.SweepChart(meta, "protocol", []string{"default (off)", "reference_compat (on)"}, ss, nil, plots.WithYLabel("test accuracy"))
+}
+
+// Show shows Markdown and Figure.
+func (c *CompatResult) Show() {
+	tableStyle()
+	Markdown(c.Markdown())
+	f, err := c.Figure()
+	ShowFigure(c.Params.FigureDir(), "reference_compat", f, err)
+}

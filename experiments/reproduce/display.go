@@ -1,0 +1,130 @@
+package reproduce
+
+import (
+	"encoding/base64"
+	"fmt"
+	"html"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/janpfeifer/gonb/gonbui"
+
+	"github.com/softshape-go/softshape/plots"
+)
+
+// FigureDir is where figures go when the program does not run in a
+// notebook (Show, ShowFigure): <Results>/figures.
+func (p Params) FigureDir() string { return filepath.Join(p.Results, "figures") }
+
+// Markdown shows md inline in a GoNB notebook, or prints it.
+func Markdown(md string) {
+	if gonbui.IsNotebook {
+		gonbui.DisplayMarkdown(md)
+		return
+	}
+	fmt.Println(md)
+}
+
+// Markdownf is Markdown with fmt.Sprintf.
+func Markdownf(format string, args ...any) { Markdown(fmt.Sprintf(format, args...)) }
+
+// ShowFigure shows a figure inline in a GoNB notebook, or saves it as
+// <dir>/<name>.png and prints the path. A nil figure shows err instead.
+func ShowFigure(dir, name string, f *plots.Figure, err error) {
+	if err != nil || f == nil {
+		Markdownf("*Figure %s not drawn: %s*", name, mdLine(fmt.Sprint(err)))
+		return
+	}
+	path, err := f.Display(filepath.Join(dir, name+".png"))
+	if err != nil {
+		Markdownf("*Figure %s: %s*", name, mdLine(err.Error()))
+		return
+	}
+	if path != "" {
+		fmt.Println("figure saved to", path)
+	}
+}
+
+// Show shows the table (Markdown) and its standard figures.
+func (r *Result) Show() {
+	r.ShowTable()
+	r.ShowFigures()
+}
+
+// ShowTable shows the table's Markdown.
+func (r *Result) ShowTable() {
+	tableStyle()
+	Markdown(r.Markdown())
+}
+
+// tableCSS keeps wide tables readable in Jupyter (Notebook 6 and Lab) and
+// in nbconvert's HTML export: text wraps to the page, a wide table gets its
+// own horizontal scroll bar instead of widening (and clipping) the whole
+// output, smaller type, and row labels that do not wrap into tall rows.
+const tableCSS = `<style>
+.jp-OutputArea-child { display: flex !important; }
+.jp-OutputArea-output { display: block !important; min-width: 0; flex: 1 1 auto; overflow-x: auto; }
+.output_subarea { min-width: 0; }
+.rendered_html table, .jp-RenderedHTMLCommon table { font-size: 12px; display: block; overflow-x: auto; max-width: 100%; }
+.rendered_html td:first-child, .jp-RenderedHTMLCommon td:first-child { min-width: 13em; }
+</style>`
+
+// tableStyle emits tableCSS once per cell, inside a notebook.
+func tableStyle() {
+	if gonbui.IsNotebook && !styled {
+		styled = true
+		gonbui.DisplayHTML(tableCSS)
+	}
+}
+
+var styled bool
+
+// ShowFigures shows the standard figures (Figures).
+func (r *Result) ShowFigures() {
+	for _, n := range r.Figures() {
+		ShowFigure(r.Params.FigureDir(), n.Name, n.Figure, n.Err)
+	}
+}
+
+// imgHTML returns an <img> tag with the PNG embedded.
+func imgHTML(png []byte, width int) string {
+	return fmt.Sprintf(`<img width="%d" src="data:image/png;base64,%s"/>`, width, base64.StdEncoding.EncodeToString(png))
+}
+
+// headless reports whether interactive cells must not wait for a person:
+// $SOFTSHAPE_HEADLESS is set to a true value, or the program does not run in
+// a notebook.
+func headless() bool {
+	if !gonbui.IsNotebook {
+		return true
+	}
+	v := strings.ToLower(strings.TrimSpace(os.Getenv(EnvHeadless)))
+	return v != "" && v != "0" && v != "false"
+}
+
+// liveLog is an io.Writer for the runner's log inside a notebook: instead of
+// one output line per run it keeps one live-updated block with the number of
+// lines and the last few of them.
+type liveLog struct {
+	id    string
+	n     int
+	last  []string
+	start time.Time
+}
+
+func newLiveLog() *liveLog { return &liveLog{id: gonbui.UniqueID(), start: time.Now()} }
+
+func (l *liveLog) Write(b []byte) (int, error) {
+	for _, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		l.n++
+		l.last = append(l.last, line)
+		if len(l.last) > 4 {
+			l.last = l.last[1:]
+		}
+	}
+	gonbui.UpdateHTML(l.id, fmt.Sprintf("<pre style=\"font-size:11px\">training log: %d lines in %.0f s; the last ones:\n%s</pre>",
+		l.n, time.Since(l.start).Seconds(), html.EscapeString(strings.Join(l.last, "\n"))))
+	return len(b), nil
+}

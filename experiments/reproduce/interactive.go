@@ -1,0 +1,58 @@
+package reproduce
+
+import (
+	"fmt"
+	"html"
+	"time"
+
+	"github.com/janpfeifer/gonb/gonbui"
+	"github.com/janpfeifer/gonb/gonbui/widgets"
+)
+
+// FrontEndWait is how long Slider waits for the browser to answer before it
+// concludes that nobody is looking (e.g. nbconvert) and returns.
+var FrontEndWait = 15 * time.Second
+
+// Slider is the interactive panel of a notebook: a slider from min to max
+// (step 1) labelled label, and below it the HTML that render returns for the
+// value picked, redrawn on every change. render is called once for value
+// first. Slider returns when no value was picked for idle, and at once after
+// the first render when headless ($SOFTSHAPE_HEADLESS set, or not inside a
+// notebook) or when no browser answers within FrontEndWait — so a headless
+// run never blocks.
+func Slider(label string, min, max, value int, idle time.Duration, render func(v int) string) {
+	first := render(value)
+	if headless() {
+		Markdownf("*Interactive panel “%s”: headless run, shown for the default value %d only. Open the notebook in Jupyter to move the slider.*", label, value)
+		if gonbui.IsNotebook {
+			gonbui.DisplayHTML(first)
+		} else {
+			fmt.Println(first)
+		}
+		return
+	}
+	gonbui.DisplayHTML(fmt.Sprintf("<b>%s</b> (%d … %d; the panel stops listening after %s without a change)", html.EscapeString(label), min, max, idle))
+	ready := make(chan *widgets.SliderBuilder, 1)
+	go func() { ready <- widgets.Slider(min, max, value).Done() }()
+	out := gonbui.UniqueID()
+	gonbui.UpdateHTML(out, first)
+	var s *widgets.SliderBuilder
+	select {
+	case s = <-ready:
+	case <-time.After(FrontEndWait):
+		gonbui.UpdateHTML(out, first+fmt.Sprintf("<p><i>No browser answered within %s: slider disabled (headless run).</i></p>", FrontEndWait))
+		return
+	}
+	ch := s.Listen().LatestOnly()
+	defer ch.Close()
+	for {
+		select {
+		case v := <-ch.C:
+			gonbui.UpdateHTML(out, fmt.Sprintf("<p><i>computing for %d …</i></p>", v))
+			gonbui.UpdateHTML(out, render(v))
+		case <-time.After(idle):
+			gonbui.UpdateHTML(out, fmt.Sprintf("<p><i>Slider idle for %s: panel closed (re-run the cell to use it again).</i></p>", idle))
+			return
+		}
+	}
+}

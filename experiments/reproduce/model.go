@@ -1,0 +1,329 @@
+package reproduce
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/janpfeifer/gonb/gonbui"
+
+	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/plots"
+	"github.com/softshape-go/softshape/plots/modelplots"
+	"github.com/softshape-go/softshape/plots/tsne"
+	"github.com/softshape-go/softshape/softshape"
+)
+
+// Model is one trained fold: its data, configuration, result and selected
+// model, kept on disk so that later notebook cells (each a new program under
+// GoNB) reload it instead of training again.
+type Model struct {
+	Params  Params
+	Dataset *data.Dataset
+	// Fold is 1-based.
+	Fold   int
+	Seed   int64
+	Config softshape.Config
+	// Result holds the test accuracy and the per-epoch history.
+	Result *softshape.FoldResult
+	// Trained is the selected model.
+	Trained *softshape.Trained
+	// Data is the fold, imputed and z-normalised as the model saw it.
+	Data *data.FoldData
+	// Dir holds the checkpoint and result.json.
+	Dir string
+	// Cached says the model was loaded from Dir rather than trained now.
+	Cached bool
+}
+
+// LoadDataset loads a dataset by name from p.DataRoot (data.CBFName is
+// generated; a UCR name missing locally is downloaded unless p.Offline).
+func LoadDataset(p Params, name string) (*data.Dataset, error) {
+	p, err := p.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	return data.LoadOrDownload(p.DataRoot, name, data.LoadOptions{Offline: p.Offline})
+}
+
+// ModelConfig is the configuration TrainModel uses: the (quick) base
+// configuration, p.Settings, then settings.
+func ModelConfig(p Params, settings string) (softshape.Config, error) {
+	return sweep.BaseConfig(p.Quick, joinSettings(p.Settings, settings))
+}
+
+// TrainModel trains fold (1-based) of the named dataset with ModelConfig, or
+// reloads it when the same dataset, fold, seed and configuration were trained
+// before (under <Results>/models). With live set and inside a notebook, the
+// training curves are redrawn in place every few epochs.
+func TrainModel(p Params, dataset string, fold int, settings string, live bool) (*Model, error) {
+	p, err := p.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	if fold < 1 || fold > sweep.NumFolds {
+		return nil, fmt.Errorf("fold %d: folds are 1..%d", fold, sweep.NumFolds)
+	}
+	cfg, err := ModelConfig(p, settings)
+	if err != nil {
+		return nil, err
+	}
+	ds, err := LoadDataset(p, dataset)
+	if err != nil {
+		return nil, err
+	}
+	m := &Model{Params: p, Dataset: ds, Fold: fold, Seed: p.Seeds[0], Config: cfg}
+	m.Dir = filepath.Join(p.Results, "models", sweep.Slug(dataset),
+		fmt.Sprintf("fold%d-seed%d-%s", fold, m.Seed, sweep.ConfigHash(cfg.String(), p.Quick)))
+	splits, err := data.Folds(ds, sweep.NumFolds, m.Seed)
+	if err != nil {
+		return nil, err
+	}
+	if m.Data, err = data.Prepare(ds, splits[fold-1]); err != nil {
+		return nil, err
+	}
+	backend, err := softshape.NewBackend(p.Backend)
+	if err != nil {
+		return nil, err
+	}
+	ckpt := filepath.Join(m.Dir, "checkpoint")
+	if b, err := os.ReadFile(filepath.Join(m.Dir, "result.json")); err == nil {
+		var fr softshape.FoldResult
+		if json.Unmarshal(b, &fr) == nil {
+			if tr, err := softshape.LoadCheckpoint(ckpt, backend); err == nil {
+				m.Result, m.Trained, m.Cached = &fr, tr, true
+				return m, nil
+			}
+		}
+	}
+	opts := softshape.RunOptions{Backend: backend, Seed: m.Seed, NumFolds: sweep.NumFolds,
+		RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length)}
+	if live {
+		opts.OnEpoch = liveCurves(m)
+	}
+	fr, tr, err := softshape.TrainFold(ds, cfg, fold-1, opts)
+	if err != nil {
+		return nil, err
+	}
+	m.Result, m.Trained = fr, tr
+	if err := tr.Save(ckpt); err != nil {
+		return nil, err
+	}
+	b, err := json.MarshalIndent(fr, "", " ")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(m.Dir, "result.json"), b, 0o644); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// MustTrainModel is TrainModel that panics on error.
+func MustTrainModel(p Params, dataset string, fold int, settings string, live bool) *Model {
+	m, err := TrainModel(p, dataset, fold, settings, live)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+// liveCurves returns an OnEpoch callback that redraws the training curves in
+// place (notebook) or prints a line every few epochs.
+func liveCurves(m *Model) func(softshape.EpochStats) {
+	id := ""
+	var c plots.Curves
+	c.WarmUp = m.Config.WarmUpEpochs
+	last := time.Time{}
+	return func(e softshape.EpochStats) {
+		c.Epoch = append(c.Epoch, float64(e.Epoch+1))
+		c.TrainLoss, c.ValLoss = append(c.TrainLoss, e.TrainLoss), append(c.ValLoss, e.ValLoss)
+		c.TrainAcc, c.ValAcc = append(c.TrainAcc, e.TrainAcc), append(c.ValAcc, e.ValAcc)
+		done := e.Epoch+1 == e.Epochs
+		if !done && time.Since(last) < 2*time.Second {
+			return
+		}
+		last = time.Now()
+		line := fmt.Sprintf("epoch %d/%d (%s): train loss %.3f acc %.3f, val loss %.3f acc %.3f, %.1f s",
+			e.Epoch+1, e.Epochs, e.Phase, e.TrainLoss, e.TrainAcc, e.ValLoss, e.ValAcc, e.Elapsed.Seconds())
+		if !gonbui.IsNotebook {
+			fmt.Println(line)
+			return
+		}
+		html := "<p>" + line + "</p>"
+		if id == "" {
+			id = gonbui.UniqueID()
+		}
+		if done { // the final curves are drawn by ShowCurves
+			gonbui.UpdateHTML(id, html)
+			return
+		}
+		if len(c.Epoch) >= 2 {
+			f, err := plots.TrainingCurves(m.meta("Training curves (live)"), c)
+			if err == nil {
+				if png, err := f.PNG(f.Size()); err == nil {
+					html += imgHTML(png, 800)
+				}
+			}
+		}
+		gonbui.UpdateHTML(id, html)
+	}
+}
+
+func (m *Model) meta(title string) plots.Meta {
+	return plots.Meta{Title: title, Dataset: m.Dataset.Name,
+		Config: fmt.Sprintf("fold %d, seed %d, %d epochs", m.Fold, m.Seed, m.Config.Epochs), Quick: m.Params.Quick}
+}
+
+// Summary is a Markdown paragraph with the fold's outcome.
+func (m *Model) Summary() string {
+	fr := m.Result
+	how := "trained now"
+	if m.Cached {
+		how = "reloaded from " + m.Dir
+	}
+	s := fmt.Sprintf("**%s**, fold %d (seed %d): test accuracy **%.4f** (model selected at epoch %d of %d, %s phase; %d parameters; batch %d; %.1f s). %s.",
+		m.Dataset.Name, m.Fold, m.Seed, fr.TestAcc, fr.BestEpoch+1, fr.EpochsRun, fr.SelectedPhase, fr.Params, fr.BatchSize, fr.Wall.Seconds(), how)
+	if m.Params.Quick {
+		s += "\n\n*" + sweep.QuickLabel + ".*"
+	}
+	return s
+}
+
+// CurvesFigure draws the fold's training curves.
+func (m *Model) CurvesFigure() (*plots.Figure, error) {
+	return modelplots.TrainingCurves(m.meta("Training curves"), m.Result, m.Config.WarmUpEpochs)
+}
+
+// AttentionFigures draws the MIL attention map of the first test series of
+// each class (at most maxClasses classes).
+func (m *Model) AttentionFigures(maxClasses int) ([]Named, error) {
+	var out []Named
+	for c := 0; c < m.Dataset.NumClasses() && len(out) < maxClasses; c++ {
+		i, err := modelplots.FirstOfClass(m.Data.TestY, c)
+		if err != nil {
+			continue
+		}
+		meta := m.meta(fmt.Sprintf("MIL attention, test series %d (class %s)", i, m.Dataset.ClassNames[c]))
+		f, err := modelplots.Attention(meta, m.Trained, m.Data.TestX[i])
+		out = append(out, Named{Name: fmt.Sprintf("%s_attention_class%d", sweep.Slug(m.Dataset.Name), c), Figure: f, Err: err})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no test series")
+	}
+	return out, nil
+}
+
+// ShowAttention shows AttentionFigures.
+func (m *Model) ShowAttention(maxClasses int) {
+	figs, err := m.AttentionFigures(maxClasses)
+	if err != nil {
+		Markdownf("*attention maps: %v*", err)
+	}
+	for _, n := range figs {
+		ShowFigure(m.Params.FigureDir(), n.Name, n.Figure, n.Err)
+	}
+}
+
+// TSNEFigure embeds the stage embeddings of up to maxSeries series of the
+// fold (test, then validation and training series) with t-SNE.
+func (m *Model) TSNEFigure(maxSeries int) (*plots.Figure, error) {
+	var x [][]float32
+	var y []int
+	for _, part := range []struct {
+		x [][]float32
+		y []int
+	}{{m.Data.TestX, m.Data.TestY}, {m.Data.ValX, m.Data.ValY}, {m.Data.TrainX, m.Data.TrainY}} {
+		for i := range part.x {
+			if len(x) < maxSeries {
+				x, y = append(x, part.x[i]), append(y, part.y[i])
+			}
+		}
+	}
+	return modelplots.StageTSNE(m.meta("t-SNE of the embeddings at four stages"), m.Trained, x, y, m.Dataset.ClassNames,
+		tsne.Options{Seed: m.Seed, Iterations: 500})
+}
+
+// TinySettings make a model small and short enough to retrain while a person
+// moves a slider (a few seconds on two cores).
+const TinySettings = "epochs=8;warmup_epochs=4;embed_dim=32;patience=0"
+
+// PanelHTML is an HTML fragment with the fold's test accuracy and the MIL
+// attention map of its first test series, for interactive panels.
+func (m *Model) PanelHTML() string {
+	s := fmt.Sprintf("<p><b>%s</b>: test accuracy <b>%.3f</b> (fold %d, %d epochs%s)</p>",
+		m.Dataset.Name, m.Result.TestAcc, m.Fold, m.Config.Epochs, map[bool]string{true: ", reloaded", false: ""}[m.Cached])
+	figs, err := m.AttentionFigures(1)
+	if err != nil || figs[0].Err != nil {
+		return s + fmt.Sprintf("<p>attention map: %v %v</p>", err, figs)
+	}
+	png, err := figs[0].Figure.PNG(figs[0].Figure.Size())
+	if err != nil {
+		return s + "<p>" + err.Error() + "</p>"
+	}
+	return s + imgHTML(png, 700)
+}
+
+// MustLoadDataset is LoadDataset that panics on error.
+func MustLoadDataset(p Params, name string) *data.Dataset {
+	ds, err := LoadDataset(p, name)
+	if err != nil {
+		panic(err)
+	}
+	return ds
+}
+
+// DatasetSummary is a Markdown paragraph describing ds.
+func DatasetSummary(ds *data.Dataset) string {
+	lo, hi := ds.LengthRange()
+	missing, _ := ds.MissingCount()
+	s := fmt.Sprintf("**%s**: %d series (%d train + %d test in the archive's split; the protocol merges them into 5 stratified folds of 60/20/20), length %d", ds.Name, len(ds.Series), ds.NumTrain, ds.NumTest(), ds.Length)
+	if lo != hi {
+		s += fmt.Sprintf(" (observed %d–%d)", lo, hi)
+	}
+	s += fmt.Sprintf(", %d classes", ds.NumClasses())
+	counts := ds.ClassCounts()
+	if len(counts) <= 10 {
+		var parts []string
+		for c, n := range counts {
+			parts = append(parts, fmt.Sprintf("%s: %d", ds.ClassNames[c], n))
+		}
+		s += " (" + strings.Join(parts, ", ") + ")"
+	}
+	if missing > 0 {
+		s += fmt.Sprintf(", %d missing values", missing)
+	}
+	return s + "."
+}
+
+// PresentDatasets returns the names whose files are under p.DataRoot (the
+// generated data.CBFName always is); when none is, it returns substitute.
+func PresentDatasets(p Params, substitute string, names ...string) []string {
+	p, _ = p.Resolve()
+	var out []string
+	for _, n := range names {
+		if n == data.CBFName || data.Present(p.DataRoot, n) {
+			out = append(out, n)
+		}
+	}
+	if len(out) == 0 && substitute != "" {
+		out = []string{substitute}
+	}
+	return out
+}
+
+// ShowCurves shows the fold's training curves.
+func (m *Model) ShowCurves() {
+	f, err := m.CurvesFigure()
+	ShowFigure(m.Params.FigureDir(), sweep.Slug(m.Dataset.Name)+"_curves", f, err)
+}
+
+// ShowTSNE shows TSNEFigure.
+func (m *Model) ShowTSNE(maxSeries int) {
+	f, err := m.TSNEFigure(maxSeries)
+	ShowFigure(m.Params.FigureDir(), sweep.Slug(m.Dataset.Name)+"_tsne", f, err)
+}

@@ -1,0 +1,334 @@
+package reproduce
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/experiments/sweep"
+)
+
+// Environment variables read by ParamsFromEnv.
+const (
+	EnvQuick        = "SOFTSHAPE_QUICK"         // "1"/"true": quick mode
+	EnvResults      = "SOFTSHAPE_RESULTS"       // results folder
+	EnvDatasets     = "SOFTSHAPE_DATASETS"      // comma-separated dataset names
+	EnvFolds        = "SOFTSHAPE_FOLDS"         // 1-based folds: "1-5", "1,3"
+	EnvSeeds        = "SOFTSHAPE_SEEDS"         // comma-separated seeds
+	EnvBackend      = "SOFTSHAPE_BACKEND"       // GoMLX backend ("go", "xla:cuda", ...)
+	EnvData         = data.DataEnv              // SOFTSHAPE_DATA: UCR folder
+	EnvTrainMissing = "SOFTSHAPE_TRAIN_MISSING" // "0"/"false": list missing runs, train nothing
+	EnvSettings     = "SOFTSHAPE_SETTINGS"      // extra hyperparameters, "name=value;..."
+	EnvWorkers      = "SOFTSHAPE_WORKERS"       // cells trained at once
+	EnvOffline      = "SOFTSHAPE_OFFLINE"       // "1": never download datasets
+	EnvHeadless     = "SOFTSHAPE_HEADLESS"      // "1": interactive cells render once and return
+)
+
+// Params are the knobs of a notebook: its one parameter cell fills them, and
+// the environment may override them (ParamsFromEnv).
+type Params struct {
+	// Quick selects quick mode (sweep.QuickEpochs epochs, small datasets);
+	// every output is then labelled sweep.QuickLabel.
+	Quick bool
+	// Datasets are the dataset names; nil means the table's default
+	// (sweep.DefaultDatasets: for "main" the UCR datasets present under
+	// DataRoot).
+	Datasets []string
+	// Variants restricts the table's variants (nil: all of them).
+	Variants []string
+	// Folds are 1-based fold numbers (of sweep.NumFolds); nil means all.
+	Folds []int
+	// Seeds are the run seeds; nil means {42}.
+	Seeds []int64
+	// Backend is the GoMLX backend ("" = $GOMLX_BACKEND or pure Go).
+	Backend string
+	// Results is the results folder (the sweep store); "" means
+	// <repository>/results; a relative path is relative to the repository.
+	Results string
+	// DataRoot is the folder of the UCR datasets; "" means $SOFTSHAPE_DATA,
+	// else ../shared/ucr beside the repository when present, else the user
+	// cache folder.
+	DataRoot string
+	// Settings are hyperparameters applied to every run after the (quick)
+	// schedule, e.g. "epochs=4;warmup_epochs=2" (part of each run's key).
+	Settings string
+	// TrainMissing trains the runs that have no record; when false they are
+	// listed as missing in the table.
+	TrainMissing bool
+	// Workers is the number of runs trained at once (0 = 1).
+	Workers int
+	// Offline forbids dataset downloads.
+	Offline bool
+	// Log receives one line per run started and finished (nil: stdout).
+	Log io.Writer
+}
+
+// DefaultParams are quick mode, every fold, seed 42, training what is
+// missing, folders resolved by Resolve.
+func DefaultParams() Params {
+	return Params{Quick: true, Seeds: []int64{42}, TrainMissing: true}
+}
+
+// ParamsFromEnv returns def with every variable of the environment that is
+// set (SOFTSHAPE_QUICK, SOFTSHAPE_RESULTS, SOFTSHAPE_DATASETS,
+// SOFTSHAPE_FOLDS, SOFTSHAPE_SEEDS, SOFTSHAPE_BACKEND, SOFTSHAPE_DATA,
+// SOFTSHAPE_TRAIN_MISSING, SOFTSHAPE_SETTINGS, SOFTSHAPE_WORKERS,
+// SOFTSHAPE_OFFLINE) overriding its field, then Resolve'd. SOFTSHAPE_SETTINGS
+// is appended to def.Settings.
+func ParamsFromEnv(def Params) (Params, error) {
+	p := def
+	var err error
+	get := func(k string) (string, bool) {
+		v, ok := os.LookupEnv(k)
+		return strings.TrimSpace(v), ok && strings.TrimSpace(v) != ""
+	}
+	if v, ok := get(EnvQuick); ok {
+		if p.Quick, err = parseBool(EnvQuick, v); err != nil {
+			return p, err
+		}
+	}
+	if v, ok := get(EnvResults); ok {
+		p.Results = v
+	}
+	if v, ok := get(EnvDatasets); ok {
+		p.Datasets = splitList(v)
+	}
+	if v, ok := get(EnvFolds); ok {
+		if p.Folds, err = ParseFolds(v); err != nil {
+			return p, err
+		}
+	}
+	if v, ok := get(EnvSeeds); ok {
+		p.Seeds = nil
+		for _, s := range splitList(v) {
+			n, err := strconv.ParseInt(s, 10, 64)
+			if err != nil {
+				return p, fmt.Errorf("%s=%q: %q is not an integer", EnvSeeds, v, s)
+			}
+			p.Seeds = append(p.Seeds, n)
+		}
+	}
+	if v, ok := get(EnvBackend); ok {
+		p.Backend = v
+	}
+	if v, ok := get(EnvData); ok {
+		p.DataRoot = v
+	}
+	if v, ok := get(EnvTrainMissing); ok {
+		if p.TrainMissing, err = parseBool(EnvTrainMissing, v); err != nil {
+			return p, err
+		}
+	}
+	if v, ok := get(EnvSettings); ok {
+		p.Settings = joinSettings(p.Settings, v)
+	}
+	if v, ok := get(EnvWorkers); ok {
+		if p.Workers, err = strconv.Atoi(v); err != nil || p.Workers < 0 {
+			return p, fmt.Errorf("%s=%q: want a number ≥ 0", EnvWorkers, v)
+		}
+	}
+	if v, ok := get(EnvOffline); ok {
+		if p.Offline, err = parseBool(EnvOffline, v); err != nil {
+			return p, err
+		}
+	}
+	return p.Resolve()
+}
+
+// MustParamsFromEnv is ParamsFromEnv that panics on a malformed variable
+// (for a notebook's parameter cell).
+func MustParamsFromEnv(def Params) Params {
+	p, err := ParamsFromEnv(def)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+// Resolve fills the empty folders (Results, DataRoot) and Seeds, makes
+// relative folders relative to the repository root (RepoRoot), and checks the
+// folds.
+func (p Params) Resolve() (Params, error) {
+	root := RepoRoot()
+	if p.Results == "" {
+		p.Results = filepath.Join(root, "results")
+	}
+	if p.DataRoot == "" {
+		p.DataRoot = os.Getenv(data.DataEnv)
+	}
+	if p.DataRoot == "" {
+		shared := filepath.Join(root, "..", "shared", "ucr")
+		if st, err := os.Stat(shared); err == nil && st.IsDir() {
+			p.DataRoot = filepath.Clean(shared)
+		} else {
+			p.DataRoot = data.DefaultRoot()
+		}
+	}
+	// Relative folders are relative to the repository root: a GoNB cell runs
+	// in a temporary folder.
+	if !filepath.IsAbs(p.Results) {
+		p.Results = filepath.Join(root, p.Results)
+	}
+	if !filepath.IsAbs(p.DataRoot) {
+		p.DataRoot = filepath.Join(root, p.DataRoot)
+	}
+	if len(p.Seeds) == 0 {
+		p.Seeds = []int64{42}
+	}
+	for _, f := range p.Folds {
+		if f < 1 || f > sweep.NumFolds {
+			return p, fmt.Errorf("fold %d: folds are 1..%d", f, sweep.NumFolds)
+		}
+	}
+	return p, nil
+}
+
+// folds returns the 1-based folds (all when none given).
+func (p Params) folds() []int {
+	if len(p.Folds) > 0 {
+		return p.Folds
+	}
+	out := make([]int, sweep.NumFolds)
+	for i := range out {
+		out[i] = i + 1
+	}
+	return out
+}
+
+// Mode is "full" or sweep.QuickLabel.
+func (p Params) Mode() string {
+	if p.Quick {
+		return sweep.QuickLabel
+	}
+	return "full schedule"
+}
+
+// String is a one-line description for a notebook's parameter cell.
+func (p Params) String() string {
+	ds := "table default"
+	if len(p.Datasets) > 0 {
+		ds = strings.Join(p.Datasets, ", ")
+	}
+	backend := p.Backend
+	if backend == "" {
+		backend = "$GOMLX_BACKEND or pure Go"
+	}
+	s := fmt.Sprintf("mode: %s | datasets: %s | folds: %v | seeds: %v | backend: %s | results: %s | data: %s | train missing: %v",
+		p.Mode(), ds, p.folds(), p.Seeds, backend, p.Results, p.DataRoot, p.TrainMissing)
+	if p.Settings != "" {
+		s += " | settings: " + p.Settings
+	}
+	return s
+}
+
+// RepoRoot returns the repository root: the parent of $GONB_DIR (the
+// notebook's folder) when set, else the nearest folder upwards from the
+// working directory holding this module's go.mod, else ".".
+func RepoRoot() string {
+	if d := os.Getenv("GONB_DIR"); d != "" {
+		if isRepo(filepath.Join(d, "..")) {
+			return filepath.Clean(filepath.Join(d, ".."))
+		}
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "."
+	}
+	for d := wd; ; {
+		if isRepo(d) {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "."
+		}
+		d = parent
+	}
+}
+
+func isRepo(dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	return err == nil && strings.Contains(string(b), "module github.com/softshape-go/softshape\n")
+}
+
+// ParseFolds reads 1-based folds: "1-5", "1,3", "2".
+func ParseFolds(s string) ([]int, error) {
+	var out []int
+	for _, part := range splitList(s) {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(strings.TrimSpace(lo))
+		if err != nil {
+			return nil, fmt.Errorf("folds %q: %q is not a number", s, lo)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(strings.TrimSpace(hi)); err != nil {
+				return nil, fmt.Errorf("folds %q: %q is not a number", s, hi)
+			}
+		}
+		if a < 1 || b > sweep.NumFolds || a > b {
+			return nil, fmt.Errorf("folds %q: want 1..%d", s, sweep.NumFolds)
+		}
+		for f := a; f <= b; f++ {
+			if !slices.Contains(out, f) {
+				out = append(out, f)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("folds %q: none given", s)
+	}
+	return out, nil
+}
+
+func parseBool(name, v string) (bool, error) {
+	switch strings.ToLower(v) {
+	case "1", "true", "yes", "on":
+		return true, nil
+	case "0", "false", "no", "off":
+		return false, nil
+	}
+	return false, fmt.Errorf("%s=%q: want 1/true or 0/false", name, v)
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func joinSettings(a, b string) string {
+	a, b = strings.Trim(strings.TrimSpace(a), ";"), strings.Trim(strings.TrimSpace(b), ";")
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + ";" + b
+}
+
+func logOf(p Params) io.Writer {
+	if p.Log == nil {
+		return os.Stdout
+	}
+	return p.Log
+}
+
+// EnvOr returns the environment variable key, or def when it is unset or
+// blank.
+func EnvOr(key, def string) string {
+	if v := strings.TrimSpace(os.Getenv(key)); v != "" {
+		return v
+	}
+	return def
+}

@@ -1,0 +1,113 @@
+package reproduce
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/experiments/timing"
+	"github.com/softshape-go/softshape/plots"
+	"github.com/softshape-go/softshape/softshape"
+)
+
+// EpochTimes is a Markdown table of the time per training epoch and the
+// inference time recorded by the sweep for each variant of the table (mean
+// over the ok records of the grid): the running-time side of a table read
+// from the store, without new measurements.
+func (r *Result) EpochTimes() (string, error) {
+	store, err := sweep.Open(r.Params.Results)
+	if err != nil {
+		return "", err
+	}
+	type acc struct {
+		perEpoch, infer []float64
+		params          []float64
+	}
+	byVariant := map[string]*acc{}
+	for _, c := range r.Grid.Cells {
+		rec, err := store.Read(c.Key)
+		if err != nil || rec == nil || rec.Status != sweep.StatusOK || rec.EpochsRun == 0 {
+			continue
+		}
+		a := byVariant[c.Variant]
+		if a == nil {
+			a = &acc{}
+			byVariant[c.Variant] = a
+		}
+		a.perEpoch = append(a.perEpoch, float64(rec.WallSeconds)/float64(rec.EpochsRun))
+		a.infer = append(a.infer, float64(rec.InferenceSeconds))
+		a.params = append(a.params, float64(rec.Params))
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "### Time per epoch from the stored runs — %s", r.Name)
+	if r.Params.Quick {
+		b.WriteString(" — " + sweep.QuickLabel)
+	}
+	b.WriteString("\n\nMean over the ok records of this grid (wall time of the fold ÷ epochs run, which includes evaluation each epoch; inference = one pass over the fold's test split). Records come from whichever machine ran them, so compare within one machine only.\n\n| variant | runs | s / epoch | inference s | parameters |\n|---|---:|---:|---:|---:|\n")
+	for _, v := range r.Grid.Variants {
+		a := byVariant[v.Name]
+		if a == nil {
+			fmt.Fprintf(&b, "| %s | 0 | — | — | — |\n", v.Name)
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %d | %.3f | %.4f | %.0f |\n", v.Name, len(a.perEpoch), mean(a.perEpoch), mean(a.infer), mean(a.params))
+	}
+	return b.String(), nil
+}
+
+// RunningTime measures the time of a training step against the series length
+// (the paper's Fig 3) with experiments/timing for the sparse ratios given
+// (nil: timing.DefaultRatios) and returns its Markdown table and the figure.
+// Quick mode uses short lengths and one timed step.
+func RunningTime(p Params, lengths []int, ratios []float64) (string, *plots.Figure, error) {
+	p, err := p.Resolve()
+	if err != nil {
+		return "", nil, err
+	}
+	backend, err := softshape.NewBackend(p.Backend)
+	if err != nil {
+		return "", nil, err
+	}
+	cfg, err := ModelConfig(p, "")
+	if err != nil {
+		return "", nil, err
+	}
+	opts := timing.Options{Lengths: lengths, Ratios: ratios, Backend: backend, DataRoot: p.DataRoot, Config: &cfg, Seed: p.Seeds[0]}
+	if p.Quick {
+		opts.Steps = 1
+	}
+	res, err := timing.Measure(opts)
+	if err != nil {
+		return "", nil, err
+	}
+	var b bytes.Buffer
+	if err := res.Markdown(&b); err != nil {
+		return "", nil, err
+	}
+	series := res.Series(true)
+	xs := make([]float64, len(res.Lengths))
+	for i, l := range res.Lengths {
+		xs[i] = float64(l)
+	}
+	keys := make([]string, 0, len(series))
+	for k := range series {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if len(series[k]) != len(xs) {
+			delete(series, k)
+		}
+		for _, v := range series[k] {
+			if math.IsNaN(v) {
+				delete(series, k)
+				break
+			}
+		}
+	}
+	meta := plots.Meta{Title: "Running time per epoch vs series length", Dataset: res.Source, Config: res.Backend, Quick: p.Quick}
+	fig, err := plots.RunningTime(meta, xs, series)
+	return b.String(), fig, err
+}

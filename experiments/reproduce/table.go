@@ -1,0 +1,211 @@
+package reproduce
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/janpfeifer/gonb/gonbui"
+
+	"github.com/softshape-go/softshape/ablations"
+	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/experiments/tables"
+	"github.com/softshape-go/softshape/softshape"
+)
+
+// Result is one paper table reproduced from the results store.
+type Result struct {
+	// Name is the table name (ablations.TableNames).
+	Name string
+	// Params are the resolved parameters the table was built with.
+	Params Params
+	// Grid is the sweep behind the table.
+	Grid *sweep.Grid
+	// Table is our results beside the paper's.
+	Table *tables.Table
+	// Report says what this call trained (zero when everything was stored).
+	Report sweep.Report
+	// Trained counts the runs this call trained or copied.
+	Trained int
+	// NotTrained lists the cells that had no record and were not trained
+	// because Params.TrainMissing was off.
+	NotTrained []sweep.Key
+	// Elapsed is the wall time of the call.
+	Elapsed time.Duration
+}
+
+// Table reproduces the named paper table: it builds the grid of the table
+// for p (sweep.NewGrid; datasets from p or sweep.DefaultDatasets), records it
+// in the store at p.Results, trains the cells without a record when
+// p.TrainMissing (otherwise lists them in NotTrained), and builds the table
+// of this grid (tables.Build), whose Missing lists every run without an ok
+// record. A second call with the same p trains nothing.
+func Table(ctx context.Context, name string, p Params) (*Result, error) {
+	start := time.Now()
+	p, err := p.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	grid, err := NewGrid(name, p)
+	if err != nil {
+		return nil, err
+	}
+	store, err := sweep.Open(p.Results)
+	if err != nil {
+		return nil, err
+	}
+	if err := store.SaveGrid(grid); err != nil {
+		return nil, err
+	}
+	res := &Result{Name: name, Params: p, Grid: grid}
+	var todo []sweep.Cell
+	for _, c := range grid.Cells {
+		if store.CellStatus(c.Key).State == sweep.StateMissing {
+			todo = append(todo, c)
+		}
+	}
+	if len(todo) > 0 && !p.TrainMissing {
+		for _, c := range todo {
+			res.NotTrained = append(res.NotTrained, c.Key)
+		}
+	} else if len(todo) > 0 {
+		backend, err := softshape.NewBackend(p.Backend)
+		if err != nil {
+			return nil, err
+		}
+		log := p.Log
+		if log == nil && gonbui.IsNotebook {
+			log = newLiveLog()
+		} else if log == nil {
+			log = os.Stdout
+		}
+		fmt.Fprintf(log, "table %s (%s): training %d of %d runs on %s, results in %s\n",
+			name, p.Mode(), len(todo), len(grid.Cells), backend.Description(), p.Results)
+		r := &sweep.Runner{Store: store, Workers: p.Workers, Backend: backend, DataRoot: p.DataRoot,
+			Offline: p.Offline, Log: log}
+		rep, err := r.Run(ctx, todo)
+		res.Report = rep
+		if err != nil {
+			return nil, err
+		}
+		res.Trained = rep.Ran + rep.Reused
+		for _, e := range rep.Errors {
+			fmt.Fprintf(log, "  no record: %v\n", e)
+		}
+	}
+	t, err := tables.Build(store, name, tables.Options{Quick: p.Quick, Grid: grid.ID()})
+	if err != nil {
+		return nil, err
+	}
+	res.Table = t
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+// MustTable is Table that panics on error (for notebook cells).
+func MustTable(ctx context.Context, name string, p Params) *Result {
+	r, err := Table(ctx, name, p)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+// NewGrid returns the sweep grid of a paper table for p, without touching
+// the store.
+func NewGrid(name string, p Params) (*sweep.Grid, error) {
+	if _, err := ablations.ForTable(name); err != nil {
+		return nil, fmt.Errorf("%w (tables: %s)", err, strings.Join(ablations.TableNames(), ", "))
+	}
+	spec := sweep.GridSpec{Table: name, Datasets: p.Datasets, Variants: p.Variants, Folds: p.folds(), Seeds: p.Seeds,
+		Quick: p.Quick, Settings: p.Settings}
+	if len(spec.Seeds) == 0 {
+		spec.Seeds = []int64{42}
+	}
+	if len(spec.Datasets) == 0 {
+		var err error
+		if spec.Datasets, err = sweep.DefaultDatasets(name, p.Quick, p.DataRoot); err != nil {
+			return nil, err
+		}
+	}
+	return sweep.NewGrid(spec)
+}
+
+// Status is one line saying where the numbers come from: what this call
+// trained, what was re-rendered from the store and what is missing.
+func (r *Result) Status() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s — %s: %d runs in the grid (%d datasets × %d folds × %d seeds × %d variants run here)",
+		r.Name, r.Params.Mode(), len(r.Grid.Cells), len(r.Grid.Spec.Datasets), len(r.Grid.Spec.Folds),
+		len(r.Grid.Spec.Seeds), len(r.Grid.Variants)-len(r.Grid.Blocked()))
+	if r.Trained > 0 {
+		fmt.Fprintf(&b, "; trained %d now", r.Report.Ran)
+		if r.Report.Reused > 0 {
+			fmt.Fprintf(&b, ", copied %d from identical runs of other tables", r.Report.Reused)
+		}
+	} else {
+		b.WriteString("; nothing trained, re-rendered from the stored records")
+	}
+	if n := len(r.Grid.Blocked()); n > 0 {
+		fmt.Fprintf(&b, "; %d variants blocked (need model support)", n)
+	}
+	if n := len(r.NotTrained); n > 0 {
+		fmt.Fprintf(&b, "; %d runs not trained (TrainMissing off)", n)
+	}
+	if n := len(r.Table.Missing); n > 0 {
+		fmt.Fprintf(&b, "; %d expected runs without an ok record (listed under the table)", n)
+	}
+	fmt.Fprintf(&b, "; %.1f s; grid %s in %s", r.Elapsed.Seconds(), r.Grid.ID(), r.Params.Results)
+	return b.String()
+}
+
+// Markdown returns the table as Markdown: a status line, then the table of
+// tables.Table.Markdown (title with the quick-mode label, rows ours beside
+// the paper's, summary rows, notes and every missing run), then the blocked
+// variants and the cells left untrained.
+func (r *Result) Markdown() string {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "*%s%s*\n\n", mdLine(r.Status()), settingsNote(r.Params.Settings))
+	if err := r.Table.Markdown(&b); err != nil {
+		fmt.Fprintf(&b, "\n(markdown error: %v)\n", err)
+	}
+	if bl := r.Grid.Blocked(); len(bl) > 0 {
+		b.WriteString("\n**Variants not run — they need model support:**\n\n")
+		for _, v := range bl {
+			fmt.Fprintf(&b, "- %s: %s\n", v.Name, mdLine(v.Blocked))
+		}
+	}
+	if len(r.NotTrained) > 0 {
+		fmt.Fprintf(&b, "\n**%d runs not trained** (TrainMissing is off; set %s=1 or Params.TrainMissing to train them):\n\n", len(r.NotTrained), EnvTrainMissing)
+		for i, k := range r.NotTrained {
+			if i == 20 {
+				fmt.Fprintf(&b, "- … and %d more\n", len(r.NotTrained)-20)
+				break
+			}
+			fmt.Fprintf(&b, "- `%s`\n", k)
+		}
+	}
+	return b.String()
+}
+
+// WriteMarkdown writes Markdown to w.
+func (r *Result) WriteMarkdown(w io.Writer) error {
+	_, err := io.WriteString(w, r.Markdown())
+	return err
+}
+
+func settingsNote(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "; settings " + s
+}
+
+// mdLine keeps a text on one Markdown line.
+func mdLine(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\n", " "), "|", "\\|")
+}

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Executes the notebooks headless in quick mode and fails on any error.
+#
+#   bash notebooks/run-headless.sh                      # every notebook
+#   bash notebooks/run-headless.sh 00_quickstart.ipynb  # some of them
+#
+# For each notebook: `jupyter nbconvert --execute --allow-errors` (every cell
+# runs), then check_outputs.py scans the executed notebook — nbconvert's exit
+# status misses Go panics, os.Exit and failing shell commands inside cells —
+# and names the failing notebook and cell; then an HTML export. Outputs go to
+# notebooks/out (SOFTSHAPE_NB_OUT): executed notebooks, html/, results/ (a
+# fresh results store unless SOFTSHAPE_RESULTS is set). Exit status 1 when a
+# notebook fails.
+#
+# Quick settings (override any of them from the environment): SOFTSHAPE_QUICK=1,
+# SOFTSHAPE_FOLDS=1, SOFTSHAPE_DATASETS=ItalyPowerDemand,GunPoint,ArrowHead
+# (three small datasets of the 18-dataset tables, so CD diagrams can be
+# drawn), SOFTSHAPE_SETTINGS="epochs=4;warmup_epochs=2;embed_dim=32",
+# SOFTSHAPE_HEADLESS=1 (interactive panels draw once and return).
+set -euo pipefail
+NB_DIR="$(cd "$(dirname "$0")" && pwd)"
+REPO="$(cd "$NB_DIR/.." && pwd)"
+bash "$NB_DIR/setup.sh" --no-start
+GOBIN_DIR="$(go env GOBIN)"; [ -n "$GOBIN_DIR" ] || GOBIN_DIR="$(go env GOPATH)/bin"
+export PATH="$GOBIN_DIR:$PATH"
+export JUPYTER_DATA_DIR="$NB_DIR/.jupyter"
+PY=python3; [ -x /usr/bin/python3 ] && PY=/usr/bin/python3   # not a pyenv shim
+
+OUT="${SOFTSHAPE_NB_OUT:-$NB_DIR/out}"
+mkdir -p "$OUT/html"
+export SOFTSHAPE_QUICK="${SOFTSHAPE_QUICK:-1}"
+export SOFTSHAPE_FOLDS="${SOFTSHAPE_FOLDS:-1}"
+export SOFTSHAPE_DATASETS="${SOFTSHAPE_DATASETS-ItalyPowerDemand,GunPoint,ArrowHead}"
+export SOFTSHAPE_SETTINGS="${SOFTSHAPE_SETTINGS-epochs=4;warmup_epochs=2;embed_dim=32}"
+export SOFTSHAPE_HEADLESS=1
+export SOFTSHAPE_OFFLINE="${SOFTSHAPE_OFFLINE:-1}"
+if [ -z "${SOFTSHAPE_RESULTS:-}" ]; then
+  export SOFTSHAPE_RESULTS="$OUT/results"
+  rm -rf "$SOFTSHAPE_RESULTS"
+fi
+if [ -z "${SOFTSHAPE_DATA:-}" ] && [ -n "${SOFTSHAPE_SHARED:-}" ]; then
+  export SOFTSHAPE_DATA="$SOFTSHAPE_SHARED/ucr"
+fi
+export GOEXPERIMENT="${GOEXPERIMENT:-simd}"
+
+if [ $# -gt 0 ]; then
+  NOTEBOOKS=()
+  for a in "$@"; do NOTEBOOKS+=("$NB_DIR/$(basename "$a")"); done
+else
+  NOTEBOOKS=("$NB_DIR"/[0-9][0-9]_*.ipynb)
+fi
+
+# The committed notebooks are stored without outputs.
+"$PY" "$NB_DIR/check_outputs.py" --clean "${NOTEBOOKS[@]}" || exit 1
+
+echo "run-headless: ${#NOTEBOOKS[@]} notebooks, quick=$SOFTSHAPE_QUICK folds=$SOFTSHAPE_FOLDS datasets=$SOFTSHAPE_DATASETS settings=$SOFTSHAPE_SETTINGS results=$SOFTSHAPE_RESULTS"
+failed=()
+summary=""
+total_start=$(date +%s)
+for nb in "${NOTEBOOKS[@]}"; do
+  name="$(basename "$nb" .ipynb)"
+  start=$(date +%s)
+  status=ok
+  if ! jupyter nbconvert --to notebook --execute --allow-errors \
+      --ExecutePreprocessor.timeout=1200 --ExecutePreprocessor.kernel_name=gonb \
+      --output-dir "$OUT" "$nb" >"$OUT/$name.log" 2>&1; then
+    echo "FAIL $name: nbconvert failed (kernel died or timed out); last lines of $OUT/$name.log:"
+    tail -n 20 "$OUT/$name.log" | sed 's/^/    /'
+    status=FAIL
+  elif ! "$PY" "$NB_DIR/check_outputs.py" "$OUT/$name.ipynb"; then
+    status=FAIL
+  fi
+  if [ -f "$OUT/$name.ipynb" ]; then
+    jupyter nbconvert --to html --output-dir "$OUT/html" "$OUT/$name.ipynb" >>"$OUT/$name.log" 2>&1 || echo "warn $name: HTML export failed"
+  fi
+  secs=$(( $(date +%s) - start ))
+  summary+="$(printf '%-26s %-4s %4d s' "$name" "$status" "$secs")"$'\n'
+  [ "$status" = ok ] || failed+=("$name")
+done
+echo
+echo "run-headless: per notebook (wall time, 2-core budget 20 min for all):"
+printf '%s' "$summary"
+echo "total $(( $(date +%s) - total_start )) s; executed notebooks and logs in $OUT, HTML in $OUT/html"
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "run-headless: FAILED: ${failed[*]}" >&2
+  exit 1
+fi
+echo "run-headless: all notebooks passed"
