@@ -143,14 +143,7 @@ func plotTable(kind string, args []string, stdout io.Writer) error {
 	if *table == "" {
 		return fmt.Errorf("-table is required: one of %s", strings.Join(ablations.TableNames(), ", "))
 	}
-	if st, err := os.Stat(*results); err != nil || !st.IsDir() {
-		return fmt.Errorf("results folder %s not found: run softshape sweep -table %s first", *results, *table)
-	}
-	store, err := sweep.Open(*results)
-	if err != nil {
-		return err
-	}
-	t, err := tables.Build(store, *table, tables.Options{Quick: *quick, Grid: *grid})
+	_, t, err := storedTable(*results, *table, tables.Options{Quick: *quick, Grid: *grid})
 	if err != nil {
 		return err
 	}

@@ -39,14 +39,7 @@ func runTable(args []string, stdout io.Writer) error {
 	if *format != "markdown" && *format != "csv" {
 		return fmt.Errorf("-format %q: want markdown or csv", *format)
 	}
-	if st, err := os.Stat(*results); err != nil || !st.IsDir() {
-		return fmt.Errorf("results folder %s not found: run softshape sweep -table %s first", *results, *table)
-	}
-	store, err := sweep.Open(*results)
-	if err != nil {
-		return err
-	}
-	t, err := tables.Build(store, *table, tables.Options{Quick: *quick, Grid: *grid})
+	store, t, err := storedTable(*results, *table, tables.Options{Quick: *quick, Grid: *grid})
 	if err != nil {
 		return err
 	}
@@ -74,4 +67,21 @@ func runTable(args []string, stdout io.Writer) error {
 		fmt.Fprintln(out)
 	}
 	return nil
+}
+
+// storedTable opens the results folder written by softshape sweep (which must
+// exist) and builds the named paper table from its records.
+func storedTable(results, table string, opts tables.Options) (*sweep.Store, *tables.Table, error) {
+	if st, err := os.Stat(results); err != nil || !st.IsDir() {
+		return nil, nil, fmt.Errorf("results folder %s not found: run softshape sweep -table %s first", results, table)
+	}
+	store, err := sweep.Open(results)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := tables.Build(store, table, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return store, t, nil
 }
