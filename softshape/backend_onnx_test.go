@@ -105,23 +105,42 @@ func relDiff(a, b float64) float64 {
 // both paths (≤ onnxCEAbsTol), the same first training-step loss in both phases
 // (relative ≤ onnxLossRelTol) and the same losses for onnxAgreeSteps more dense
 // steps. Dropout is off: the backends draw different random bits.
+//
+// Two sizes: generated CBF as it is, and each series repeated 10 times with
+// shape length 8 (1280 points, 319 shapes: the long-sequence case, and Ĉ=3
+// experts with k=1 run in routed dispatch).
 func TestONNXAgreesWithGoFirstSteps(t *testing.T) {
+	for _, c := range []struct {
+		name           string
+		repeat, length int
+	}{{"cbf", 1, 0}, {"long", 10, 8}} {
+		t.Run(c.name, func(t *testing.T) { checkONNXAgreesWithGo(t, c.repeat, c.length) })
+	}
+}
+
+func checkONNXAgreesWithGo(t *testing.T, repeat, shapeLen int) {
 	goB, onB := testGoBackend(t), testONNXBackend(t)
 	ds := data.CBF(10, data.CBFDefaultLength, 3)
 	cfg := DefaultConfig()
 	cfg.Dropout = 0
-	m, err := New(cfg, ds.Length, ds.NumClasses(), 0)
+	cfg.ShapeLength = shapeLen
+	m, err := New(cfg, repeat*ds.Length, ds.NumClasses(), 0)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if repeat > 1 && (m.Shape.NumShapes <= 256 || dispatchBlock(16*KeptTokens(0.5, m.Shape.NumShapes), m.Shape.NumExperts, cfg.ExpertsK, dispatchAuto) == 0) {
+		t.Fatalf("long case: %d shapes, %d experts: not the long-sequence, routed case", m.Shape.NumShapes, m.Shape.NumExperts)
 	}
 	x := make([][]float32, 16)
 	y := make([]int, 16)
 	idx := make([]int, 16)
 	for i := range x {
 		r := (i * 7) % len(ds.Series)
-		x[i] = make([]float32, ds.Length)
-		for j, v := range ds.Series[r] {
-			x[i][j] = float32(v)
+		x[i] = make([]float32, 0, repeat*ds.Length)
+		for range repeat {
+			for _, v := range ds.Series[r] {
+				x[i] = append(x[i], float32(v))
+			}
 		}
 		y[i], idx[i] = ds.Labels[r], i
 	}

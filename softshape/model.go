@@ -60,6 +60,10 @@ type Model struct {
 	// Scales holds one Shape per shape length of Multi-Seq (Config.MultiSeq), in
 	// the order given; it is nil for a single SoftShape.
 	Scales []Shape
+
+	// dispatch forces the dense or the routed form of the MLP experts (tests
+	// compare them); the zero value chooses by cost (dispatchBlock).
+	dispatch dispatchMode
 }
 
 // New validates cfg against a dataset with series length T, C classes and the
@@ -196,169 +200,65 @@ func attnDimOf(scope *model.Scope) int {
 // fused token appended last (when fused is true). The result is [B, K(+1), d].
 // Ties go to the earlier token.
 //
-// Up to pairwiseMaxTokens tokens the selection is sort-free (mergePairwise), the
-// faster form for the usual sizes; beyond, its n² cost would dominate long
-// series, and mergeSorted (TopK, sort, gather: n log n) takes over. Both give
-// the same result.
+// It needs no sort and no n×n comparison, so its cost is linear in n and it
+// runs on every backend (ONNX Runtime has no sort): topKMaskLinear marks the
+// kept tokens, a cumulative sum gives each its output slot, and one Scatter
+// moves every weighted token to its slot, the dropped ones all to slot K, where
+// they add up to the fused token. The gradient of the Scatter is a Gather.
 func merge(u, s *Node, k int, fused bool) *Node {
-	if u.Shape().Dimensions[1] > pairwiseMaxTokens {
-		return mergeSorted(u, s, k, fused)
-	}
-	return mergePairwise(u, s, k, fused)
-}
-
-// pairwiseMaxTokens is the largest token count merged by pairwise ranking.
-const pairwiseMaxTokens = 256
-
-// mergePairwise: topKMask ranks the tokens pairwise, and a one-hot placement
-// matrix [B, K, n] moves the kept tokens into place with one batched matrix
-// product, whose gradient is another matrix product (no gather/scatter).
-func mergePairwise(u, s *Node, k int, fused bool) *Node {
-	b, n := u.Shape().Dimensions[0], u.Shape().Dimensions[1]
-	w := Mul(u, s)
-	keep := topKMask(Reshape(s, b, n), k) // [B, n], 1 where kept
-	// Output slot of each kept token: the number of kept tokens before it.
-	slot := Sub(CumSum(keep, 1), OnesLike(keep)) // [B, n]
-	slots := Iota(w.Graph(), shapes.Make(w.DType(), b, k, n), 1)
-	place := Mul(
-		ConvertDType(Equal(slots, BroadcastToDims(Reshape(slot, b, 1, n), b, k, n)), w.DType()),
-		BroadcastToDims(Reshape(keep, b, 1, n), b, k, n)) // [B, K, n]
-	kept := Einsum("bkn,bnd->bkd", StopGradient(place), w) // [B, K, d]
-	if !fused {
-		return kept
-	}
-	dropMask := Reshape(OneMinus(keep), b, n, 1)
-	fusedTok := ReduceAndKeep(Mul(w, dropMask), ReduceSum, 1) // [B, 1, d]
-	return Concatenate([]*Node{kept, fusedTok}, 1)
-}
-
-// mergeSorted: the indices of the K best scores (TopK, stable), sorted back
-// into temporal order, pick the kept tokens with one batched gather; the fused
-// token is the sum of all weighted tokens minus the kept ones.
-func mergeSorted(u, s *Node, k int, fused bool) *Node {
 	g := u.Graph()
-	b, n := u.Shape().Dimensions[0], u.Shape().Dimensions[1]
+	b, n, d := u.Shape().Dimensions[0], u.Shape().Dimensions[1], u.Shape().Dimensions[2]
 	w := Mul(u, s)
-	_, idx := TopK(StopGradient(Reshape(s, b, n)), k, -1) // [B, K]
-	idx = Sort(ConvertDType(idx, dtypes.Int32), -1, true)
-	rows := Iota(g, shapes.Make(dtypes.Int32, b, k, 1), 0)
-	indices := Concatenate([]*Node{rows, Reshape(idx, b, k, 1)}, -1) // [B, K, 2]
-	kept := Gather(w, StopGradient(indices), true)                   // [B, K, d]
+	keep := topKMaskLinear(Reshape(s, b, n), k) // [B, n], 1 where kept
+	// Slot of each kept token: the number of kept tokens before it; dropped: K.
+	slot := Where(ConvertDType(keep, dtypes.Bool), Sub(CumSum(keep, 1), OnesLike(keep)), Scalar(g, keep.DType(), k))
+	rows := Iota(g, shapes.Make(dtypes.Int32, b, n, 1), 0)
+	indices := Concatenate([]*Node{rows, Reshape(ConvertDType(slot, dtypes.Int32), b, n, 1)}, -1) // [B, n, 2]
+	out := Scatter(StopGradient(indices), w, shapes.Make(w.DType(), b, k+1, d), false, false)     // [B, K+1, d]
 	if !fused {
-		return kept
+		return Slice(out, AxisRange(), AxisRange(0, k))
 	}
-	fusedTok := Sub(ReduceAndKeep(w, ReduceSum, 1), ReduceAndKeep(kept, ReduceSum, 1)) // [B, 1, d]
-	return Concatenate([]*Node{kept, fusedTok}, 1)
+	return out
 }
 
-// topKMask returns a 0/1 mask [rows, n] (dtype of x) marking, in each row of
-// x [rows, n], the k largest entries; ties go to the earlier index, as TopK's
-// stable order. It ranks entries pairwise (rank_i = #{j: x_j > x_i, or x_j = x_i
-// and j < i}) and keeps rank < k: no sort, and no gradient (it is a selection).
-func topKMask(x *Node, k int) *Node {
+// topKMaskLinear returns a 0/1 mask [rows, n] (dtype of x) marking, in each row
+// of x [rows, n], the k largest entries; ties go to the earlier index, as
+// topKMask and TopK's stable order. Instead of ranking, it finds the k-th
+// largest value by bisection between the row's minimum and maximum (a fixed
+// thresholdSteps halvings, each one comparison and one count, so cost linear in
+// n), keeps every entry above it and, among the entries equal to it, the
+// earliest ones up to k (a cumulative count). When the bisection has narrowed
+// to adjacent float32 values the result is exactly topKMask's; it has whenever
+// the k-th value v satisfies |v| ≥ 2⁻⁴⁰·(max−min) in its row; below that,
+// entries within 2⁻⁶⁴·(max−min) of each other count as ties. No gradient.
+func topKMaskLinear(x *Node, k int) *Node {
 	g := x.Graph()
-	rows, n := x.Shape().Dimensions[0], x.Shape().Dimensions[1]
+	dt := x.DType()
 	x = StopGradient(x)
-	xi := BroadcastToDims(Reshape(x, rows, n, 1), rows, n, n)
-	xj := BroadcastToDims(Reshape(x, rows, 1, n), rows, n, n)
-	jBeforeI := LessThan(Iota(g, shapes.Make(dtypes.Int32, rows, n, n), 2), Iota(g, shapes.Make(dtypes.Int32, rows, n, n), 1))
-	beats := LogicalOr(GreaterThan(xj, xi), LogicalAnd(Equal(xj, xi), jBeforeI))
-	rank := ReduceSum(ConvertDType(beats, dtypes.Int32), 2) // [rows, n]
-	return ConvertDType(LessThan(rank, Scalar(g, dtypes.Int32, k)), x.DType())
-}
-
-// moe is the intra-shape mixture of experts over the tokens of v [B, n, d]:
-// a softmax router over Ĉ experts (weights initialised to zero, no bias), top-k
-// gating renormalised over the selected experts (gate = p_i / (Σ_selected p + 1e-6),
-// which for k=1 is the authors' p/(p+1e-6)), experts chosen by Config.MoEExpert
-// (the paper's Linear→GELU→Dropout→Linear, an FCN block or TSLANet's ICB),
-// a residual, then RMSNorm and GELU. It returns the output [B, n, d] and the
-// auxiliary loss cv²(importance) + cv²(load).
-//
-// Every expert is evaluated densely and weighted by its gate (zero for experts not
-// selected), which equals sparse dispatch and keeps shapes static on every backend.
-func (m *Model) moe(scope *model.Scope, v *Node) (*Node, *Node) {
-	g := v.Graph()
-	cfg, sh := m.Config, m.Shape
-	b, n, d := v.Shape().Dimensions[0], v.Shape().Dimensions[1], v.Shape().Dimensions[2]
-	e, k := sh.NumExperts, cfg.ExpertsK
-	tokens := Reshape(v, b*n, d)
-	router := scope.At("router").WithInitializer(zeroInit).
-		VariableWithShape("weights", shapes.Make(v.DType(), d, e)).NodeValue(g)
-	p := Softmax(Dot(tokens, router).Product(), -1) // [T, E]
-	gates, mask := topKGates(p, k)
-
-	var y *Node // [T, d]: the gate-weighted sum of the experts' outputs
-	switch cfg.MoEExpert {
-	case "fcn", "icb":
-		var outs *Node // [B, n, E, d]
-		if cfg.MoEExpert == "fcn" {
-			outs = fcnExperts(scope.At("experts"), v, e)
-		} else {
-			outs = icbExperts(scope.At("experts"), v, e, cfg.Dropout)
-		}
-		y = Reshape(Einsum("bne,bned->bnd", Reshape(gates, b, n, e), outs), b*n, d)
-	default:
-		y = m.mlpExperts(scope.At("experts"), tokens, gates)
+	kk := Scalar(g, dtypes.Int32, k)
+	count := func(m *Node) *Node { return ReduceAndKeep(ConvertDType(m, dtypes.Int32), ReduceSum, -1) }
+	// Invariants: count(x ≥ lo) ≥ k, count(x ≥ hi) < k.
+	lo := ReduceAndKeep(x, ReduceMin, -1)
+	mx := ReduceAndKeep(x, ReduceMax, -1)
+	hi := Add(mx, AddScalar(MulScalar(Abs(mx), 1.0/1024), 1e-30))
+	for range thresholdSteps {
+		mid := MulScalar(Add(lo, hi), 0.5)
+		enough := GreaterOrEqual(count(GreaterOrEqual(x, mid)), kk)
+		lo = Where(enough, mid, lo)
+		hi = Where(enough, hi, mid)
 	}
-	y = Add(tokens, y)
-	y = gelu(rmsNorm(scope.At("norm"), y))
-
-	importance := ReduceSum(gates, 0)        // [E]
-	load := StopGradient(ReduceSum(mask, 0)) // [E], token counts
-	aux := Add(cv2(importance), cv2(load))
-	return Reshape(y, b, n, d), aux
+	above := GreaterOrEqual(x, hi) // fewer than k: all kept
+	tied := LogicalAnd(GreaterOrEqual(x, lo), LogicalNot(above))
+	need := Sub(kk, count(above))
+	tiedRank := CumSum(ConvertDType(tied, dtypes.Int32), -1) // 1-based among the tied
+	keep := LogicalOr(above, LogicalAnd(tied, LessOrEqual(tiedRank, need)))
+	return ConvertDType(keep, dt)
 }
 
-// mlpExperts evaluates the paper's experts Linear→GELU→Dropout→Linear (hidden
-// width d) on tokens [T, d], all experts as one pair of matrix products, and
-// returns the gate-weighted sum of their outputs [T, d] (gates [T, E]).
-func (m *Model) mlpExperts(scope *model.Scope, tokens, gates *Node) *Node {
-	g := tokens.Graph()
-	t, d := tokens.Shape().Dimensions[0], tokens.Shape().Dimensions[1]
-	e := gates.Shape().Dimensions[1]
-	dh := d
-	w1 := scope.At("fc1").WithInitializer(truncNormalInit(scope, 0.02)).
-		VariableWithShape("weights", shapes.Make(tokens.DType(), d, e*dh)).NodeValue(g)
-	b1 := scope.At("fc1").WithInitializer(zeroInit).
-		VariableWithShape("bias", shapes.Make(tokens.DType(), e*dh)).NodeValue(g)
-	w2 := scope.At("fc2").WithInitializer(truncNormalInit(scope, 0.02)).
-		VariableWithShape("weights", shapes.Make(tokens.DType(), e*dh, d)).NodeValue(g)
-	b2 := scope.At("fc2").WithInitializer(zeroInit).
-		VariableWithShape("bias", shapes.Make(tokens.DType(), e, d)).NodeValue(g)
-	hidden := gelu(addBias(Dot(tokens, w1).Product(), b1)) // [T, E·dh]
-	hidden = layers.DropoutStatic(scope, hidden, m.Config.Dropout)
-	hidden = Mul(Reshape(hidden, t, e, dh), Reshape(gates, t, e, 1))
-	return Add(Dot(Reshape(hidden, t, e*dh), w2).Product(), Dot(gates, b2).Product())
-}
-
-// topKGates keeps, for each row of the router probabilities p [T, E], the k
-// largest and renormalises them: gate_i = p_i / (Σ_selected p + 1e-6) for the
-// selected experts, 0 for the others. mask [T, E] is 1 for the selected experts.
-// Gradients flow through p (not through the top-k choice).
-func topKGates(p *Node, k int) (gates, mask *Node) {
-	e := p.Shape().Dimensions[1]
-	if k == 1 {
-		mask = OneHot(ArgMax(StopGradient(p), -1), e, p.DType()) // [T, E]; ties go to the lowest index
-	} else {
-		mask = topKMask(p, k) // [T, E]
-	}
-	selected := Mul(p, mask)
-	gates = Div(selected, AddScalar(ReduceAndKeep(selected, ReduceSum, -1), 1e-6))
-	return gates, mask
-}
-
-// cv2 is the squared coefficient of variation var(x)/(mean(x)²+1e-10) with the
-// unbiased variance, as the authors' code; 0 for a single expert.
-func cv2(x *Node) *Node {
-	e := x.Shape().Dimensions[0]
-	if e < 2 {
-		return ScalarZero(x.Graph(), x.DType())
-	}
-	mean := ReduceAllMean(x)
-	variance := DivScalar(ReduceAllSum(Square(Sub(x, mean))), float64(e-1))
-	return Div(variance, AddScalar(Square(mean), 1e-10))
-}
+// thresholdSteps is the number of bisection steps of topKMaskLinear: 64
+// halvings of the row's range reach adjacent float32 values for every k-th
+// value down to 2⁻⁴⁰ of the range.
+const thresholdSteps = 64
 
 // Input dtypes used by the model.
 const (

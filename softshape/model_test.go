@@ -87,7 +87,7 @@ func run1[F graph.ExecGraphFn](t *testing.T, fn F, args ...any) *tensors.Tensor 
 // TestMergeHandMade checks soft shape sparsification on a hand-made batch: which
 // embeddings are kept, their order, and the fused embedding's value.
 func TestMergeHandMade(t *testing.T) {
-	for name, m := range map[string]func(u, s *graph.Node, k int, fused bool) *graph.Node{"pairwise": mergePairwise, "sorted": mergeSorted} {
+	for name, m := range map[string]func(u, s *graph.Node, k int, fused bool) *graph.Node{"merge": merge, "pairwise": mergePairwise, "sorted": mergeSorted} {
 		t.Run(name, func(t *testing.T) { checkMergeHandMade(t, m) })
 	}
 }
@@ -116,48 +116,58 @@ func checkMergeHandMade(t *testing.T, merge func(u, s *graph.Node, k int, fused 
 	}
 }
 
-// TestMergeFormsAgree: on 300 tokens (beyond pairwiseMaxTokens, so merge takes
-// the sorted form) with tied scores, the sorted and pairwise forms keep the same
-// tokens in the same order, give the same fused token, and the same gradient.
+// TestMergeFormsAgree: with many tied scores, and scores that differ only in
+// their last bits, the linear merge keeps the same tokens in the same order as
+// the pairwise and the sorted references, gives the same fused token, and the
+// same gradients, for short and long sequences and several K.
 func TestMergeFormsAgree(t *testing.T) {
-	const b, n, d, k = 3, 300, 4, 151
-	u := make([]float32, b*n*d)
-	s := make([]float32, b*n)
-	for i := range u {
-		u[i] = float32(math.Sin(float64(i) * 0.7))
-	}
-	for i := range s {
-		s[i] = float32(int(7*math.Abs(math.Sin(float64(i)*1.3)))) / 7 // many ties
-	}
-	ut := tensors.FromFlatDataAndDimensions(u, b, n, d)
-	st := tensors.FromFlatDataAndDimensions(s, b, n, 1)
-	outs := map[string][]float32{}
-	for name, m := range map[string]func(u, s *graph.Node, k int, fused bool) *graph.Node{"pairwise": mergePairwise, "sorted": mergeSorted, "merge": merge} {
-		exec, err := graph.NewExec(testBackend(t), func(u, s *graph.Node) []*graph.Node {
-			y := m(u, s, k, true)
-			// A loss that weighs every output position differently.
-			wts := graph.Iota(u.Graph(), y.Shape(), 1)
-			loss := graph.ReduceAllSum(graph.Mul(y, graph.AddScalar(wts, 1)))
-			return append([]*graph.Node{y}, graph.Gradient(loss, u, s)...)
-		})
-		if err != nil {
-			t.Fatal(err)
+	for _, tc := range []struct{ b, n, d, k int }{{3, 300, 4, 151}, {2, 37, 3, 1}, {2, 37, 3, 36}, {1, 1200, 2, 600}} {
+		b, n, d, k := tc.b, tc.n, tc.d, tc.k
+		u := make([]float32, b*n*d)
+		s := make([]float32, b*n)
+		for i := range u {
+			u[i] = float32(math.Sin(float64(i) * 0.7))
 		}
-		res, err := exec.Call(ut, st)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, r := range res {
-			outs[name] = append(outs[name], tensors.MustCopyFlatData[float32](r)...)
-			if i == 0 && r.Shape().Dimensions[1] != k+1 {
-				t.Fatalf("%s: %v tokens out", name, r.Shape())
+		for i := range s {
+			switch i % 3 {
+			case 0: // many ties
+				s[i] = float32(int(7*math.Abs(math.Sin(float64(i)*1.3)))) / 7
+			case 1: // neighbours one float32 step apart
+				s[i] = math.Nextafter32(0.5, 1) + float32(i%5)*1.2e-7
+			default: // small scores
+				s[i] = float32(1e-6 * math.Abs(math.Sin(float64(i))))
 			}
 		}
-	}
-	for _, name := range []string{"sorted", "merge"} {
-		for i, v := range outs[name] {
-			if math.Abs(float64(v-outs["pairwise"][i])) > 1e-3 {
-				t.Fatalf("%s differs from pairwise at %d: %v vs %v", name, i, v, outs["pairwise"][i])
+		ut := tensors.FromFlatDataAndDimensions(u, b, n, d)
+		st := tensors.FromFlatDataAndDimensions(s, b, n, 1)
+		outs := map[string][]float32{}
+		for name, m := range map[string]func(u, s *graph.Node, k int, fused bool) *graph.Node{"pairwise": mergePairwise, "sorted": mergeSorted, "merge": merge} {
+			exec, err := graph.NewExec(testBackend(t), func(u, s *graph.Node) []*graph.Node {
+				y := m(u, s, k, true)
+				// A loss that weighs every output position differently.
+				wts := graph.Iota(u.Graph(), y.Shape(), 1)
+				loss := graph.ReduceAllSum(graph.Mul(y, graph.AddScalar(wts, 1)))
+				return append([]*graph.Node{y}, graph.Gradient(loss, u, s)...)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := exec.Call(ut, st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, r := range res {
+				outs[name] = append(outs[name], tensors.MustCopyFlatData[float32](r)...)
+				if i == 0 && r.Shape().Dimensions[1] != k+1 {
+					t.Fatalf("%s: %v tokens out", name, r.Shape())
+				}
+			}
+		}
+		for _, name := range []string{"sorted", "merge"} {
+			for i, v := range outs[name] {
+				if want := outs["pairwise"][i]; math.Abs(float64(v-want)) > 1e-3*(1+math.Abs(float64(want))) {
+					t.Fatalf("B=%d n=%d K=%d: %s differs from pairwise at %d: %v vs %v", b, n, k, name, i, v, want)
+				}
 			}
 		}
 	}

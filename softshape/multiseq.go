@@ -23,7 +23,7 @@ func (m *Model) forwardMultiSeq(scope *model.Scope, x *Node, phase Phase) *Outpu
 	res := &Outputs{AuxLoss: ScalarZero(x.Graph(), x.DType())}
 	var fused *Node
 	for i, sh := range m.Scales {
-		sub := &Model{Config: m.Config, Shape: sh}
+		sub := &Model{Config: m.Config, Shape: sh, dispatch: m.dispatch}
 		out, h, sEnd := sub.body(scope.In("scale_%d", sh.ShapeLen), x, phase)
 		z := ReduceMean(Mul(h, sEnd), 1) // [B, d]
 		if i == 0 {
