@@ -6,8 +6,8 @@ import (
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // graph code reads best dot-imported, as in GoMLX's examples.
-	"github.com/gomlx/gomlx/ml/layers/activation"
 	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/support/exceptions"
 )
 
 // Building blocks of the model, each with the initialisation of the authors'
@@ -40,14 +40,68 @@ func oneInit(g *Graph, shape shapes.Shape) *Node  { return Ones(g, shape) }
 
 // matmul2D multiplies the last axis of x by w [in, out], as one rank-2 product
 // (the form every backend runs fastest), keeping the leading axes of x.
+//
+// Its gradient is written by hand (see withGradient), as rank-2 products whose
+// operands are already in the layout the pure-Go backend multiplies: GoMLX's own
+// gradient of a product transposes the activations x [rows, in] once to
+// compute the weight gradient, and the input gradient once more (an identity
+// transpose that the pure-Go backend still copies element by element). Here
+// only the smaller of x and the output gradient is transposed.
 func matmul2D(x, w *Node) *Node {
 	dims := x.Shape().Dimensions
 	in := dims[len(dims)-1]
 	out := w.Shape().Dimensions[1]
 	rows := x.Shape().Size() / in
-	y := Dot(Reshape(x, rows, in), w).Product()
+	y := withGradient([]*Node{Reshape(x, rows, in), w},
+		func(xw []*Node) *Node { return Dot(xw[0], xw[1]).Product() },
+		func(xw []*Node, _, v *Node) []*Node {
+			x, w := xw[0], xw[1]
+			dx := Dot(v, Transpose(w, 0, 1)).Product() // [rows, in]
+			var dw *Node                               // [in, out]
+			if out <= in {
+				dw = Transpose(Dot(Transpose(v, 0, 1), x).Product(), 0, 1)
+			} else {
+				dw = Dot(Transpose(x, 0, 1), v).Product()
+			}
+			return []*Node{dx, dw}
+		})
 	outDims := append(append([]int{}, dims[:len(dims)-1]...), out)
 	return Reshape(y, outDims...)
+}
+
+// withGradient returns f(xs) with a hand-written gradient: grad(xs, y, v)
+// returns the gradient with respect to each of xs given v, the gradient with
+// respect to the result y. Automatic differentiation would differentiate f op by
+// op; where that is wasteful on a backend (transposes, scatter-adds, slices of
+// large intermediates), grad can say the same more cheaply. f and grad receive
+// identities of xs (the same values; their gradients are the ones replaced).
+//
+// It relies on reverse-mode differentiation visiting a node after every node
+// that consumes it (GoMLX walks the nodes in reverse creation order): the
+// result's adjoint is captured first, and each input's custom gradient then
+// reads it, ignoring the adjoint GoMLX built through f, which is left unused
+// and never executed (both backends drop nodes no output needs). grad is
+// called at most once per Gradient.
+func withGradient(xs []*Node, f func(xs []*Node) *Node, grad func(xs []*Node, y, v *Node) []*Node) *Node {
+	var y, v *Node
+	var dxs []*Node
+	ins := make([]*Node, len(xs))
+	for i, x := range xs {
+		ins[i] = IdentityWithCustomGradient(x, func(_, _ *Node) *Node {
+			if v == nil {
+				exceptions.Panicf("withGradient: the gradient of an input was asked before the result's")
+			}
+			if dxs == nil {
+				dxs = grad(ins, y, v)
+			}
+			return dxs[i]
+		})
+	}
+	y = f(ins)
+	return IdentityWithCustomGradient(y, func(_, adjoint *Node) *Node {
+		v, dxs = adjoint, nil
+		return adjoint
+	})
 }
 
 // addBias adds b [out] to the last axis of x.
@@ -104,16 +158,37 @@ func windows(x *Node, k, stride, numWindows int) *Node {
 }
 
 // rmsNorm is the authors' RMSNorm: x / max(‖x‖₂, 1e-12) · √d · γ over the last axis.
+//
+// Its gradient is written by hand (see withGradient): the same values as GoMLX's
+// differentiation of the forward ops, in about half the element-wise passes
+// over x (with r = max(‖x‖, 1e-12), x̂ = x/r, u = v·√d·γ:
+// dx = (u − x̂·Σu·x̂)/r, the second term only where ‖x‖² ≥ 1e-24, and
+// dγ = √d·Σ v·x̂ over the tokens).
 func rmsNorm(scope *model.Scope, x *Node) *Node {
 	g := x.Graph()
 	d := x.Shape().Dimensions[x.Rank()-1]
+	scale := math.Sqrt(float64(d))
 	gamma := scope.WithInitializer(oneInit).VariableWithShape("gamma", shapes.Make(x.DType(), d)).NodeValue(g)
-	// max(‖x‖, 1e-12) computed as √max(‖x‖², 1e-24): the same value, but an
-	// all-zero token (e.g. the fused token when nothing was merged) gets a zero
-	// gradient instead of 0·∞ = NaN from √ at 0.
-	norm := Sqrt(MaxScalar(ReduceAndKeep(Square(x), ReduceSum, -1), 1e-24))
-	y := MulScalar(Div(x, norm), math.Sqrt(float64(d)))
-	return mulLastAxis(y, gamma)
+	var sumSq, norm, normed *Node // forward values the gradient reuses
+	return withGradient([]*Node{x, gamma},
+		func(in []*Node) *Node {
+			// max(‖x‖, 1e-12) computed as √max(‖x‖², 1e-24): the same value, but an
+			// all-zero token (e.g. the fused token when nothing was merged) gets a zero
+			// gradient instead of 0·∞ = NaN from √ at 0.
+			sumSq = ReduceAndKeep(Square(in[0]), ReduceSum, -1)
+			norm = Sqrt(MaxScalar(sumSq, 1e-24))
+			normed = Div(in[0], norm) // x̂
+			return mulLastAxis(MulScalar(normed, scale), in[1])
+		},
+		func(in []*Node, _, v *Node) []*Node {
+			u := MulScalar(mulLastAxis(v, in[1]), scale)
+			along := ReduceAndKeep(Mul(u, normed), ReduceSum, -1)
+			// The norm's own gradient is zero where the floor 1e-24 is taken.
+			along = Mul(along, ConvertDType(GreaterOrEqual(sumSq, Scalar(g, x.DType(), 1e-24)), x.DType()))
+			dx := Div(Sub(u, Mul(normed, along)), norm)
+			dGamma := MulScalar(ReduceSum(Reshape(Mul(v, normed), -1, d), 0), scale)
+			return []*Node{dx, dGamma}
+		})
 }
 
 // mulLastAxis multiplies x by v [d] along its last axis.
@@ -126,5 +201,30 @@ func mulLastAxis(x, v *Node) *Node {
 	return Mul(x, Reshape(v, dims...))
 }
 
-// gelu is the exact (erf) GELU, as torch.nn.GELU().
-func gelu(x *Node) *Node { return activation.Gelu(x) }
+// gelu is the exact (erf) GELU, as torch.nn.GELU(): x·Φ(x). Its gradient is
+// written by hand (see withGradient) as v·(Φ(x) + x·φ(x)), reusing the forward's
+// Φ(x): GoMLX's fused GELU keeps no Φ, so its gradient (the decomposed formula,
+// differentiated op by op) evaluates erf again — on the pure-Go backend erf
+// costs as much as all the other element-wise passes of a GELU together.
+func gelu(x *Node) *Node {
+	var cdf *Node
+	return withGradient([]*Node{x},
+		func(in []*Node) *Node {
+			cdf = normalCDF(in[0])
+			return Mul(in[0], cdf)
+		},
+		func(in []*Node, _, v *Node) []*Node { return []*Node{geluGradient(in[0], cdf, v)} })
+}
+
+// normalCDF is Φ(x) = ½(1 + erf(x/√2)), computed as GoMLX's fused GELU does
+// (so x·Φ(x) equals it bit for bit on the pure-Go backend).
+func normalCDF(x *Node) *Node {
+	return MulScalar(OnePlus(Erf(MulScalar(x, 1/math.Sqrt2))), 0.5)
+}
+
+// geluGradient is v·GELU'(x) = v·(Φ(x) + x·φ(x)), given cdf = Φ(x); φ is the
+// standard normal density.
+func geluGradient(x, cdf, v *Node) *Node {
+	pdf := MulScalar(Exp(MulScalar(Square(x), -0.5)), 1/math.Sqrt(2*math.Pi))
+	return Mul(v, Add(cdf, Mul(x, pdf)))
+}

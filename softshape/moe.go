@@ -28,7 +28,7 @@ func (m *Model) moe(scope *model.Scope, v *Node) (*Node, *Node) {
 	tokens := Reshape(v, b*n, d)
 	router := scope.At("router").WithInitializer(zeroInit).
 		VariableWithShape("weights", shapes.Make(v.DType(), d, e)).NodeValue(g)
-	p := Softmax(Dot(tokens, router).Product(), -1) // [T, E]
+	p := Softmax(matmul2D(tokens, router), -1) // [T, E]
 	gates, mask := topKGates(p, k)
 
 	var y *Node // [T, d]: the gate-weighted sum of the experts' outputs
@@ -88,10 +88,10 @@ func (m *Model) mlpExperts(scope *model.Scope, tokens, gates, mask *Node, k int)
 func denseMLP(tokens, gates *Node, w expertWeights, dropout func(*Node) *Node) *Node {
 	t, e := gates.Shape().Dimensions[0], gates.Shape().Dimensions[1]
 	dh := w.w1.Shape().Dimensions[1] / e
-	hidden := gelu(addBias(Dot(tokens, w.w1).Product(), w.b1)) // [T, E·dh]
+	hidden := gelu(addBias(matmul2D(tokens, w.w1), w.b1)) // [T, E·dh]
 	hidden = dropout(hidden)
 	hidden = Mul(Reshape(hidden, t, e, dh), Reshape(gates, t, e, 1))
-	return Add(Dot(Reshape(hidden, t, e*dh), w.w2).Product(), Dot(gates, w.b2).Product())
+	return Add(matmul2D(Reshape(hidden, t, e*dh), w.w2), matmul2D(gates, w.b2))
 }
 
 // expertWeights are the MLP experts' variables, laid out for the dense form:

@@ -1,0 +1,370 @@
+package softshape
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/shapes"
+	"github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/layers/activation"
+	"github.com/gomlx/gomlx/ml/model"
+)
+
+// The Inception shared expert and the layers with hand-written gradients,
+// checked against forms built independently: GoMLX's built-in Convolve and
+// MaxPool (PyTorch Conv1d / MaxPool1d semantics), the previous Gather-based
+// implementation, and GoMLX's differentiation of the same forward ops.
+
+// inceptionCases are small shapes whose results can be followed by hand: ks=8
+// gives kernels 7, 3, 1; ks=40 gives 39, 19, 9, all longer than the sequence.
+var inceptionCases = []struct{ b, n, d, ks int }{
+	{2, 11, 16, 8},
+	{2, 5, 16, 8},   // n shorter than the largest kernel (7)
+	{2, 11, 16, 40}, // every kernel but the smallest longer than n
+	{1, 3, 8, 8},
+	{3, 1, 8, 8}, // a single token: the max-pool is the identity
+	{2, 6, 8, 4}, // kernels 3, 1, 1: two of the same size
+	{2, 4, 8, 2}, // kernels 1, 1, 1
+}
+
+// inceptionGather is the previous inception, differentiated by GoMLX: one
+// Gather of the largest kernel's windows (windows) and one matrix product with
+// the smaller kernels zero-padded to the largest, plain Dot products, the
+// max-pool as two Max and GoMLX's fused GELU. Same variables as inception.
+func inceptionGather(scope *model.Scope, v *graph.Node, ks int) *graph.Node {
+	g := v.Graph()
+	b, n, d := v.Shape().Dimensions[0], v.Shape().Dimensions[1], v.Shape().Dimensions[2]
+	nf := d / 4
+	dot := func(x, w *graph.Node) *graph.Node {
+		dims := x.Shape().Dimensions
+		rows := x.Shape().Size() / dims[len(dims)-1]
+		y := graph.Dot(graph.Reshape(x, rows, dims[len(dims)-1]), w).Product()
+		return graph.Reshape(y, append(append([]int{}, dims[:len(dims)-1]...), w.Shape().Dimensions[1])...)
+	}
+	z := dot(v, convWeights(scope.In("bottleneck"), v.DType(), 1, d, nf).NodeValue(g))
+	kernels := inceptionKernels(ks)
+	kMax := kernels[0]
+	pad := kMax / 2
+	zeros := graph.Zeros(g, shapes.Make(v.DType(), b, pad, nf))
+	win := windows(graph.Concatenate([]*graph.Node{zeros, z, zeros}, 1), kMax, 1, n)
+	cols := make([]*graph.Node, len(kernels))
+	for i, k := range kernels {
+		w := convWeights(scope.In("conv_%d", i), v.DType(), k, nf, nf).NodeValue(g)
+		if before := (kMax - k) / 2; before > 0 {
+			after := kMax - k - before
+			w = graph.Concatenate([]*graph.Node{graph.Zeros(g, shapes.Make(v.DType(), before*nf, nf)), w, graph.Zeros(g, shapes.Make(v.DType(), after*nf, nf))}, 0)
+		}
+		cols[i] = w
+	}
+	branches := []*graph.Node{dot(win, graph.Concatenate(cols, 1))}
+	pooled := v
+	if n > 1 {
+		prev := graph.Concatenate([]*graph.Node{graph.Slice(v, graph.AxisRange(), graph.AxisRange(0, 1)), graph.Slice(v, graph.AxisRange(), graph.AxisRange(0, n-1))}, 1)
+		next := graph.Concatenate([]*graph.Node{graph.Slice(v, graph.AxisRange(), graph.AxisRange(1, n)), graph.Slice(v, graph.AxisRange(), graph.AxisRange(n-1, n))}, 1)
+		pooled = graph.Max(graph.Max(prev, v), next)
+	}
+	wp := convWeights(scope.In("pool_conv"), v.DType(), 1, d, d-3*nf).NodeValue(g)
+	branches = append(branches, dot(pooled, wp))
+	y := graph.Concatenate(branches, 2)
+	mean := graph.ReduceAndKeep(y, graph.ReduceMean, 1)
+	centred := graph.Sub(y, mean)
+	variance := graph.ReduceAndKeep(graph.Square(centred), graph.ReduceMean, 1)
+	y = graph.Div(centred, graph.Sqrt(graph.AddScalar(variance, 1e-5)))
+	return activation.Gelu(y)
+}
+
+// inceptionConvolveRef is inception written with the built-in Convolve
+// (cross-correlation, padding (k−1)/2 each side for odd k, no bias: PyTorch's
+// Conv1d) and MaxPool (window 3, stride 1, −∞ padding), the exact GELU written
+// with Erf, and the variables inception created under scope.
+func inceptionConvolveRef(scope *model.Scope, v *graph.Node, ks int) *graph.Node {
+	g := v.Graph()
+	b, d := v.Shape().Dimensions[0], v.Shape().Dimensions[2]
+	nf := d / 4
+	weights := func(name string, k, in, out int) *graph.Node {
+		w := scope.At("%s", name).GetVariable("weights")
+		if w == nil {
+			panic(fmt.Sprintf("variable %s/weights missing", name))
+		}
+		return graph.Reshape(w.NodeValue(g), k, in, out) // [k·in, out] im2col order → [k, in, out]
+	}
+	conv := func(x, kernel *graph.Node) *graph.Node {
+		p := (kernel.Shape().Dimensions[0] - 1) / 2
+		return graph.Convolve(x, kernel).PaddingPerDim([][2]int{{p, p}}).Done()
+	}
+	z := conv(v, weights("bottleneck", 1, d, nf))
+	var branches []*graph.Node
+	for i, k := range inceptionKernels(ks) {
+		branches = append(branches, conv(z, weights(fmt.Sprintf("conv_%d", i), k, nf, nf)))
+	}
+	negInf := graph.BroadcastToDims(graph.Infinity(g, v.DType(), -1), b, 1, d)
+	pooled := graph.MaxPool(graph.Concatenate([]*graph.Node{negInf, v, negInf}, 1)).Window(3).Strides(1).NoPadding().Done()
+	branches = append(branches, conv(pooled, weights("pool_conv", 1, d, d-3*nf)))
+	y := graph.Concatenate(branches, 2)
+	mean := graph.ReduceAndKeep(y, graph.ReduceMean, 1)
+	variance := graph.ReduceAndKeep(graph.Square(graph.Sub(y, mean)), graph.ReduceMean, 1)
+	y = graph.Div(graph.Sub(y, mean), graph.Sqrt(graph.AddScalar(variance, 1e-5)))
+	cdf := graph.MulScalar(graph.AddScalar(graph.Erf(graph.DivScalar(y, math.Sqrt2)), 1), 0.5)
+	return graph.Mul(y, cdf)
+}
+
+// testSeries is a deterministic, irregular input of the given dimensions.
+func testSeries(dims ...int) *tensors.Tensor {
+	size := 1
+	for _, d := range dims {
+		size *= d
+	}
+	flat := make([]float32, size)
+	for i := range flat {
+		flat[i] = float32(math.Sin(0.7*float64(i)) + 0.5*math.Cos(1.3*float64(i*i%97)))
+	}
+	return tensors.FromFlatDataAndDimensions(flat, dims...)
+}
+
+// maxAbsDiff is the largest |a−b| over two tensors of the same shape.
+func maxAbsDiff(t *testing.T, a, b *tensors.Tensor) float64 {
+	t.Helper()
+	if !a.Shape().Equal(b.Shape()) {
+		t.Fatalf("shapes differ: %s vs %s", a.Shape(), b.Shape())
+	}
+	fa, fb := tensors.MustCopyFlatData[float32](a), tensors.MustCopyFlatData[float32](b)
+	worst := 0.0
+	for i := range fa {
+		worst = max(worst, math.Abs(float64(fa[i]-fb[i])))
+	}
+	return worst
+}
+
+// maxAbs is the largest |x| over a tensor.
+func maxAbs(x *tensors.Tensor) float64 {
+	worst := 0.0
+	for _, v := range tensors.MustCopyFlatData[float32](x) {
+		worst = max(worst, math.Abs(float64(v)))
+	}
+	return worst
+}
+
+// inceptionWithGradients builds y = form(v) under the scope "inception" and
+// returns y followed by the gradients of Σ y·r (r an input of y's shape, a
+// fixed irregular weighting) with respect to v and to the four weight
+// variables, in a fixed order.
+func inceptionWithGradients(scope *model.Scope, v, r *graph.Node, ks int, form func(*model.Scope, *graph.Node, int) *graph.Node) []*graph.Node {
+	g := v.Graph()
+	y := form(scope.At("inception"), v, ks)
+	loss := graph.ReduceAllSum(graph.Mul(y, r))
+	wrt := []*graph.Node{v}
+	for _, name := range []string{"bottleneck", "conv_0", "conv_1", "conv_2", "pool_conv"} {
+		wrt = append(wrt, scope.At("inception").At("%s", name).GetVariable("weights").NodeValue(g))
+	}
+	return append([]*graph.Node{y}, graph.Gradient(loss, wrt...)...)
+}
+
+// testWeighting is the fixed weighting r of the test losses Σ y·r.
+func testWeighting(dims ...int) *tensors.Tensor {
+	t := testSeries(dims...)
+	flat := tensors.MustCopyFlatData[float32](t)
+	for i := range flat {
+		flat[i] = float32(math.Cos(0.37*float64(i))) - 0.5*flat[i]
+	}
+	return tensors.FromFlatDataAndDimensions(flat, dims...)
+}
+
+// TestInceptionMatchesConvolve: the Inception output (both layouts of its
+// convolution windows) equals the reference built from Convolve and MaxPool
+// with the same weights, and its gradients with respect to the input and every
+// weight (written by hand) equal GoMLX's gradients of the reference and of the
+// previous Gather-based form.
+func TestInceptionMatchesConvolve(t *testing.T) {
+	names := []string{"output", "d/dv", "d/dbottleneck", "d/dconv_0", "d/dconv_1", "d/dconv_2", "d/dpool_conv"}
+	for _, tc := range inceptionCases {
+		t.Run(fmt.Sprintf("B%d_n%d_d%d_ks%d", tc.b, tc.n, tc.d, tc.ks), func(t *testing.T) {
+			store := model.NewStore()
+			store.RootScope().SetParam(model.ParamInitialSeed, int64(7))
+			gatherLayout := func(s *model.Scope, v *graph.Node, ks int) *graph.Node { return inceptionWindows(s, v, ks, true) }
+			padLayout := func(s *model.Scope, v *graph.Node, ks int) *graph.Node { return inceptionWindows(s, v, ks, false) }
+			forms := []func(*model.Scope, *graph.Node, int) *graph.Node{gatherLayout, padLayout, inceptionConvolveRef, inceptionGather}
+			exec, err := model.NewExec(testBackend(t), store, func(scope *model.Scope, v, r *graph.Node) []*graph.Node {
+				var outs []*graph.Node
+				for _, form := range forms { // the first creates the variables, the others read them
+					outs = append(outs, inceptionWithGradients(scope, v, r, tc.ks, form)...)
+				}
+				return outs
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			outs, err := exec.Call(testSeries(tc.b, tc.n, tc.d), testWeighting(tc.b, tc.n, tc.d))
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := len(names)
+			for f, form := range []string{"Pad layout", "Convolve reference", "previous Gather form"} {
+				for i, name := range names {
+					got, want := outs[i], outs[(f+1)*k+i]
+					// Float32 rounding of different summation orders, amplified by the
+					// instance norm when a channel varies little over few tokens
+					// (measured up to 2e-5 of the largest gradient at n=3); a wrong
+					// kernel tap or offset changes results by O(1).
+					tol := 1e-5
+					if i > 0 {
+						tol = 1e-4 * max(1, maxAbs(want))
+					}
+					if diff := maxAbsDiff(t, got, want); diff > tol {
+						t.Errorf("%s differs from the %s by %.3g (tolerance %.3g)", name, form, diff, tol)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestHandWrittenGradients: the layers whose gradient is written by hand
+// (withGradient) give the values of GoMLX's differentiation of their forward
+// ops: matmul2D, gelu, rmsNorm (with γ ≠ 1 and an all-zero token) and the
+// max-pool (with ties, which go to the first maximum of the window).
+func TestHandWrittenGradients(t *testing.T) {
+	const b, n, d = 2, 7, 6
+	store := model.NewStore()
+	exec, err := model.NewExec(testBackend(t), store, func(scope *model.Scope, x, r *graph.Node) []*graph.Node {
+		g := x.Graph()
+		w := graph.Cos(graph.MulScalar(graph.Iota(g, shapes.Make(x.DType(), d, 5), 0), 0.7))
+		gammaInit := func(g *graph.Graph, shape shapes.Shape) *graph.Node {
+			return graph.AddScalar(graph.MulScalar(graph.Iota(g, shape, 0), 0.25), 0.5)
+		}
+		gamma := scope.At("norm").WithInitializer(gammaInit).VariableWithShape("gamma", shapes.Make(x.DType(), d)).NodeValue(g)
+		// Token 0 of sample 0 all zero (RMSNorm's floor); token 1 repeated.
+		mask := graph.ConvertDType(graph.GreaterThan(graph.Iota(g, shapes.Make(x.DType(), b*n, d), 0), graph.ScalarZero(g, x.DType())), x.DType())
+		xz := graph.Mul(x, graph.Reshape(mask, b, n, d))
+		xt := graph.Concatenate([]*graph.Node{graph.Slice(xz, graph.AxisRange(), graph.AxisRange(0, 2)), graph.Slice(xz, graph.AxisRange(), graph.AxisRange(1, n-1))}, 1)
+		// Values rounded to multiples of ½ (the gradient passes straight
+		// through): ties between different tokens for the max-pool.
+		xt = graph.Add(xt, graph.StopGradient(graph.Sub(graph.MulScalar(graph.Round(graph.MulScalar(xt, 2)), 0.5), xt)))
+		pairs := [][2]func() *graph.Node{
+			{func() *graph.Node { return matmul2D(xt, w) }, func() *graph.Node {
+				return graph.Reshape(graph.Dot(graph.Reshape(xt, b*n, d), w).Product(), b, n, 5)
+			}},
+			{func() *graph.Node { return gelu(xt) }, func() *graph.Node { return activation.Gelu(xt) }},
+			{func() *graph.Node { return rmsNorm(scope.At("norm"), xt) }, func() *graph.Node {
+				norm := graph.Sqrt(graph.MaxScalar(graph.ReduceAndKeep(graph.Square(xt), graph.ReduceSum, -1), 1e-24))
+				return graph.Mul(graph.MulScalar(graph.Div(xt, norm), math.Sqrt(d)), graph.Reshape(gamma, 1, 1, d))
+			}},
+			{func() *graph.Node { return maxPool3(xt) }, func() *graph.Node {
+				prev := graph.Concatenate([]*graph.Node{graph.Slice(xt, graph.AxisRange(), graph.AxisRange(0, 1)), graph.Slice(xt, graph.AxisRange(), graph.AxisRange(0, n-1))}, 1)
+				next := graph.Concatenate([]*graph.Node{graph.Slice(xt, graph.AxisRange(), graph.AxisRange(1, n)), graph.Slice(xt, graph.AxisRange(), graph.AxisRange(n-1, n))}, 1)
+				return graph.Max(graph.Max(prev, xt), next)
+			}},
+		}
+		var outs []*graph.Node
+		for _, p := range pairs {
+			for _, f := range p {
+				y := f()
+				rr := graph.Slice(graph.Reshape(r, -1), graph.AxisRange(0, y.Shape().Size()))
+				loss := graph.ReduceAllSum(graph.Mul(y, graph.Reshape(rr, y.Shape().Dimensions...)))
+				outs = append(outs, y)
+				outs = append(outs, graph.Gradient(loss, x, gamma)...)
+			}
+		}
+		return outs
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, err := exec.Call(testSeries(b, n, d), testWeighting(b, n, 8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"matmul2D", "gelu", "rmsNorm", "maxPool3"}
+	for i, name := range names {
+		for j, what := range []string{"output", "d/dx", "d/dγ"} {
+			got, want := outs[6*i+j], outs[6*i+3+j]
+			if diff := maxAbsDiff(t, got, want); diff > 1e-5*max(1, maxAbs(want)) {
+				t.Errorf("%s: %s differs from GoMLX's by %g", name, what, diff)
+			}
+		}
+	}
+}
+
+// benchInceptionForm times one forward and backward pass (gradients with
+// respect to the input and every weight) of an Inception form at the benchmark
+// model's size: B=16, n=122 tokens, d=128, ks=40. Besides the mean it reports
+// the minimum and the median step, steadier on a shared machine.
+func benchInceptionForm(b *testing.B, backend compute.Backend, form func(*model.Scope, *graph.Node, int) *graph.Node) {
+	store := model.NewStore()
+	exec, err := model.NewExec(backend, store, func(scope *model.Scope, v, r *graph.Node) []*graph.Node {
+		return inceptionWithGradients(scope, v, r, 40, form)[1:]
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	v, r := testSeries(16, 122, 128), testWeighting(16, 122, 128)
+	step := func() {
+		outs, err := exec.Call(v, r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, o := range outs {
+			o.FinalizeAll()
+		}
+	}
+	step() // graph build and compilation are not timed
+	step()
+	reportQuantiles(b, step)
+}
+
+// reportQuantiles runs step b.N times and reports the minimum and median time.
+func reportQuantiles(b *testing.B, step func()) {
+	var times []float64
+	for b.Loop() {
+		t0 := time.Now()
+		step()
+		times = append(times, float64(time.Since(t0).Microseconds())/1000)
+	}
+	sort.Float64s(times)
+	b.ReportMetric(times[0], "min-ms")
+	b.ReportMetric(times[len(times)/2], "med-ms")
+}
+
+// BenchmarkInception compares the Inception forms, forward and backward, on
+// every backend: "previous" (one Gather, one zero-padded product, GoMLX's
+// gradients), "current" (the layout inception picks for the backend), and the
+// two layouts of the convolution windows forced:
+//
+//	GOEXPERIMENT=simd go test -tags onnx -run '^$' -bench 'Inception' ./softshape/
+func BenchmarkInception(b *testing.B) {
+	forms := []struct {
+		name string
+		form func(*model.Scope, *graph.Node, int) *graph.Node
+	}{
+		{"previous", inceptionGather},
+		{"current", inception},
+		{"gatherLayout", func(s *model.Scope, v *graph.Node, ks int) *graph.Node { return inceptionWindows(s, v, ks, true) }},
+		{"padLayout", func(s *model.Scope, v *graph.Node, ks int) *graph.Node { return inceptionWindows(s, v, ks, false) }},
+	}
+	for _, f := range forms {
+		b.Run(f.name, func(b *testing.B) {
+			forEachBackend(b, func(b *testing.B, be compute.Backend) { benchInceptionForm(b, be, f.form) })
+		})
+	}
+}
+
+// BenchmarkStepQuantiles is BenchmarkTrainStepDense/Sparse (batch 16) reporting
+// the minimum and median step besides the mean: on a shared machine the mean
+// of a few steps swings 1.5–2×, the minimum much less.
+func BenchmarkStepQuantiles(b *testing.B) {
+	for _, phase := range []Phase{Dense, Sparse} {
+		b.Run(phase.String(), func(b *testing.B) {
+			forEachBackend(b, func(b *testing.B, be compute.Backend) {
+				sess, x, y := benchSession(b, be, 16)
+				step := trainStepper(b, sess, x, y, phase)
+				step() // graph build and compilation are not timed
+				step()
+				reportQuantiles(b, step)
+			})
+		})
+	}
+}
