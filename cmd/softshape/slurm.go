@@ -28,7 +28,7 @@ func addSlurmFlags(fs *flag.FlagSet) slurmFlags {
 		emit:           fs.String("emit-slurm", "", "write the sbatch array-job script of this sweep to FILE (one array task per shard) and stop: nothing is trained"),
 		tasks:          fs.Int("slurm-tasks", 0, "with -emit-slurm: number of shards N = array tasks; task i runs -shard i/N (required)"),
 		timeLimit:      fs.String("slurm-time", "", "with -emit-slurm: --time of each task, e.g. 4:00:00 (default: the partition's)"),
-		cpus:           fs.Int("slurm-cpus-per-task", 1, "with -emit-slurm: --cpus-per-task (GOMAXPROCS is set to it)"),
+		cpus:           fs.Int("slurm-cpus-per-task", 1, "with -emit-slurm: --cpus-per-task (GOMAXPROCS is set to it; with the default -workers 0 a pure-Go task trains one cell per CPU)"),
 		gpus:           fs.Int("slurm-gpus-per-task", 0, "with -emit-slurm: --gpus-per-task; > 0 selects -backend xla:cuda unless -backend says otherwise"),
 		partition:      fs.String("slurm-partition", "", "with -emit-slurm: --partition (default: the cluster's)"),
 		account:        fs.String("slurm-account", "", "with -emit-slurm: --account"),
@@ -76,7 +76,10 @@ func (s slurmSweep) sweepArgs() ([]string, error) {
 	if s.offline {
 		args = append(args, "-offline")
 	}
-	if s.workers != 1 {
+	// 0, the default, is left out: each task then chooses automatically for
+	// its own CPUs (GOMAXPROCS, which the script sets to
+	// $SLURM_CPUS_PER_TASK); an explicit -workers N (1 included) is passed on.
+	if s.workers != 0 {
 		args = append(args, "-workers", strconv.Itoa(s.workers))
 	}
 	if s.retryFailed {

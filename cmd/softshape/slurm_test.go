@@ -33,6 +33,18 @@ func TestSweepEmitSlurm(t *testing.T) {
 		"#SBATCH --output="+filepath.Join(dir, "logs", "%x-%A_%a.out")+"\n", "export GOMLX_BACKEND=go\n",
 		"exec /opt/softshape sweep \\\n  -table ablation \\\n  -datasets ItalyPowerDemand \\\n  -folds 1 \\\n  -seeds 42 \\\n  -variants 'SoftShape,w/o Intra' \\\n  -quick \\\n",
 		"-data "+ucrRootAbs(t), "-offline", "-backend go", `-shard "$((SLURM_ARRAY_TASK_ID))/2"`, "-results "+results+"\n")
+	if strings.Contains(s, "-workers") {
+		t.Errorf("the default -workers 0 (automatic, per task) was written into the script:\n%s", s)
+	}
+
+	// An explicit -workers, 1 included, goes into every task.
+	for _, w := range []string{"1", "3"} {
+		if out, err := sweepCLI(t, results, "-emit-slurm", script, "-slurm-tasks", "2", "-slurm-binary", "/opt/softshape", "-workers", w); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		b, _ = os.ReadFile(script)
+		contains(t, string(b), "  -workers "+w+" \\\n")
+	}
 
 	// GPUs: xla:cuda unless told otherwise.
 	out, err = sweepCLI(t, results, "-emit-slurm", script, "-slurm-tasks", "3", "-slurm-gpus-per-task", "1", "-slurm-binary", "/opt/softshape")

@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 
 	"github.com/softshape-go/softshape/ablations"
 	"github.com/softshape-go/softshape/experiments/slurm"
 	"github.com/softshape-go/softshape/experiments/sweep"
-	"github.com/softshape-go/softshape/softshape"
 )
 
 // runSweep implements "softshape sweep": the runs behind one paper table,
@@ -27,7 +27,7 @@ func runSweep(args []string, stdout io.Writer) error {
 	variants := fs.String("variants", "", "comma-separated variants of the table to run (default: all)")
 	quick := fs.Bool("quick", false, fmt.Sprintf("quick mode: %d epochs (%d warm-up), few datasets; results labelled %q", sweep.QuickEpochs, sweep.QuickWarmUp, sweep.QuickLabel))
 	shard := fs.String("shard", "", "run only shard i of n (\"i/n\", 1-based): cells whose index in the sorted grid is i-1 mod n")
-	workers := fs.Int("workers", 1, "cells trained at once (goroutines sharing the backend)")
+	workers := fs.Int("workers", 0, "cells trained at once: 0 = automatic (pure-Go backend: one worker per core (GOMAXPROCS), each on its own single-threaded backend; other backends: 1); N = N goroutines sharing one backend")
 	results := fs.String("results", sweep.DefaultRoot, "results folder (one JSON record per run)")
 	seeds := fs.String("seeds", "42", "comma-separated run seeds")
 	settings := fs.String("set", "", "hyperparameters applied before each variant, e.g. \"embed_dim=64\" (part of every run's key)")
@@ -67,6 +67,9 @@ func runSweep(args []string, stdout io.Writer) error {
 	if spec.Seeds, err = parseSeeds(*seeds); err != nil {
 		return err
 	}
+	if *workers < 0 {
+		return fmt.Errorf("-workers %d: want 0 (automatic) or a positive number", *workers)
+	}
 	sh, err := sweep.ParseShard(*shard)
 	if err != nil {
 		return err
@@ -104,13 +107,22 @@ func runSweep(args []string, stdout io.Writer) error {
 	if err := store.SaveGrid(grid); err != nil {
 		return err
 	}
-	backend, err := softshape.NewBackend(*rf.backend)
+	plan, err := sweep.PlanWorkers(*workers, *rf.backend, runtime.GOMAXPROCS(0), len(cells))
 	if err != nil {
-		return err
+		return fmt.Errorf("-workers: %w", err)
 	}
-	fmt.Fprintf(stdout, "backend: %s, %d worker(s), results in %s\n", backend.Description(), max(1, *workers), store.Root())
-	r := &sweep.Runner{Store: store, Workers: *workers, Backend: backend, DataRoot: *rf.dataRoot, Offline: *rf.offline,
-		Log: stdout, NoReuse: *noReuse, RetryFailed: *retry}
+	r := &sweep.Runner{Store: store, DataRoot: *rf.dataRoot, Offline: *rf.offline, Log: stdout, NoReuse: *noReuse, RetryFailed: *retry}
+	backend, err := plan.Apply(r, *rf.backend)
+	if err != nil {
+		return fmt.Errorf("-backend: %w", err)
+	}
+	desc := plan.OwnBackend + " (one per worker)"
+	if backend != nil {
+		defer backend.Finalize()
+		desc = backend.Description()
+	}
+	fmt.Fprintf(stdout, "backend: %s, %d worker(s), results in %s\n", desc, r.Workers, store.Root())
+	fmt.Fprintf(stdout, "workers: %s\n", plan)
 	rep, err := r.Run(context.Background(), cells)
 	if err != nil {
 		return err

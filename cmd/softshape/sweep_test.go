@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/softshape-go/softshape/experiments/sweep"
 )
 
 // tinySweepSettings make CLI sweeps take a second.
@@ -39,12 +42,12 @@ func TestSweepCommand(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	contains(t, out, "shard 2/2: 1 cells", "sweep ablation: 1 trained (0 failed, 0 invalid)")
+	contains(t, out, "shard 2/2: 1 cells", "sweep ablation: 1 trained (0 failed, 0 invalid)", "workers: "+autoPlan(t, 1))
 	out, err = sweepCLI(t, results, "-workers", "2")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	contains(t, out, "1 trained", "1 already done", "done   ablation/ItalyPowerDemand/")
+	contains(t, out, "1 trained", "1 already done", "done   ablation/ItalyPowerDemand/", "2 worker(s)", "workers: 2 workers, sharing one backend (as asked)\n")
 	out, _ = sweepCLI(t, results)
 	contains(t, out, "0 trained (0 failed, 0 invalid), 0 reused, 2 already done")
 	files, _ := filepath.Glob(filepath.Join(results, "ablation", "ItalyPowerDemand", "*", "fold1-seed42-*.json"))
@@ -56,7 +59,7 @@ func TestSweepCommand(t *testing.T) {
 
 	// A configuration that every dataset rejects is recorded as invalid, not an error.
 	out, err = sweepCLI(t, filepath.Join(t.TempDir(), "r"), "-set", "experts_k=0")
-	if err != nil || !strings.Contains(out, "2 trained (0 failed, 2 invalid)") {
+	if err != nil || !strings.Contains(out, "2 trained (0 failed, 2 invalid)") || !strings.Contains(out, "workers: "+autoPlan(t, 2)+"\n") {
 		t.Errorf("experts_k=0: %v\n%s", err, out)
 	}
 	for _, c := range []struct {
@@ -72,6 +75,7 @@ func TestSweepCommand(t *testing.T) {
 		{[]string{"-folds", "6"}, "want distinct folds in 1..5"},
 		{[]string{"-set", "no_such=1"}, "no_such"},
 		{[]string{"-x"}, "flag provided but not defined"},
+		{[]string{"-workers", "-1"}, "-workers -1: want 0 (automatic) or a positive number"},
 		{[]string{"-datasets", "NotADataset"}, "2 cells left without a record"},
 	} {
 		out, err := sweepCLI(t, filepath.Join(t.TempDir(), "r"), c.args...)
@@ -79,4 +83,15 @@ func TestSweepCommand(t *testing.T) {
 			t.Errorf("%v: error %v, want %q\n%s", c.args, err, c.want, out)
 		}
 	}
+}
+
+// autoPlan is the line the sweep prints for -workers 0 (the default) and
+// cells cells on this machine and $GOMLX_BACKEND.
+func autoPlan(t *testing.T, cells int) string {
+	t.Helper()
+	p, err := sweep.PlanWorkers(0, "", runtime.GOMAXPROCS(0), cells)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.String()
 }

@@ -24,7 +24,7 @@ const (
 	EnvData         = data.DataEnv              // SOFTSHAPE_DATA: UCR folder
 	EnvTrainMissing = "SOFTSHAPE_TRAIN_MISSING" // "0"/"false": list missing runs, train nothing
 	EnvSettings     = "SOFTSHAPE_SETTINGS"      // extra hyperparameters, "name=value;..."
-	EnvWorkers      = "SOFTSHAPE_WORKERS"       // cells trained at once
+	EnvWorkers      = "SOFTSHAPE_WORKERS"       // cells trained at once; 0: automatic (sweep.PlanWorkers)
 	EnvOffline      = "SOFTSHAPE_OFFLINE"       // "1": never download datasets
 	EnvHeadless     = "SOFTSHAPE_HEADLESS"      // "1": interactive cells render once and return
 )
@@ -60,7 +60,10 @@ type Params struct {
 	// TrainMissing trains the runs that have no record; when false they are
 	// listed as missing in the table.
 	TrainMissing bool
-	// Workers is the number of runs trained at once (0 = 1).
+	// Workers is the number of runs trained at once: 0 is automatic
+	// (sweep.PlanWorkers: on the pure-Go backend one run per core, each on
+	// its own single-threaded backend; 1 on other backends), N > 0 is N runs
+	// sharing one backend.
 	Workers int
 	// Offline forbids dataset downloads.
 	Offline bool

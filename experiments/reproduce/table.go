@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -14,7 +15,6 @@ import (
 	"github.com/softshape-go/softshape/ablations"
 	"github.com/softshape-go/softshape/experiments/sweep"
 	"github.com/softshape-go/softshape/experiments/tables"
-	"github.com/softshape-go/softshape/softshape"
 )
 
 // Result is one paper table reproduced from the results store.
@@ -73,9 +73,19 @@ func Table(ctx context.Context, name string, p Params) (*Result, error) {
 			res.NotTrained = append(res.NotTrained, c.Key)
 		}
 	} else if len(todo) > 0 {
-		backend, err := softshape.NewBackend(p.Backend)
+		plan, err := sweep.PlanWorkers(p.Workers, p.Backend, runtime.GOMAXPROCS(0), len(todo))
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("Params.Workers (%s): %w", EnvWorkers, err)
+		}
+		r := &sweep.Runner{Store: store, DataRoot: p.DataRoot, Offline: p.Offline}
+		backend, err := plan.Apply(r, p.Backend)
+		if err != nil {
+			return nil, fmt.Errorf("Params.Backend (%s): %w", EnvBackend, err)
+		}
+		desc := plan.OwnBackend + " (one per worker)"
+		if backend != nil {
+			defer backend.Finalize()
+			desc = backend.Description()
 		}
 		log := p.Log
 		if log == nil && gonbui.IsNotebook {
@@ -83,10 +93,9 @@ func Table(ctx context.Context, name string, p Params) (*Result, error) {
 		} else if log == nil {
 			log = os.Stdout
 		}
-		fmt.Fprintf(log, "table %s (%s): training %d of %d runs on %s, results in %s\n",
-			name, p.Mode(), len(todo), len(grid.Cells), backend.Description(), p.Results)
-		r := &sweep.Runner{Store: store, Workers: p.Workers, Backend: backend, DataRoot: p.DataRoot,
-			Offline: p.Offline, Log: log}
+		r.Log = log
+		fmt.Fprintf(log, "table %s (%s): training %d of %d runs on %s, results in %s\nworkers: %s\n",
+			name, p.Mode(), len(todo), len(grid.Cells), desc, p.Results, plan)
 		rep, err := r.Run(ctx, todo)
 		res.Report = rep
 		if err != nil {

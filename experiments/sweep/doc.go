@@ -43,8 +43,13 @@
 //
 // # Running
 //
-// Runner.Run trains the cells with Workers concurrent goroutines sharing one
-// backend (the pure-Go backend is safe for concurrent executions). Each cell
+// Runner.Run trains the cells with Workers concurrent goroutines, sharing
+// one backend (the pure-Go backend is safe for concurrent executions) or,
+// with Runner.NewBackend, each on a backend of its own. PlanWorkers and
+// AutoWorkers choose for the machine: on the pure-Go backend one worker per
+// core, each on its own single-threaded backend (SingleThreadGoBackend),
+// which trains more runs per hour than one run using every core; one worker
+// on ONNX Runtime (which runs one graph at a time per process) and XLA. Each cell
 // is one call of DefaultTrain: softshape.TrainFold, which is softshape.Train
 // with Folds = {fold} (same folds, seed and selection), followed by a timed
 // evaluation of the fold's test split for the inference time. Any number

@@ -22,11 +22,21 @@ import (
 type Runner struct {
 	// Store receives the records.
 	Store *Store
-	// Workers is the number of cells trained at once (goroutines sharing
-	// Backend); 0 means 1.
+	// Workers is the number of cells trained at once (goroutines); 0 means 1.
+	// PlanWorkers and AutoWorkers choose it (and NewBackend) for the machine.
 	Workers int
-	// Backend runs the graphs; nil means softshape.NewBackend("").
+	// Backend runs the graphs of every worker when NewBackend is nil; nil
+	// means softshape.NewBackend(""), started at the first cell trained and
+	// finalized when Run returns. A Backend given here is the caller's to
+	// finalize.
 	Backend compute.Backend
+	// NewBackend, when set, gives every worker a backend of its own (e.g. a
+	// single-threaded pure-Go backend per core, see AutoWorkers): a worker
+	// calls it before the first cell it trains (a worker that trains nothing
+	// starts nothing) and finalizes that backend when Run returns. If it
+	// fails, the cell is recorded as failed with the error and the worker
+	// tries again at its next cell. Backend is then unused.
+	NewBackend func() (compute.Backend, error)
 	// DataRoot is the folder of the UCR datasets; Offline forbids downloads.
 	DataRoot string
 	Offline  bool
@@ -64,7 +74,8 @@ type Report struct {
 // runState is the shared state of one Run.
 type runState struct {
 	r       *Runner
-	backend compute.Backend
+	backend compute.Backend // shared by the workers when r.NewBackend is nil
+	owned   bool            // backend was started by Run: finalize it at the end
 	total   int
 	started atomic.Int64
 
@@ -81,11 +92,20 @@ type loadedDataset struct {
 	err  error
 }
 
+// worker is one goroutine of a Run, with its own backend when
+// Runner.NewBackend is set.
+type worker struct {
+	st      *runState
+	backend compute.Backend // started by r.NewBackend, nil until the first cell trained
+}
+
 // Run trains every cell that has no record yet, Workers at a time, skipping
 // cells held by other processes. It first removes stale locks and temporary
 // files of dead processes in the cells' tables. Cancelling ctx stops starting
-// new cells; cells in training finish. The error is for failures to start
-// (e.g. the backend); per-cell problems are in Report.Errors.
+// new cells; cells in training finish. Every backend Run started (per worker
+// with NewBackend, or the default one) is finalized before it returns. The
+// error is for failures to start (e.g. the store); per-cell problems are in
+// Report.Errors.
 func (r *Runner) Run(ctx context.Context, cells []Cell) (Report, error) {
 	st := &runState{r: r, total: len(cells), datasets: map[string]*loadedDataset{}}
 	if r.Store == nil {
@@ -106,6 +126,11 @@ func (r *Runner) Run(ctx context.Context, cells []Cell) (Report, error) {
 		}
 	}
 	st.backend = r.Backend
+	defer func() {
+		if st.owned && st.backend != nil {
+			st.backend.Finalize()
+		}
+	}()
 	workers := max(1, r.Workers)
 	jobs := make(chan Cell)
 	var wg sync.WaitGroup
@@ -113,8 +138,10 @@ func (r *Runner) Run(ctx context.Context, cells []Cell) (Report, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			w := &worker{st: st}
+			defer w.close()
 			for c := range jobs {
-				st.runCell(c)
+				w.runCell(c)
 			}
 		}()
 	}
@@ -181,8 +208,36 @@ func (st *runState) existing(k Key) (bool, error) {
 	return true, nil
 }
 
+// getBackend returns the worker's backend: its own (started at the first
+// call) when Runner.NewBackend is set, else the shared one.
+func (w *worker) getBackend() (compute.Backend, error) {
+	if w.st.r.NewBackend == nil {
+		return w.st.getBackend()
+	}
+	if w.backend == nil {
+		b, err := w.st.r.NewBackend()
+		if err == nil && b == nil {
+			err = errors.New("NewBackend returned no backend")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("starting the backend of a sweep worker (Runner.NewBackend): %w", err)
+		}
+		w.backend = b
+	}
+	return w.backend, nil
+}
+
+// close finalizes the worker's own backend.
+func (w *worker) close() {
+	if w.backend != nil {
+		w.backend.Finalize()
+		w.backend = nil
+	}
+}
+
 // runCell runs one cell if nobody has.
-func (st *runState) runCell(c Cell) {
+func (w *worker) runCell(c Cell) {
+	st := w.st
 	s := st.r.Store
 	if done, err := st.existing(c.Key); err != nil || done {
 		if err != nil {
@@ -226,7 +281,7 @@ func (st *runState) runCell(c Cell) {
 		st.fail(c.Key, err)
 		return
 	}
-	rec := st.train(c, ds)
+	rec := st.train(c, ds, w.getBackend)
 	if err := s.Write(rec); err != nil {
 		st.fail(c.Key, err)
 		return
@@ -301,7 +356,8 @@ func (st *runState) dataset(name string) (*data.Dataset, error) {
 	return l.ds, l.err
 }
 
-// getBackend starts the backend once.
+// getBackend returns the shared backend, starting the default one at the
+// first call when Runner.Backend is nil.
 func (st *runState) getBackend() (compute.Backend, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -310,13 +366,14 @@ func (st *runState) getBackend() (compute.Backend, error) {
 		if err != nil {
 			return nil, err
 		}
-		st.backend = b
+		st.backend, st.owned = b, true
 	}
 	return st.backend, nil
 }
 
-// train runs one cell and returns its record (ok, failed or invalid).
-func (st *runState) train(c Cell, ds *data.Dataset) *Record {
+// train runs one cell on the backend getBackend returns and returns its
+// record (ok, failed or invalid).
+func (st *runState) train(c Cell, ds *data.Dataset, getBackend func() (compute.Backend, error)) *Record {
 	rec := &Record{Schema: SchemaVersion, Table: c.Table, Dataset: c.Dataset, Variant: c.Variant, Fold: c.Fold, Seed: c.Seed,
 		Quick: c.Quick, Hash: c.Hash, Mode: modeOf(c.Quick), Config: c.Config.String(),
 		Started: time.Now().UTC(), Hostname: st.r.Store.host, PID: st.r.Store.pid,
@@ -333,7 +390,7 @@ func (st *runState) train(c Cell, ds *data.Dataset) *Record {
 	if _, err := c.Config.Resolve(ds.Length, ds.NumClasses(), refM); err != nil {
 		return finish(StatusInvalid, fmt.Errorf("dataset %s (T=%d, C=%d): %w", ds.Name, ds.Length, ds.NumClasses(), err))
 	}
-	backend, err := st.getBackend()
+	backend, err := getBackend()
 	if err != nil {
 		return finish(StatusFailed, err)
 	}
