@@ -107,8 +107,8 @@ func relDiff(a, b float64) float64 {
 // steps. Dropout is off: the backends draw different random bits.
 //
 // Two sizes: generated CBF as it is, and each series repeated 10 times with
-// shape length 8 (1280 points, 319 shapes: the long-sequence case, and Ĉ=3
-// experts with k=1 run in routed dispatch).
+// shape length 8 (1280 points, 319 shapes: the long-sequence case), with Ĉ=6
+// experts, k=1, so the MoE runs in routed dispatch.
 func TestONNXAgreesWithGoFirstSteps(t *testing.T) {
 	for _, c := range []struct {
 		name           string
@@ -124,6 +124,9 @@ func checkONNXAgreesWithGo(t *testing.T, repeat, shapeLen int) {
 	cfg := DefaultConfig()
 	cfg.Dropout = 0
 	cfg.ShapeLength = shapeLen
+	if repeat > 1 {
+		cfg.NumExperts = "2C"
+	}
 	m, err := New(cfg, repeat*ds.Length, ds.NumClasses(), 0)
 	if err != nil {
 		t.Fatal(err)

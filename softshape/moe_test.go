@@ -27,8 +27,11 @@ func TestDispatchBlock(t *testing.T) {
 	if b := dispatchBlock(1952, 2, 1, dispatchAuto); b != 0 {
 		t.Errorf("1952 tokens, Ĉ=2, k=1: block %d, want dense (0): routed would save too little", b)
 	}
-	if b := dispatchBlock(1952, 3, 1, dispatchAuto); b != 128 {
-		t.Errorf("1952 tokens, Ĉ=3, k=1: block %d, want 128", b)
+	if b := dispatchBlock(1952, 3, 1, dispatchAuto); b != 0 {
+		t.Errorf("1952 tokens, Ĉ=3, k=1: block %d, want dense (0)", b)
+	}
+	if b := dispatchBlock(1952, 5, 1, dispatchAuto); b != 64 {
+		t.Errorf("1952 tokens, Ĉ=5, k=1: block %d, want 64", b)
 	}
 	for _, c := range []struct{ t, e, k int }{{1952, 2, 1}, {992, 3, 1}, {5000, 10, 3}, {100000, 60, 1}} {
 		blk := dispatchBlock(c.t, c.e, c.k, dispatchRouted)
