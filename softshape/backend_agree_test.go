@@ -1,0 +1,265 @@
+package softshape
+
+import (
+	"math"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gomlx/compute"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/train"
+
+	"github.com/softshape-go/softshape/data"
+)
+
+// Cross-backend agreement: the same model, weights and batch must give the same
+// losses on another backend as on the pure-Go one (DefaultBackend), and training
+// the same fold with the same seed must reach the same accuracy within a
+// tolerance. TestONNX* (backend_onnx_test.go, -tags onnx) checks ONNX Runtime;
+// TestBackendAgreesWithGo and TestBackendAccuracyMatchesGo check the backend
+// named by $SOFTSHAPE_AGREE_BACKEND (e.g. "xla:cuda,tf32=false" on a GPU, see
+// environment.md), and when it is unset singleThreadBackend, the executor a
+// sweep gives each worker of a single-threaded plan. The tolerances:
+const (
+	// agreeLossRelTol bounds the relative difference of the training loss of
+	// the first step (the same initial weights and batch on both backends), and
+	// of each of the following agreeSteps dense steps.
+	agreeLossRelTol = 1e-4
+	// agreeSteps is the number of dense steps after the first whose losses
+	// must agree as well (the dense path has no discrete top-k choices, so the
+	// backends cannot drift apart by flipping one).
+	agreeSteps = 4
+	// agreeCEAbsTol bounds the per-sample inference cross-entropy difference on
+	// both paths with the same weights.
+	agreeCEAbsTol = 1e-4
+	// agreeAccTol bounds the difference of the test accuracies reached by
+	// training the same fold with the same seed on each backend (the runs may
+	// differ in their initial weights, dropout masks and rounding, so only the
+	// accuracy is compared): 0.05 is 3 of the 60 test series of the generated
+	// CBF fold.
+	agreeAccTol = 0.05
+	// agreeMinAcc is the accuracy both runs must reach.
+	agreeMinAcc = 0.9
+)
+
+// agreeBackendEnvVar names the backend config that TestBackendAgreesWithGo
+// and TestBackendAccuracyMatchesGo compare with the pure-Go one.
+const agreeBackendEnvVar = "SOFTSHAPE_AGREE_BACKEND"
+
+// singleThreadBackend is the pure-Go config compared when
+// $SOFTSHAPE_AGREE_BACKEND is unset: every op on the calling goroutine, one
+// after the other.
+const singleThreadBackend = "go:parallelism=0,ops_sequential"
+
+// goBackend is the pure-Go backend whatever $GOMLX_BACKEND says.
+var goBackend = sync.OnceValues(func() (compute.Backend, error) { return NewBackend(DefaultBackend) })
+
+func testGoBackend(t *testing.T) compute.Backend {
+	t.Helper()
+	b, err := goBackend()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// agreeBackend is the backend the TestBackend* tests compare with pure Go.
+var agreeBackend = sync.OnceValues(func() (compute.Backend, error) {
+	config := strings.TrimSpace(os.Getenv(agreeBackendEnvVar))
+	if config == "" {
+		config = singleThreadBackend
+	}
+	return NewBackend(config)
+})
+
+func testAgreeBackend(t *testing.T) compute.Backend {
+	t.Helper()
+	b, err := agreeBackend()
+	if err != nil {
+		t.Fatalf("$%s: %v", agreeBackendEnvVar, err)
+	}
+	return b
+}
+
+// TestBackendAgreesWithGo: checkAgreesWithGo, both sizes, for the backend of
+// $SOFTSHAPE_AGREE_BACKEND (default: the single-threaded pure-Go executor).
+func TestBackendAgreesWithGo(t *testing.T) {
+	testAgreement(t, testAgreeBackend(t))
+}
+
+// TestBackendAccuracyMatchesGo: checkAccuracyMatchesGo for the backend of
+// $SOFTSHAPE_AGREE_BACKEND (default: the single-threaded pure-Go executor).
+func TestBackendAccuracyMatchesGo(t *testing.T) {
+	checkAccuracyMatchesGo(t, testAgreeBackend(t))
+}
+
+// testAgreement runs checkAgreesWithGo on two sizes: generated CBF as it is,
+// and each series repeated 10 times with shape length 8 (1280 points, 319
+// shapes: the long-sequence case), with Ĉ=6 experts, k=1, so the MoE runs in
+// routed dispatch.
+func testAgreement(t *testing.T, other compute.Backend) {
+	for _, c := range []struct {
+		name           string
+		repeat, length int
+	}{{"cbf", 1, 0}, {"long", 10, 8}} {
+		t.Run(c.name, func(t *testing.T) { checkAgreesWithGo(t, other, c.repeat, c.length) })
+	}
+}
+
+// copyVariables gives dst every variable value of src (both stores hold the same
+// model, built once each), so both backends start from the same weights.
+func copyVariables(t *testing.T, dst, src *session) {
+	t.Helper()
+	vals := map[string]*tensors.Tensor{}
+	for v := range src.store.IterVariables() {
+		val, err := v.Value()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := val.LocalClone()
+		if err != nil {
+			t.Fatal(err)
+		}
+		vals[v.Path()] = c
+	}
+	n := 0
+	for v := range dst.store.IterVariables() {
+		c, ok := vals[v.Path()]
+		if !ok {
+			t.Fatalf("variable %s missing from the source store", v.Path())
+		}
+		if err := v.SetValue(c); err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n != len(vals) {
+		t.Fatalf("%d variables copied, the source has %d", n, len(vals))
+	}
+}
+
+func relDiff(a, b float64) float64 {
+	return math.Abs(a-b) / math.Max(math.Max(math.Abs(a), math.Abs(b)), 1e-12)
+}
+
+// checkAgreesWithGo: with the same initial weights and batch, the pure-Go
+// backend and other give the same inference cross-entropies on both paths
+// (≤ agreeCEAbsTol), the same first training-step loss in both phases
+// (relative ≤ agreeLossRelTol) and the same losses for agreeSteps more dense
+// steps. Dropout is off: the backends draw different random bits.
+func checkAgreesWithGo(t *testing.T, other compute.Backend, repeat, shapeLen int) {
+	goB := testGoBackend(t)
+	ds := data.CBF(10, data.CBFDefaultLength, 3)
+	cfg := DefaultConfig()
+	cfg.Dropout = 0
+	cfg.ShapeLength = shapeLen
+	if repeat > 1 {
+		cfg.NumExperts = "2C"
+	}
+	m, err := New(cfg, repeat*ds.Length, ds.NumClasses(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if repeat > 1 && (m.Shape.NumShapes <= 256 || dispatchBlock(16*KeptTokens(0.5, m.Shape.NumShapes), m.Shape.NumExperts, cfg.ExpertsK, dispatchAuto) == 0) {
+		t.Fatalf("long case: %d shapes, %d experts: not the long-sequence, routed case", m.Shape.NumShapes, m.Shape.NumExperts)
+	}
+	x := make([][]float32, 16)
+	y := make([]int, 16)
+	idx := make([]int, 16)
+	for i := range x {
+		r := (i * 7) % len(ds.Series)
+		x[i] = make([]float32, 0, repeat*ds.Length)
+		for range repeat {
+			for _, v := range ds.Series[r] {
+				x[i] = append(x[i], float32(v))
+			}
+		}
+		y[i], idx[i] = ds.Labels[r], i
+	}
+	name := other.Name()
+	for _, phase := range []Phase{Dense, Sparse} {
+		t.Run(phase.String(), func(t *testing.T) {
+			sessions := [2]*session{}
+			for i, b := range []compute.Backend{goB, other} {
+				if sessions[i], err = newSession(b, m, 11, 0); err != nil {
+					t.Fatal(err)
+				}
+				buildAll(t, b, m, sessions[i].store)
+			}
+			copyVariables(t, sessions[1], sessions[0])
+			t.Logf("backends: %s / %s", sessions[0].backend.Description(), sessions[1].backend.Description())
+			for _, p := range []Phase{Dense, Sparse} {
+				ceGo, _, err := sessions[0].evaluate(x, y, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ceOther, _, err := sessions[1].evaluate(x, y, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				worst := 0.0
+				for i := range ceGo {
+					worst = max(worst, math.Abs(ceGo[i]-ceOther[i]))
+				}
+				t.Logf("inference (%s path): max |ΔCE| = %.2g", p, worst)
+				if worst > agreeCEAbsTol {
+					t.Errorf("inference (%s path): per-sample cross-entropy differs by up to %.3g between go and %s (tolerance %g)", p, worst, name, agreeCEAbsTol)
+				}
+			}
+			steps := 1
+			if phase == Dense {
+				steps += agreeSteps
+			}
+			for s := range steps {
+				var loss [2]float64
+				for i, sess := range sessions {
+					xt, yt := batchTensors(x, y, idx)
+					metrics, err := sess.trainer.TrainStep(train.Batch{Inputs: []*tensors.Tensor{xt}, Labels: []*tensors.Tensor{yt}, Spec: phase})
+					if err != nil {
+						t.Fatal(err)
+					}
+					loss[i] = scalarOf(metrics[0])
+					for _, mt := range metrics {
+						mt.FinalizeAll()
+					}
+				}
+				d := relDiff(loss[0], loss[1])
+				t.Logf("step %d (%s): loss go %.9g %s %.9g, relative difference %.2g", s, phase, loss[0], name, loss[1], d)
+				if !(d <= agreeLossRelTol) {
+					t.Errorf("step %d (%s): loss go %.7f vs %s %.7f: relative difference %.3g > %g", s, phase, loss[0], name, loss[1], d, agreeLossRelTol)
+				}
+			}
+		})
+	}
+}
+
+// checkAccuracyMatchesGo trains the same fold of the generated CBF data with
+// the same seed and schedule (6 dense + 6 sparse epochs) on the pure-Go backend
+// and on other: both reach agreeMinAcc and their test accuracies differ by at
+// most agreeAccTol.
+func checkAccuracyMatchesGo(t *testing.T, other compute.Backend) {
+	goB := testGoBackend(t)
+	ds := data.CBF(data.CBFDefaultPerClass, data.CBFDefaultLength, 7)
+	cfg := DefaultConfig()
+	cfg.Epochs, cfg.WarmUpEpochs = 12, 6
+	var acc [2]float64
+	names := [2]string{"go", other.Name()}
+	for i, b := range []compute.Backend{goB, other} {
+		fr, _, err := TrainFold(ds, cfg, 0, RunOptions{Backend: b, Seed: 7})
+		if err != nil {
+			t.Fatalf("%s: %v", b.Name(), err)
+		}
+		acc[i] = fr.TestAcc
+		t.Logf("%s: test acc %.4f (best epoch %d, %s path), %s", b.Description(), fr.TestAcc, fr.BestEpoch, fr.SelectedPhase, fr.Wall)
+	}
+	if d := math.Abs(acc[0] - acc[1]); d > agreeAccTol {
+		t.Errorf("test accuracy go %.4f vs %s %.4f: differ by %.4f > %g", acc[0], names[1], acc[1], d, agreeAccTol)
+	}
+	for i, name := range names {
+		if acc[i] < agreeMinAcc {
+			t.Errorf("%s test accuracy %.4f < %g", name, acc[i], agreeMinAcc)
+		}
+	}
+}
