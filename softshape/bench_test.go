@@ -31,7 +31,7 @@ import (
 //	BenchmarkInferenceDense/go, BenchmarkInferenceSparse/onnx    batch 16 inference
 //	BenchmarkTrainStepBatch/64/sparse/go, .../512/dense/onnx     larger batches (512: the reference's full batch)
 //	BenchmarkInferenceBatch/64/dense/go, ...
-//	BenchmarkSweepThroughput/1run-all-cores, /2runs-1-thread     pure Go: one run on both cores vs two runs side by side
+//	BenchmarkSweepThroughput/1run-all-cores, /2runs-shared, /2runs-1-thread   pure Go: one run on both cores vs two side by side
 //
 // Metrics: ns/op (one step or one inference batch), samples/s, and peak-MB, the
 // process's peak resident memory (VmHWM) since the benchmark started (reset via
@@ -247,23 +247,24 @@ func BenchmarkInferenceBatch(b *testing.B) {
 	}
 }
 
-// BenchmarkSweepThroughput compares two ways of using the cores for a sweep of
-// independent runs on the pure-Go backend (batch 16, sparse-phase steps, which
-// are most of a paper-schedule run): "1run-all-cores" is one run with the
-// backend's default parallelism (go:parallelism=-1, all of GOMAXPROCS);
+// BenchmarkSweepThroughput compares three ways of using the cores for a sweep
+// of independent runs on the pure-Go backend (batch 16, sparse-phase steps,
+// which are most of a paper-schedule run): "1run-all-cores" is one run on the
+// default backend (go:parallelism=-1, all of GOMAXPROCS); "2runs-shared" is two
+// runs side by side sharing that one backend (what `sweep -workers 2` does);
 // "2runs-1-thread" is two runs side by side, each on its own backend with
 // go:parallelism=0 (every op single-threaded). One op is one step of each run;
-// samples/s counts the samples of all runs. The parent logs which is better.
-// (ONNX Runtime serialises runs within a process: compare separate processes there.)
+// samples/s counts the samples of all runs. The parent logs the best. (ONNX
+// Runtime serialises runs within a process: compare separate processes there.)
 func BenchmarkSweepThroughput(b *testing.B) {
 	rate := map[string]float64{}
-	sweep := func(name, config string, runs int) {
+	sweep := func(name, config string, runs int, own bool) {
 		b.Run(name, func(b *testing.B) {
 			resetPeak()
 			steps := make([]func(), runs)
 			for r := range runs {
 				backend := benchBackend{name: config, config: config}.get(b)
-				if r > 0 && runs > 1 {
+				if r > 0 && own {
 					// Each run gets its own backend (its own worker pool).
 					be, err := NewBackend(config)
 					if err != nil {
@@ -287,15 +288,18 @@ func BenchmarkSweepThroughput(b *testing.B) {
 			rate[name] = float64(b.N*16*runs) / b.Elapsed().Seconds()
 		})
 	}
-	sweep("1run-all-cores", DefaultBackend, 1)
-	sweep("2runs-1-thread", "go:parallelism=0", 2)
-	one, two := rate["1run-all-cores"], rate["2runs-1-thread"]
-	if one > 0 && two > 0 {
-		best := "1 run with all cores"
-		if two > one {
-			best = "2 runs with 1 thread each"
+	names := []string{"1run-all-cores", "2runs-shared", "2runs-1-thread"}
+	sweep(names[0], DefaultBackend, 1, false)
+	sweep(names[1], DefaultBackend, 2, false)
+	sweep(names[2], "go:parallelism=0", 2, true)
+	best := ""
+	for _, n := range names {
+		if rate[n] > 0 && (best == "" || rate[n] > rate[best]) {
+			best = n
 		}
-		b.Logf("sweep throughput (GOMAXPROCS=%d): 1 run × all cores %.1f samples/s, 2 runs × 1 thread %.1f samples/s: %s is better (×%.2f)",
-			runtime.GOMAXPROCS(0), one, two, best, math.Max(one, two)/math.Min(one, two))
+	}
+	if best != "" && rate[names[0]] > 0 {
+		b.Logf("sweep throughput (GOMAXPROCS=%d): %s %.1f, %s %.1f, %s %.1f samples/s: best %s (×%.2f of one run)",
+			runtime.GOMAXPROCS(0), names[0], rate[names[0]], names[1], rate[names[1]], names[2], rate[names[2]], best, rate[best]/rate[names[0]])
 	}
 }

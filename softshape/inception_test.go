@@ -368,3 +368,38 @@ func BenchmarkStepQuantiles(b *testing.B) {
 		})
 	}
 }
+
+// TestExpNegHalfSquare: on the pure-Go backend exp(−x²/2) is computed as
+// 1/(1 + expm1(x²/2)); it matches math.Exp to float32 relative precision from
+// x = 0 through the far tail (exp(−72) at x = 12, exp(−84.5) at 13, a float32
+// subnormal at x = 13.5), and gives exactly 0 where x²/2 overflows float32's
+// expm1 (x = 14, 40).
+func TestExpNegHalfSquare(t *testing.T) {
+	xs := []float32{0, 0.5, -0.5, 1, -2, 3, -4.5, 6, -8, 10, 12, -13, 13.5, 14, -40}
+	exec, err := graph.NewExec(testBackend(t), func(x *graph.Node) *graph.Node { return expNegHalfSquare(x) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, err := exec.Exec(xs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := outs[0].Value().([]float32)
+	for i, x := range xs {
+		want := float32(math.Exp(-float64(x) * float64(x) / 2))
+		switch {
+		case want == 0 || x*x/2 > 88.7: // expm1 overflows float32: the limit 0
+			if got[i] != 0 {
+				t.Errorf("x=%g: got %g, want 0", x, got[i])
+			}
+		case want < 1.2e-38: // float32 subnormal: absolute
+			if d := math.Abs(float64(got[i] - want)); d > 1e-44 {
+				t.Errorf("x=%g: got %g, want %g", x, got[i], want)
+			}
+		default:
+			if r := math.Abs(float64(got[i]-want)) / float64(want); r > 4e-7 {
+				t.Errorf("x=%g: got %g, want %g (relative error %.2g)", x, got[i], want, r)
+			}
+		}
+	}
+}

@@ -225,6 +225,27 @@ func normalCDF(x *Node) *Node {
 // geluGradient is v·GELU'(x) = v·(Φ(x) + x·φ(x)), given cdf = Φ(x); φ is the
 // standard normal density.
 func geluGradient(x, cdf, v *Node) *Node {
-	pdf := MulScalar(Exp(MulScalar(Square(x), -0.5)), 1/math.Sqrt(2*math.Pi))
+	pdf := MulScalar(expNegHalfSquare(x), 1/math.Sqrt(2*math.Pi))
 	return Mul(v, Add(cdf, Mul(x, pdf)))
+}
+
+// pureGoBackendName is what GoMLX's pure-Go backend answers to Name().
+const pureGoBackendName = "Go Backend"
+
+// expNegHalfSquare is exp(−x²/2). On the pure-Go backend it is computed as
+// 1/(1 + expm1(x²/2)), which is the same value to float32 precision at every x
+// (the reciprocal keeps the relative precision of the far tail, and overflow
+// gives the limit 0), because that backend's Exp, Go's math.Exp assembly,
+// measured pathologically slow inside a training step on this project's
+// 2-core machines: ≈20–30 ms of a ≈200 ms step for one run, and ≈300 ms of
+// each step when two runs train side by side (BenchmarkSweepThroughput),
+// while math.Expm1 (compiled Go) showed no such cost. The cause was not
+// found: an isolated Exp graph, alone or beside another run's matmuls, ran
+// at its normal ≈19 ns per element. Other backends use Exp.
+func expNegHalfSquare(x *Node) *Node {
+	half := MulScalar(Square(x), 0.5)
+	if x.Graph().Backend().Name() == pureGoBackendName {
+		return Inverse(OnePlus(Expm1(half)))
+	}
+	return Exp(Neg(half))
 }
