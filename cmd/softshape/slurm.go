@@ -28,7 +28,7 @@ func addSlurmFlags(fs *flag.FlagSet) slurmFlags {
 		emit:           fs.String("emit-slurm", "", "write the sbatch array-job script of this sweep to FILE (one array task per shard) and stop: nothing is trained"),
 		tasks:          fs.Int("slurm-tasks", 0, "with -emit-slurm: number of shards N = array tasks; task i runs -shard i/N (required)"),
 		timeLimit:      fs.String("slurm-time", "", "with -emit-slurm: --time of each task, e.g. 4:00:00 (default: the partition's)"),
-		cpus:           fs.Int("slurm-cpus-per-task", 1, "with -emit-slurm: --cpus-per-task (GOMAXPROCS is set to it; with the default -workers 0 a pure-Go task trains one cell per CPU)"),
+		cpus:           fs.Int("slurm-cpus-per-task", 1, "with -emit-slurm: --cpus-per-task (GOMAXPROCS is set to it; with the default -workers 0 a pure-Go task trains one cell per CPU at once)"),
 		gpus:           fs.Int("slurm-gpus-per-task", 0, "with -emit-slurm: --gpus-per-task; > 0 selects -backend xla:cuda unless -backend says otherwise"),
 		partition:      fs.String("slurm-partition", "", "with -emit-slurm: --partition (default: the cluster's)"),
 		account:        fs.String("slurm-account", "", "with -emit-slurm: --account"),

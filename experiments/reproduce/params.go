@@ -61,9 +61,9 @@ type Params struct {
 	// listed as missing in the table.
 	TrainMissing bool
 	// Workers is the number of runs trained at once: 0 is automatic
-	// (sweep.PlanWorkers: on the pure-Go backend one run per core, each on
-	// its own single-threaded backend; 1 on other backends), N > 0 is N runs
-	// sharing one backend.
+	// (sweep.PlanWorkers: on the pure-Go backend one run per core sharing
+	// the backend; 1 on ONNX Runtime and XLA), N > 0 is N runs sharing one
+	// backend.
 	Workers int
 	// Offline forbids dataset downloads.
 	Offline bool

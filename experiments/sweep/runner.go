@@ -31,7 +31,7 @@ type Runner struct {
 	// finalize.
 	Backend compute.Backend
 	// NewBackend, when set, gives every worker a backend of its own (e.g. a
-	// single-threaded pure-Go backend per core, see AutoWorkers): a worker
+	// single-threaded pure-Go backend per core, SingleThreadGoBackend): a worker
 	// calls it before the first cell it trains (a worker that trains nothing
 	// starts nothing) and finalizes that backend when Run returns. If it
 	// fails, the cell is recorded as failed with the error and the worker

@@ -11,12 +11,13 @@ import (
 	"github.com/softshape-go/softshape/softshape"
 )
 
-// SingleThreadGoBackend is the pure-Go backend config that AutoWorkers gives
-// each worker: every op runs on the calling goroutine (parallelism=0: no
+// SingleThreadGoBackend is the pure-Go backend config of one single-threaded
+// run per worker: every op runs on the calling goroutine (parallelism=0: no
 // worker pool, so the pool deadlock of the default pure-Go setting cannot
 // occur) and the ops of a graph run one after the other (ops_sequential: with
 // parallelism=0 the parallel scheduler only adds bookkeeping, measured as
-// ≈10–20% more CPU time per run), so one run keeps exactly one core busy.
+// ≈10–15% more CPU time per run). AutoWorkers gives it, a backend per
+// worker, to a pure-Go config that asks for parallelism=0.
 const SingleThreadGoBackend = "go:parallelism=0,ops_sequential"
 
 // WorkerPlan is how a sweep uses the machine's cores: how many cells train at
@@ -34,8 +35,8 @@ type WorkerPlan struct {
 	Reason string
 }
 
-// String is the plan in one line, e.g. "2 workers, each on its own
-// go:parallelism=0 backend (auto: ...)".
+// String is the plan in one line, e.g. "2 workers, sharing one backend
+// (auto: ...)".
 func (p WorkerPlan) String() string {
 	how := "sharing one backend"
 	switch {
@@ -56,15 +57,19 @@ func (p WorkerPlan) String() string {
 // (runtime.GOMAXPROCS(0), which follows the CPU affinity and cgroup limit of
 // the process, hence a Slurm task's --cpus-per-task).
 //
-// On the pure-Go backend ("" and "go", "go:options"; FastestBackend when it
-// resolves to pure Go here) with cpus ≥ 2 it is one worker per core, each
-// with a backend of its own running every op single-threaded
-// (SingleThreadGoBackend, the other options of the config kept): measured on
-// 2 cores, two single-threaded runs side by side train ≈1.3–1.6× the samples
-// per second of one run using both cores (BenchmarkSweepThroughput, and whole
-// quick sweeps of the CLI; see environment.md), because one small-batch run
-// keeps only ≈1.4 of 2 cores busy. A pure-Go config that sets its own
-// parallelism (other than -1 or 0) is kept as it is, with 1 worker.
+// On the pure-Go backend with its default setting ("", "go",
+// "go:parallelism=-1", FastestBackend when it resolves to pure Go here) and
+// cpus ≥ 2 it is one worker per core, all sharing that one backend. Measured
+// on 2 cores (whole quick sweeps of the CLI, see environment.md): 2 workers
+// sharing the all-cores backend finish a sweep ≈1.4× faster than 1 worker
+// (one small-batch run keeps only ≈1.3–1.5 of 2 cores busy), and as fast as
+// or slightly faster than 2 workers each on a single-threaded backend of its
+// own, with less memory. A pure-Go config asking for parallelism=0 gets one
+// worker per core each on its own backend of that config (ops_sequential
+// added unless the config chooses the op scheduling: SingleThreadGoBackend).
+// Any other pure-Go config (a bounded worker pool: parallelism=N ≥ 1, or
+// options without parallelism) is kept with 1 worker: the bounded pool is
+// the one that can deadlock on few cores.
 //
 // Everything else gets 1 worker: ONNX Runtime serialises the runs of one
 // process behind a lock (parallel runs belong in separate processes, e.g.
@@ -72,7 +77,7 @@ func (p WorkerPlan) String() string {
 // (or the GPU) for one run; an unknown backend is not guessed at. One CPU
 // gets 1 worker on the config as given.
 //
-// Every worker holds one run in memory (≈0.1–0.3 GB at the default batch of
+// Every worker holds one run in memory (≈0.2–0.4 GB at the default batch of
 // ≤ 16; several GB with batch_rule=large): give -workers N explicitly when
 // memory is short.
 func AutoWorkers(backendConfig string, cpus int) WorkerPlan {
@@ -96,34 +101,49 @@ func AutoWorkers(backendConfig string, cpus int) WorkerPlan {
 	if cpus < 2 {
 		return one("pure-Go backend on 1 CPU: one run on the backend as configured")
 	}
+	parallelism, set, scheduled := -1, false, false
 	var kept []string
 	for _, o := range strings.Split(opts, ",") {
 		o = strings.TrimSpace(o)
 		key, value, _ := strings.Cut(o, "=")
 		switch {
-		case o == "" || o == "ops_sequential":
+		case o == "":
+			continue
 		case strings.TrimSpace(key) == "parallelism":
-			if p, err := strconv.Atoi(strings.TrimSpace(value)); err != nil || (p != -1 && p != 0) {
-				return one(fmt.Sprintf("the backend config %q sets its own parallelism; give -workers N for more", backendConfig))
+			p, err := strconv.Atoi(strings.TrimSpace(value))
+			if err != nil {
+				p = 1 // not a number: let the backend say so, with 1 worker
 			}
-		default:
-			kept = append(kept, o)
+			parallelism, set = p, true
+			continue
+		case o == "ops_sequential" || o == "ops_parallel":
+			scheduled = true
 		}
+		kept = append(kept, o)
 	}
-	own := SingleThreadGoBackend
-	if len(kept) > 0 {
-		own += "," + strings.Join(kept, ",")
+	switch {
+	case parallelism == 0:
+		own := "go:parallelism=0"
+		if !scheduled {
+			kept = append([]string{"ops_sequential"}, kept...)
+		}
+		if len(kept) > 0 {
+			own += "," + strings.Join(kept, ",")
+		}
+		return WorkerPlan{Workers: cpus, OwnBackend: own, Auto: true,
+			Reason: fmt.Sprintf("auto: single-threaded pure-Go backend on %d CPUs: one run per core, each on its own backend", cpus)}
+	case parallelism != -1 || (!set && len(kept) > 0):
+		return one(fmt.Sprintf("the pure-Go config %q uses a bounded worker pool (deadlock-prone when shared); give -workers N for more", backendConfig))
 	}
-	return WorkerPlan{Workers: cpus, OwnBackend: own, Auto: true,
-		Reason: fmt.Sprintf("auto: pure-Go backend on %d CPUs: one single-threaded run per core trains more samples per second than one run on all cores", cpus)}
+	return WorkerPlan{Workers: cpus, Auto: true,
+		Reason: fmt.Sprintf("auto: pure-Go backend on %d CPUs: one run per core sharing the all-cores backend, measured ≈1.4× the sweep throughput of 1 worker", cpus)}
 }
 
 // PlanWorkers is the plan for a workers setting (the -workers flag,
 // SOFTSHAPE_WORKERS) and a backend config as given to softshape.NewBackend
 // ("" means $GOMLX_BACKEND, else softshape.DefaultBackend), for cells cells
 // to run (0: unknown) on cpus cores: 0 is AutoWorkers(backendConfig, cpus)
-// with no more per-core workers than cells, and a single cell on the backend
-// as configured (all cores); N > 0 is N goroutines sharing one
+// with no more workers than cells; N > 0 is N goroutines sharing one
 // backend started from backendConfig (what -workers N always meant); N < 0 is
 // an error.
 func PlanWorkers(workers int, backendConfig string, cpus, cells int) (WorkerPlan, error) {
@@ -135,13 +155,9 @@ func PlanWorkers(workers int, backendConfig string, cpus, cells int) (WorkerPlan
 		return WorkerPlan{}, fmt.Errorf("workers %d: want 0 (automatic) or a positive number", workers)
 	case workers == 0:
 		p := AutoWorkers(backendConfig, cpus)
-		switch {
-		case p.OwnBackend == "" || cells <= 0 || cells >= p.Workers:
-		case cells == 1:
-			p = WorkerPlan{Workers: 1, Auto: true, Reason: "auto: 1 cell to run: one run on the backend as configured (all cores)"}
-		default:
+		if cells > 0 && cells < p.Workers {
 			p.Workers = cells
-			p.Reason += fmt.Sprintf("; %d cells to run: %d workers", cells, cells)
+			p.Reason += fmt.Sprintf("; %d cell(s) to run: %d worker(s)", cells, cells)
 		}
 		return p, nil
 	}

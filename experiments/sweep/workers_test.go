@@ -15,9 +15,10 @@ import (
 	"github.com/softshape-go/softshape/softshape"
 )
 
-// TestAutoWorkers: pure Go gets one single-threaded backend per core (its
-// other options kept), unless it sets its own parallelism or has one CPU;
-// ONNX Runtime, XLA and unknown backends get one worker.
+// TestAutoWorkers: the default pure-Go backend gets one worker per core
+// sharing it; a single-threaded pure-Go config one backend per worker; a
+// bounded-pool config or one CPU 1 worker; ONNX Runtime, XLA and unknown
+// backends 1 worker.
 func TestAutoWorkers(t *testing.T) {
 	for _, c := range []struct {
 		config  string
@@ -26,15 +27,17 @@ func TestAutoWorkers(t *testing.T) {
 		own     string
 		reason  string
 	}{
-		{"", 2, 2, SingleThreadGoBackend, "pure-Go backend on 2 CPUs"},
-		{"go", 16, 16, SingleThreadGoBackend, "one single-threaded run per core"},
-		{softshape.DefaultBackend, 2, 2, SingleThreadGoBackend, ""},
-		{"go:parallelism=0", 4, 4, SingleThreadGoBackend, ""},
-		{" GO:ops_sequential", 2, 2, SingleThreadGoBackend, ""},
-		{"go:parallelism=-1,dependency_order", 3, 3, SingleThreadGoBackend + ",dependency_order", ""},
-		{"go:ops_parallel", 2, 2, SingleThreadGoBackend + ",ops_parallel", ""},
-		{"go:parallelism=4", 8, 1, "", "sets its own parallelism"},
-		{"go:parallelism=x", 8, 1, "", "sets its own parallelism"},
+		{"", 2, 2, "", "pure-Go backend on 2 CPUs: one run per core sharing"},
+		{"go", 16, 16, "", "sharing the all-cores backend"},
+		{softshape.DefaultBackend, 2, 2, "", "sharing"},
+		{"go:parallelism=-1,ops_sequential", 3, 3, "", "sharing"},
+		{"go:parallelism=0", 4, 4, SingleThreadGoBackend, "each on its own backend"},
+		{" GO:parallelism=0,ops_sequential", 2, 2, SingleThreadGoBackend, "single-threaded"},
+		{"go:parallelism=0,dependency_order", 2, 2, SingleThreadGoBackend + ",dependency_order", ""},
+		{"go:ops_parallel,parallelism=0", 2, 2, "go:parallelism=0,ops_parallel", ""},
+		{"go:parallelism=4", 8, 1, "", "bounded worker pool"},
+		{"go:parallelism=x", 8, 1, "", "bounded worker pool"},
+		{"go:ops_sequential", 8, 1, "", "bounded worker pool"},
 		{"go", 1, 1, "", "1 CPU"},
 		{"", 0, 1, "", "1 CPU"},
 		{"onnx:cpu", 2, 1, "", "ONNX Runtime"},
@@ -52,17 +55,20 @@ func TestAutoWorkers(t *testing.T) {
 	// "fastest" follows what it resolves to here.
 	candidates, _ := softshape.FastestCandidates()
 	p := AutoWorkers("fastest", 2)
-	if isGo := strings.HasPrefix(candidates[0], "go"); isGo != (p.Workers == 2 && p.OwnBackend == SingleThreadGoBackend) || !isGo && p.Workers != 1 {
+	if isGo := strings.HasPrefix(candidates[0], "go"); isGo != (p.Workers == 2 && p.OwnBackend == "") || !isGo && p.Workers != 1 {
 		t.Errorf("AutoWorkers(fastest → %s) = %+v", candidates[0], p)
 	}
-	if s := AutoWorkers("go", 2).String(); s != "2 workers, each on its own go:parallelism=0,ops_sequential backend (auto: pure-Go backend on 2 CPUs: one single-threaded run per core trains more samples per second than one run on all cores)" {
+	if s := AutoWorkers("go", 2).String(); s != "2 workers, sharing one backend (auto: pure-Go backend on 2 CPUs: one run per core sharing the all-cores backend, measured ≈1.4× the sweep throughput of 1 worker)" {
+		t.Errorf("String() = %q", s)
+	}
+	if s := AutoWorkers("go:parallelism=0", 2).String(); !strings.HasPrefix(s, "2 workers, each on its own "+SingleThreadGoBackend+" backend (auto: ") {
 		t.Errorf("String() = %q", s)
 	}
 }
 
 // TestPlanWorkers: N > 0 is N workers sharing one backend; 0 is automatic,
-// with no more per-core workers than cells and a single cell on the backend
-// as configured; "" follows $GOMLX_BACKEND; negative is an error.
+// with no more workers than cells; "" follows $GOMLX_BACKEND; negative is an
+// error.
 func TestPlanWorkers(t *testing.T) {
 	t.Setenv(compute.ConfigEnvVar, "")
 	for _, c := range []struct {
@@ -76,10 +82,12 @@ func TestPlanWorkers(t *testing.T) {
 		{3, "go", 2, 10, 3, "", "as asked"},
 		{1, "go", 16, 10, 1, "", "as asked"},
 		{2, "onnx:cpu", 16, 10, 2, "", "as asked"},
-		{0, "go", 2, 10, 2, SingleThreadGoBackend, "auto: pure-Go"},
-		{0, "", 8, 0, 8, SingleThreadGoBackend, "auto: pure-Go"},
-		{0, "go", 8, 3, 3, SingleThreadGoBackend, "3 cells to run: 3 workers"},
-		{0, "go", 2, 1, 1, "", "auto: 1 cell to run"},
+		{2, "go:parallelism=0", 16, 10, 2, "", "as asked"},
+		{0, "go", 2, 10, 2, "", "auto: pure-Go"},
+		{0, "", 8, 0, 8, "", "auto: pure-Go"},
+		{0, "go", 8, 3, 3, "", "3 cell(s) to run: 3 worker(s)"},
+		{0, "go:parallelism=0", 8, 3, 3, SingleThreadGoBackend, "3 cell(s) to run"},
+		{0, "go", 2, 1, 1, "", "1 cell(s) to run: 1 worker(s)"},
 		{0, "onnx:cpu", 16, 10, 1, "", "ONNX Runtime"},
 	} {
 		p, err := PlanWorkers(c.workers, c.config, c.cpus, c.cells)
@@ -95,13 +103,17 @@ func TestPlanWorkers(t *testing.T) {
 	if p, _ := PlanWorkers(0, "", 8, 10); p.Workers != 1 || !strings.Contains(p.Reason, "XLA") {
 		t.Errorf("with $GOMLX_BACKEND=xla:cuda: %+v", p)
 	}
+	t.Setenv(compute.ConfigEnvVar, "go:parallelism=0")
+	if p, _ := PlanWorkers(0, "", 2, 10); p.Workers != 2 || p.OwnBackend != SingleThreadGoBackend {
+		t.Errorf("with $GOMLX_BACKEND=go:parallelism=0: %+v", p)
+	}
 }
 
 // TestWorkerPlanApply: a per-worker plan sets NewBackend and starts nothing;
 // a shared plan starts the backend and hands it to the caller.
 func TestWorkerPlanApply(t *testing.T) {
 	r := &Runner{Workers: 7}
-	shared, err := AutoWorkers("go", 2).Apply(r, "go")
+	shared, err := AutoWorkers("go:parallelism=0", 2).Apply(r, "go:parallelism=0")
 	if err != nil || shared != nil || r.NewBackend == nil || r.Backend != nil || r.Workers != 2 {
 		t.Fatalf("per-worker plan: %v %v, runner %+v", shared, err, r)
 	}
