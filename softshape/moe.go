@@ -59,8 +59,9 @@ func (m *Model) moe(scope *model.Scope, v *Node) (*Node, *Node) {
 //
 // When k < Ĉ and the sizes make it pay (dispatchBlock), each token runs only
 // through its k experts (dispatchedMLP); otherwise all experts run on every
-// token as one pair of matrix products and are weighted by the gates. Both give
-// the same result.
+// token as one pair of matrix products and are weighted by the gates
+// (denseMLP; with k=1, top1MLP, which runs the GELU on the selected expert's
+// units only). All give the same result.
 func (m *Model) mlpExperts(scope *model.Scope, tokens, gates, mask *Node, k int) *Node {
 	g := tokens.Graph()
 	t, d := tokens.Shape().Dimensions[0], tokens.Shape().Dimensions[1]
@@ -80,7 +81,29 @@ func (m *Model) mlpExperts(scope *model.Scope, tokens, gates, mask *Node, k int)
 	if blk := dispatchBlock(t, e, k, m.dispatch); blk > 0 {
 		return dispatchedMLP(tokens, gates, mask, k, blk, w, dropout)
 	}
+	if k == 1 && e > 1 {
+		return top1MLP(tokens, gates, mask, w, dropout)
+	}
 	return denseMLP(tokens, gates, w, dropout)
+}
+
+// top1MLP is denseMLP for top-1 gating (the authors' k=1; mask [T, E] one-hot):
+// the first product still runs every expert on every token, but the GELU and
+// the dropout run only on each token's selected expert's hidden units [T, dh],
+// picked by the mask, then placed back in that expert's block of the second
+// product's input (zeros elsewhere, where denseMLP's gates are zero). The same
+// output and gradients as denseMLP (the unselected gates are zero and have no
+// gradient, see topKGates), with 1/Ĉ of its element-wise work: at Ĉ=3 the
+// experts' exact GELU is most of the MoE's cost on the pure-Go backend.
+func top1MLP(tokens, gates, mask *Node, w expertWeights, dropout func(*Node) *Node) *Node {
+	t, e := gates.Shape().Dimensions[0], gates.Shape().Dimensions[1]
+	dh := w.w1.Shape().Dimensions[1] / e
+	sel := Reshape(StopGradient(mask), t, e, 1)
+	pre := Reshape(addBias(matmul2D(tokens, w.w1), w.b1), t, e, dh)
+	hidden := dropout(gelu(ReduceSum(Mul(pre, sel), 1)))            // [T, dh]
+	hidden = Mul(hidden, ReduceAndKeep(gates, ReduceSum, -1))       // × the selected gate
+	placed := Reshape(Mul(Reshape(hidden, t, 1, dh), sel), t, e*dh) // [T, E·dh]
+	return Add(matmul2D(placed, w.w2), matmul2D(gates, w.b2))
 }
 
 // denseMLP runs every expert on every token of tokens [T, d], as one pair of

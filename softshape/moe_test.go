@@ -47,7 +47,8 @@ func TestDispatchBlock(t *testing.T) {
 	}
 }
 
-// TestRoutedExpertsMatchDense runs the MLP experts both ways on random tokens,
+// TestRoutedExpertsMatchDense runs the MLP experts each way (dense, routed and,
+// for top-1, top1MLP) on random tokens,
 // weights and router probabilities (top-1 and top-2 of 3 and 5 experts,
 // including experts that receive no token) and compares the outputs and the
 // gradients with respect to the tokens, every weight and the router logits, in
@@ -71,7 +72,12 @@ func TestRoutedExpertsMatchDense(t *testing.T) {
 		inputs := []*tensors.Tensor{randn(c.t, c.d), randn(c.t, c.e), randn(c.d, c.e*dh), randn(c.e * dh), randn(c.e*dh, c.d), randn(c.e, c.d)}
 		outs := map[string][]float64{}
 		var scales []float64
-		for _, routed := range []bool{false, true} {
+		forms := []string{"dense", "routed"}
+		if c.k == 1 {
+			forms = append(forms, "top1")
+		}
+		for _, form := range forms {
+			routed := form != "dense"
 			exec, err := graph.NewExec(testBackend(t), func(x []*graph.Node) []*graph.Node {
 				tokens, logits := x[0], x[1]
 				if c.e == 5 && c.k == 1 { // leave experts 3 and 4 without any token
@@ -82,9 +88,12 @@ func TestRoutedExpertsMatchDense(t *testing.T) {
 				w := expertWeights{w1: x[2], b1: x[3], w2: x[4], b2: x[5]}
 				noDropout := func(h *graph.Node) *graph.Node { return h }
 				var y *graph.Node
-				if routed {
+				switch form {
+				case "routed":
 					y = dispatchedMLP(tokens, gates, mask, c.k, dispatchBlock(c.t, c.e, c.k, dispatchRouted), w, noDropout)
-				} else {
+				case "top1":
+					y = top1MLP(tokens, gates, mask, w, noDropout)
+				default:
 					y = denseMLP(tokens, gates, w, noDropout)
 				}
 				wts := graph.Iota(y.Graph(), y.Shape(), 0)
@@ -102,7 +111,7 @@ func TestRoutedExpertsMatchDense(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			name := map[bool]string{false: "dense", true: "routed"}[routed]
+			name := form
 			for _, r := range res {
 				outs[name] = append(outs[name], tensors.MustCopyFlatData[float64](r)...)
 				if !routed { // each output compared at the scale of its largest value
@@ -117,18 +126,20 @@ func TestRoutedExpertsMatchDense(t *testing.T) {
 				}
 			}
 		}
-		nonZero := 0
-		for i, v := range outs["routed"] {
-			want := outs["dense"][i]
-			if math.IsNaN(v) || math.Abs(v-want) > 1e-9*scales[i] {
-				t.Fatalf("%+v: routed differs from dense at %d: %v vs %v", c, i, v, want)
+		for _, form := range forms[1:] {
+			nonZero := 0
+			for i, v := range outs[form] {
+				want := outs["dense"][i]
+				if math.IsNaN(v) || math.Abs(v-want) > 1e-9*scales[i] {
+					t.Fatalf("%+v: %s differs from dense at %d: %v vs %v", c, form, i, v, want)
+				}
+				if v != 0 {
+					nonZero++
+				}
 			}
-			if v != 0 {
-				nonZero++
+			if nonZero < len(outs[form])/2 {
+				t.Errorf("%+v: %s: only %d of %d values non-zero", c, form, nonZero, len(outs[form]))
 			}
-		}
-		if nonZero < len(outs["routed"])/2 {
-			t.Errorf("%+v: only %d of %d values non-zero", c, nonZero, len(outs["routed"]))
 		}
 	}
 }
