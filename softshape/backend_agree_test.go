@@ -20,7 +20,7 @@ import (
 // tolerance. TestONNX* (backend_onnx_test.go, -tags onnx) checks ONNX Runtime;
 // TestBackendAgreesWithGo and TestBackendAccuracyMatchesGo check the backend
 // named by $SOFTSHAPE_AGREE_BACKEND (e.g. "xla:cuda,tf32=false" on a GPU, see
-// environment.md), and when it is unset singleThreadBackend, the executor a
+// environment.md), and when it is unset SingleThreadBackend, the executor a
 // sweep gives each worker of a single-threaded plan. The tolerances:
 const (
 	// agreeLossRelTol bounds the relative difference of the training loss of
@@ -48,11 +48,6 @@ const (
 // and TestBackendAccuracyMatchesGo compare with the pure-Go one.
 const agreeBackendEnvVar = "SOFTSHAPE_AGREE_BACKEND"
 
-// singleThreadBackend is the pure-Go config compared when
-// $SOFTSHAPE_AGREE_BACKEND is unset: every op on the calling goroutine, one
-// after the other.
-const singleThreadBackend = "go:parallelism=0,ops_sequential"
-
 // goBackend is the pure-Go backend whatever $GOMLX_BACKEND says.
 var goBackend = sync.OnceValues(func() (compute.Backend, error) { return NewBackend(DefaultBackend) })
 
@@ -69,7 +64,7 @@ func testGoBackend(t *testing.T) compute.Backend {
 var agreeBackend = sync.OnceValues(func() (compute.Backend, error) {
 	config := strings.TrimSpace(os.Getenv(agreeBackendEnvVar))
 	if config == "" {
-		config = singleThreadBackend
+		config = SingleThreadBackend
 	}
 	return NewBackend(config)
 })

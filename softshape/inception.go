@@ -263,7 +263,12 @@ func (l convLayout) gatherRows(x *Node, offsets []int) *Node {
 
 // gathersFast reports whether the backend of g gathers natively: every backend
 // but the pure-Go one, whose Gather copies element by element.
-func gathersFast(g *Graph) bool { return g.Backend().String() != gobackend.BackendName }
+func gathersFast(g *Graph) bool { return !onPureGo(g) }
+
+// onPureGo reports whether g is built for GoMLX's pure-Go backend, whose op
+// costs differ enough from the others' that some layers choose another form
+// there (gathersFast, expNegHalfSquare).
+func onPureGo(g *Graph) bool { return g.Backend().String() == gobackend.BackendName }
 
 // seqRows lays the samples of x [B, n, c] end to end along the rows of a matrix
 // [before + B·(n+gap) + after, c]: before zero rows, then each sample followed

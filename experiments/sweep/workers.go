@@ -12,13 +12,9 @@ import (
 )
 
 // SingleThreadGoBackend is the pure-Go backend config of one single-threaded
-// run per worker: every op runs on the calling goroutine (parallelism=0: no
-// worker pool, so the pool deadlock of the default pure-Go setting cannot
-// occur) and the ops of a graph run one after the other (ops_sequential: with
-// parallelism=0 the parallel scheduler only adds bookkeeping, measured as
-// ≈10–15% more CPU time per run). AutoWorkers gives it, a backend per
-// worker, to a pure-Go config that asks for parallelism=0.
-const SingleThreadGoBackend = "go:parallelism=0,ops_sequential"
+// run per worker, softshape.SingleThreadBackend. AutoWorkers gives it, a
+// backend per worker, to a pure-Go config that asks for parallelism=0.
+const SingleThreadGoBackend = softshape.SingleThreadBackend
 
 // WorkerPlan is how a sweep uses the machine's cores: how many cells train at
 // once, and whether each worker has a backend of its own.
