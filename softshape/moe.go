@@ -78,7 +78,7 @@ func (m *Model) mlpExperts(scope *model.Scope, tokens, gates, mask *Node, k int)
 			VariableWithShape("bias", shapes.Make(tokens.DType(), e, d)).NodeValue(g),
 	}
 	dropout := func(x *Node) *Node { return layers.DropoutStatic(scope, x, m.Config.Dropout) }
-	if blk := dispatchBlock(t, e, k, m.dispatch); blk > 0 {
+	if blk := dispatchBlock(t, e, k, minDispatchBlock(g, d, dh), m.dispatch); blk > 0 {
 		return dispatchedMLP(tokens, gates, mask, k, blk, w, dropout)
 	}
 	if k == 1 && e > 1 {
@@ -133,25 +133,49 @@ const (
 // dispatchBlock returns the block size of routed dispatch for t tokens, e
 // experts and k selected per token, or 0 when the dense form is used: always
 // when k ≥ e (every expert runs anyway), and, in auto mode, when the padded
-// rows of routed dispatch would exceed a third of the dense form's t·e rows:
-// the scatter, gathers, cumulative counts and batched products (slower than
-// rank-2 products on pure Go) cost about what they save above that. Measured
-// on 2 cores with GOEXPERIMENT=simd: at Ĉ=2, k=1 (rows ≈0.6 of dense) routed
-// was equal on ONNX Runtime and 6% slower on pure Go; at Ĉ=3, k=1 (≈0.45)
-// still 5% slower on pure Go; at Ĉ=5 (≈0.25) faster. Blocks are a power of two
-// between 8 and 256, about a quarter of the average rows per expert, so
-// padding adds at most about a quarter.
-func dispatchBlock(t, e, k int, mode dispatchMode) int {
+// rows of routed dispatch would exceed 3/5 of the dense form's t·e rows: the
+// gathers, cumulative counts and batched products cost about what they save
+// above that. Blocks are a power of two between minBlock (at least 8) and 256,
+// about a quarter of the average rows per expert, so padding adds at most about
+// a quarter; minBlock keeps each block's product above a backend's
+// small-matrix threshold (minDispatchBlock).
+//
+// Measured on 2 cores (GOEXPERIMENT=simd), the experts alone, forward and
+// backward, 4,000 tokens, d=128, k=1: routed takes 0.55× the time of top1MLP
+// at Ĉ=3 and 0.69× at Ĉ=2 on pure Go, 0.66× and 0.95× on ONNX Runtime; at
+// 992 tokens with 256-row blocks (rows 0.60 and 0.77 of dense) 0.80× and 0.98×
+// on pure Go, 0.9× and 1.07× on ONNX Runtime.
+func dispatchBlock(t, e, k, minBlock int, mode dispatchMode) int {
 	if k >= e || mode == dispatchDense {
 		return 0
 	}
 	a := t * k
 	blk := 8
+	for blk < minBlock {
+		blk *= 2
+	}
 	for blk < 256 && 2*blk <= a/(4*e) {
 		blk *= 2
 	}
-	if mode == dispatchAuto && routedRows(a, e, blk)*3 > t*e {
+	if mode == dispatchAuto && routedRows(a, e, blk)*5 > t*e*3 {
 		return 0
+	}
+	return blk
+}
+
+// minDispatchBlock is the smallest block (a power of two) for routed dispatch
+// of experts of widths d→dh on the backend of g: on the pure-Go backend each
+// block's product [blk, d]×[d, dh] must reach the size (4 Mi multiply-adds)
+// above which GoMLX multiplies with its packed, cache-blocked kernel; below
+// it its simple kernel ran batched blocks at ≈3 GFLOP/s, a tenth of the
+// packed one (256 rows at d = dh = 128). Other backends: 8.
+func minDispatchBlock(g *Graph, d, dh int) int {
+	if !onPureGo(g) {
+		return 8
+	}
+	blk := 8
+	for blk*d*dh < 4<<20 {
+		blk *= 2
 	}
 	return blk
 }
@@ -168,14 +192,19 @@ func routedRows(a, e, blk int) int { return ((a+blk-1)/blk + e) * blk }
 //  1. The j-th selected expert of each token, sel [T, k], and each assignment's
 //     rank among the assignments of its expert (a cumulative count).
 //  2. Every expert's assignments get a run of rows in a buffer [P, d], padded to
-//     whole blocks of blk rows; one Scatter places the tokens (padding rows stay
-//     zero), so every block belongs to one expert.
-//  3. Each block multiplies its rows by its expert's weights, gathered per block
-//     ([P/blk, d, dh]): one batched matrix product per layer.
-//  4. One Gather brings every assignment's output back; the gates weight them.
+//     whole blocks of blk rows, so every block belongs to one expert: dst [A]
+//     is each assignment's row, src [P] each row's assignment (A for padding).
+//  3. Each block multiplies its rows by its expert's weights, selected per
+//     block by a one-hot product ([P/blk, d, dh]): one batched matrix product
+//     per layer (batchedMatmul).
+//  4. Every assignment's output comes back by its row; the gates weight them.
 //
-// Gradients flow through the Scatter and Gathers (each the other's transpose)
-// and the gates; the routing itself has none, as in the dense form.
+// The tokens move only by Gather, in both directions (gatherRows): the rows
+// are a partial permutation, so the gradient of each Gather is a Gather by the
+// inverse map, where automatic differentiation would scatter-add (on the
+// pure-Go backend a Scatter of rows costs more than a Gather, and the block
+// weights' Gather and its Scatter more than their one-hot products). The
+// routing itself has no gradient, as in the dense form.
 func dispatchedMLP(tokens, gates, mask *Node, k, blk int, w expertWeights, dropout func(*Node) *Node) *Node {
 	g := tokens.Graph()
 	dt := tokens.DType()
@@ -198,28 +227,72 @@ func dispatchedMLP(tokens, gates, mask *Node, k, blk int, w expertWeights, dropo
 	padded := MulScalar(Ceil(DivScalar(counts, float64(blk))), float64(blk))
 	padEnd := CumSum(padded, 0)
 	padStart := Sub(padEnd, padded)
-	dst := Add(ReduceSum(Mul(onehot, Reshape(padStart, 1, e)), -1), rank)     // [A]
-	dst = StopGradient(Reshape(ConvertDType(dst, dtypes.Int32), a, 1))        // [A, 1]
-	rows := Reshape(BroadcastToDims(Reshape(tokens, t, 1, d), t, k, d), a, d) // [A, d]
-	buf := Reshape(Scatter(dst, rows, shapes.Make(dt, p, d), false, true), nb, blk, d)
+	dst := Add(ReduceSum(Mul(onehot, Reshape(padStart, 1, e)), -1), rank) // [A]
+	dst = StopGradient(ConvertDType(dst, dtypes.Int32))
+	// src = the inverse map: A everywhere, then each assignment's index at its row.
+	assignment := Iota(g, shapes.Make(dtypes.Int32, a), 0)
+	src := ScatterSum(BroadcastToDims(Scalar(g, dtypes.Int32, a), p), Reshape(dst, a, 1),
+		SubScalar(assignment, float64(a)), false, true) // [P]
+	src = StopGradient(src)
+	srcToken := Where(Equal(src, Scalar(g, dtypes.Int32, a)), Scalar(g, dtypes.Int32, t), DivScalar(src, float64(k)))
+	buf := withGradient([]*Node{tokens},
+		func(in []*Node) *Node { return gatherRows(in[0], srcToken) }, // [P, d]
+		func(_ []*Node, _, v *Node) []*Node {
+			dTokens := gatherRows(v, dst) // [A, d]
+			if k > 1 {
+				dTokens = ReduceSum(Reshape(dTokens, t, k, d), 1)
+			}
+			return []*Node{dTokens}
+		})
+	buf = Reshape(buf, nb, blk, d)
 	// The expert of each block: how many experts' runs end at or before its start.
 	starts := Iota(g, shapes.Make(dt, nb, 1), 0)
 	starts = MulScalar(starts, float64(blk))
 	blockExpert := ReduceSum(ConvertDType(LessOrEqual(Reshape(padEnd, 1, e), starts), dtypes.Int32), -1)
-	blockExpert = Reshape(MinScalar(blockExpert, float64(e-1)), nb, 1) // trailing empty blocks: any expert
-	blockExpert = StopGradient(blockExpert)
+	blockExpert = MinScalar(blockExpert, float64(e-1))   // trailing empty blocks: any expert
+	perBlock := StopGradient(OneHot(blockExpert, e, dt)) // [nb, E]
 	// 3. Expert-major weights [E, …], one set per block.
-	w1 := Gather(TransposeAllDims(Reshape(w.w1, d, e, dh), 1, 0, 2), blockExpert) // [nb, d, dh]
-	b1 := Gather(Reshape(w.b1, e, dh), blockExpert)                               // [nb, dh]
-	w2 := Gather(Reshape(w.w2, e, dh, d), blockExpert)                            // [nb, dh, d]
-	b2 := Gather(w.b2, blockExpert)                                               // [nb, d]
-	hidden := Add(Einsum("gbd,gdh->gbh", buf, w1), Reshape(b1, nb, 1, dh))
+	w1 := Reshape(matmul2D(perBlock, Reshape(TransposeAllDims(Reshape(w.w1, d, e, dh), 1, 0, 2), e, d*dh)), nb, d, dh)
+	b1 := matmul2D(perBlock, Reshape(w.b1, e, dh))                       // [nb, dh]
+	w2 := Reshape(matmul2D(perBlock, Reshape(w.w2, e, dh*d)), nb, dh, d) // [nb, dh, d]
+	b2 := matmul2D(perBlock, w.b2)                                       // [nb, d]
+	hidden := Add(batchedMatmul(buf, w1), Reshape(b1, nb, 1, dh))
 	hidden = dropout(gelu(hidden))
-	out := Add(Einsum("gbh,ghd->gbd", hidden, w2), Reshape(b2, nb, 1, d)) // [nb, blk, d]
+	out := Add(batchedMatmul(hidden, w2), Reshape(b2, nb, 1, d)) // [nb, blk, d]
 	// 4. Back to the assignments, weighted by their gates.
-	back := Reshape(Gather(Reshape(out, p, d), dst), t, k, d)
+	back := withGradient([]*Node{Reshape(out, p, d)},
+		func(in []*Node) *Node { return gatherRows(in[0], dst) }, // [A, d]
+		func(_ []*Node, _, v *Node) []*Node { return []*Node{gatherRows(v, src)} })
 	gate := ReduceSum(Mul(Reshape(gates, t, 1, e), Reshape(onehot, t, k, e)), -1) // [T, k]
-	return ReduceSum(Mul(back, Reshape(gate, t, k, 1)), 1)
+	if k == 1 {
+		return Mul(back, gate)
+	}
+	return ReduceSum(Mul(Reshape(back, t, k, d), Reshape(gate, t, k, 1)), 1)
+}
+
+// gatherRows returns the rows of x [N, d] at idx [M] (int32) as [M, d]; the
+// index N gives a row of zeros.
+func gatherRows(x, idx *Node) *Node {
+	d := x.Shape().Dimensions[1]
+	padded := Concatenate([]*Node{x, Zeros(x.Graph(), shapes.Make(x.DType(), 1, d))}, 0) // [N+1, d]
+	return Gather(padded, Reshape(idx, idx.Shape().Size(), 1))
+}
+
+// batchedMatmul multiplies x [G, B, K] by w [G, K, N] block by block into
+// [G, B, N]. Its gradient is written by hand (see withGradient) so that the
+// only copy is one transpose of x for the weight gradient: the input gradient
+// v·wᵀ is a product in the layout the pure-Go backend multiplies directly,
+// where GoMLX's own gradient transposes the weights, the output gradient and
+// an identity permutation of the result.
+func batchedMatmul(x, w *Node) *Node {
+	return withGradient([]*Node{x, w},
+		func(in []*Node) *Node { return DotGeneral(in[0], []int{2}, []int{0}, in[1], []int{1}, []int{0}) },
+		func(in []*Node, _, v *Node) []*Node {
+			x, w := in[0], in[1]
+			dx := DotGeneral(v, []int{2}, []int{0}, w, []int{2}, []int{0})                            // [G, B, K]
+			dw := DotGeneral(TransposeAllDims(x, 0, 2, 1), []int{2}, []int{0}, v, []int{1}, []int{0}) // [G, K, N]
+			return []*Node{dx, dw}
+		})
 }
 
 // topKGates keeps, for each row of the router probabilities p [T, E], the k

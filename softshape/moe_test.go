@@ -9,40 +9,56 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 )
 
-// TestDispatchBlock checks when the routed form is chosen and that its padded
-// buffer always holds every expert's rows rounded up to whole blocks.
+// TestDispatchBlock checks when the routed form is chosen, the block sizes
+// for each minimum, and that the padded buffer always holds every expert's
+// rows rounded up to whole blocks.
 func TestDispatchBlock(t *testing.T) {
-	if b := dispatchBlock(1000, 2, 2, dispatchAuto); b != 0 {
-		t.Errorf("k = Ĉ: block %d, want dense (0)", b)
-	}
-	if b := dispatchBlock(1000, 3, 1, dispatchDense); b != 0 {
-		t.Errorf("forced dense: block %d", b)
-	}
-	if b := dispatchBlock(4, 2, 1, dispatchAuto); b != 0 {
-		t.Errorf("4 tokens, 2 experts: block %d, want dense (padding would cost more than it saves)", b)
-	}
-	if b := dispatchBlock(4, 2, 1, dispatchRouted); b != 8 {
-		t.Errorf("forced routed on 4 tokens: block %d, want the smallest, 8", b)
-	}
-	if b := dispatchBlock(1952, 2, 1, dispatchAuto); b != 0 {
-		t.Errorf("1952 tokens, Ĉ=2, k=1: block %d, want dense (0): routed would save too little", b)
-	}
-	if b := dispatchBlock(1952, 3, 1, dispatchAuto); b != 0 {
-		t.Errorf("1952 tokens, Ĉ=3, k=1: block %d, want dense (0)", b)
-	}
-	if b := dispatchBlock(1952, 5, 1, dispatchAuto); b != 64 {
-		t.Errorf("1952 tokens, Ĉ=5, k=1: block %d, want 64", b)
+	for _, c := range []struct {
+		t, e, k, minBlock int
+		mode              dispatchMode
+		want              int
+		why               string
+	}{
+		{1000, 2, 2, 8, dispatchAuto, 0, "k = Ĉ: every expert runs anyway"},
+		{1000, 3, 1, 8, dispatchDense, 0, "forced dense"},
+		{4, 2, 1, 8, dispatchAuto, 0, "4 tokens: padding would cost more than it saves"},
+		{4, 2, 1, 8, dispatchRouted, 8, "forced routed: the smallest block"},
+		{4, 2, 1, 256, dispatchRouted, 256, "forced routed: the minimum block"},
+		{1952, 2, 1, 8, dispatchAuto, 128, "rows 0.59 of dense"},
+		{1952, 2, 1, 256, dispatchAuto, 0, "256-row blocks: rows 0.66 of dense"},
+		{1952, 3, 1, 256, dispatchAuto, 256, "256-row blocks: rows 0.48 of dense"},
+		{1008, 2, 1, 256, dispatchAuto, 0, "the benchmark's sparse layer on pure Go: rows 0.76 of dense"},
+		{7968, 3, 1, 256, dispatchAuto, 256, "Fig 3 at T=3984, 50%: rows 0.37 of dense"},
+		{1952, 5, 1, 8, dispatchAuto, 64, "Ĉ=5: a quarter of the 390 rows per expert, rounded down"},
+		{100000, 60, 1, 1024, dispatchRouted, 1024, "minimum above 256"},
+	} {
+		if got := dispatchBlock(c.t, c.e, c.k, c.minBlock, c.mode); got != c.want {
+			t.Errorf("%d tokens, Ĉ=%d, k=%d, min %d: block %d, want %d (%s)", c.t, c.e, c.k, c.minBlock, got, c.want, c.why)
+		}
 	}
 	for _, c := range []struct{ t, e, k int }{{1952, 2, 1}, {992, 3, 1}, {5000, 10, 3}, {100000, 60, 1}} {
-		blk := dispatchBlock(c.t, c.e, c.k, dispatchRouted)
-		a := c.t * c.k
-		// Worst case: every expert but one has one row, each padded to a block.
-		worst := (a-(c.e-1)+blk-1)/blk*blk + (c.e-1)*blk
-		if rows := routedRows(a, c.e, blk); rows < worst || rows < a {
-			t.Errorf("%+v: %d rows cannot hold the worst case %d", c, rows, worst)
+		for _, minBlock := range []int{8, 256} {
+			blk := dispatchBlock(c.t, c.e, c.k, minBlock, dispatchRouted)
+			a := c.t * c.k
+			// Worst case: every expert but one has one row, each padded to a block.
+			worst := (a-(c.e-1)+blk-1)/blk*blk + (c.e-1)*blk
+			if rows := routedRows(a, c.e, blk); rows < worst || rows < a {
+				t.Errorf("%+v: %d rows cannot hold the worst case %d", c, rows, worst)
+			}
+			if blk < minBlock || blk > max(256, minBlock) || blk&(blk-1) != 0 {
+				t.Errorf("%+v, min %d: block %d", c, minBlock, blk)
+			}
 		}
-		if blk < 8 || blk > 256 || blk&(blk-1) != 0 {
-			t.Errorf("%+v: block %d", c, blk)
+	}
+}
+
+// TestMinDispatchBlock: on the pure-Go backend a block's product must reach
+// 4 Mi multiply-adds (GoMLX's packed matmul kernel).
+func TestMinDispatchBlock(t *testing.T) {
+	g := graph.NewGraph(testBackend(t), "min-block")
+	for _, c := range []struct{ d, dh, want int }{{128, 128, 256}, {64, 64, 1024}, {256, 256, 64}, {512, 512, 16}} {
+		if got := minDispatchBlock(g, c.d, c.dh); got != c.want {
+			t.Errorf("d=%d, dh=%d: %d, want %d", c.d, c.dh, got, c.want)
 		}
 	}
 }
@@ -90,7 +106,7 @@ func TestRoutedExpertsMatchDense(t *testing.T) {
 				var y *graph.Node
 				switch form {
 				case "routed":
-					y = dispatchedMLP(tokens, gates, mask, c.k, dispatchBlock(c.t, c.e, c.k, dispatchRouted), w, noDropout)
+					y = dispatchedMLP(tokens, gates, mask, c.k, dispatchBlock(c.t, c.e, c.k, 8, dispatchRouted), w, noDropout)
 				case "top1":
 					y = top1MLP(tokens, gates, mask, w, noDropout)
 				default:
