@@ -120,24 +120,42 @@ func TestScaling(t *testing.T) {
 
 	// 50% against 0% on a long series, steps alternated, at d=128, compared
 	// in process CPU time (the wall time on a shared machine varies by 2×).
-	// Both run the MoE in every layer (moe_layers=all), so they differ only in
-	// the tokens (≈20% less CPU for 50%). With the authors' moe_layers=sparse,
-	// 0% merges nothing and so runs no MoE at all, and the MoE that 50% adds
-	// takes most of what its halved tokens save: the difference is within
-	// the machine's noise there (see README, "Running time").
+	// With moe_layers=all both run the MoE in every layer, so they differ
+	// only in the tokens (≈20% less CPU for 50%).
 	cfg := softshape.DefaultConfig()
 	cfg.MoELayers = "all"
-	p, err := CompareRatios(Options{Batch: 8, Config: &cfg, DataRoot: ucrRoot(), Seed: 1}, 996, 0, 0.5, 5)
+	comparePaired(t, Options{Batch: 8, Config: &cfg, DataRoot: ucrRoot(), Seed: 1}, 996, 0.5, 0.95, 4)
+	// The authors' moe_layers=sparse: 0% merges nothing and so runs no MoE at
+	// all, while 50% halves the last layer's tokens and adds the MoE there.
+	// The multiply-adds then bound the saving at ≈14% (layer 0 never merges);
+	// on pure Go, with routed experts, 50%'s fastest step took 3–6% less CPU
+	// than 0%'s at T=3984 in four runs, cheaper in 3–5 of 5 alternated rounds
+	// (before routing it was up to 18% more), and 90% ≈30% less. So: 50%
+	// cheaper, in most rounds, and 90% clearly cheaper.
+	authors := softshape.DefaultConfig()
+	comparePaired(t, Options{Batch: 8, Config: &authors, DataRoot: ucrRoot(), Seed: 1}, 3984, 0.5, 1.0, 3)
+	comparePaired(t, Options{Batch: 8, Config: &authors, DataRoot: ucrRoot(), Seed: 1}, 3984, 0.9, 0.85, 4)
+}
+
+// comparePaired times 0% against ratio r at length T over 5 alternated rounds
+// and fails unless r's fastest step takes at most maxRatio of 0%'s (process
+// CPU time, or wall time where there is none) and r is cheaper in at least
+// minWins rounds.
+func comparePaired(t *testing.T, opts Options, T int, r, maxRatio float64, minWins int) {
+	t.Helper()
+	p, err := CompareRatios(opts, T, 0, r, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("T=996: wall 0%% %v, 50%% %v; CPU 0%% %v, 50%% %v; 50%% cheaper in %d of 5 rounds", p.StepsA, p.StepsB, p.CPUA, p.CPUB, p.Wins)
+	t.Logf("T=%d, moe_layers=%s: wall 0%% %v, %.0f%% %v; CPU 0%% %v, %.0f%% %v; %.0f%% cheaper in %d of 5 rounds",
+		T, opts.Config.MoELayers, p.StepsA, r*100, p.StepsB, p.CPUA, r*100, p.CPUB, r*100, p.Wins)
 	a, b := p.MinCPUA, p.MinCPUB
 	if a == 0 { // no CPU clock on this system
 		a, b = p.MinA, p.MinB
 	}
-	if !(b < a*95/100 && p.Wins >= 4) {
-		t.Errorf("50%% sparse is not measurably cheaper than 0%%: min %v vs %v, cheaper in %d of 5 rounds", b, a, p.Wins)
+	if float64(b) > maxRatio*float64(a) || p.Wins < minWins {
+		t.Errorf("T=%d, moe_layers=%s: %.0f%% sparse takes %v against %v for 0%% (%.2f×, at most %.2f× expected), cheaper in %d of 5 rounds (at least %d expected)",
+			T, opts.Config.MoELayers, r*100, b, a, float64(b)/float64(a), maxRatio, p.Wins, minWins)
 	}
 }
 
