@@ -199,7 +199,7 @@ func routedRows(a, e, blk int) int { return ((a+blk-1)/blk + e) * blk }
 //     per layer (batchedMatmul).
 //  4. Every assignment's output comes back by its row; the gates weight them.
 //
-// The tokens move only by Gather, in both directions (gatherRows): the rows
+// The tokens move only by Gather, in both directions (takeRows): the rows
 // are a partial permutation, so the gradient of each Gather is a Gather by the
 // inverse map, where automatic differentiation would scatter-add (on the
 // pure-Go backend a Scatter of rows costs more than a Gather, and the block
@@ -236,9 +236,9 @@ func dispatchedMLP(tokens, gates, mask *Node, k, blk int, w expertWeights, dropo
 	src = StopGradient(src)
 	srcToken := Where(Equal(src, Scalar(g, dtypes.Int32, a)), Scalar(g, dtypes.Int32, t), DivScalar(src, float64(k)))
 	buf := withGradient([]*Node{tokens},
-		func(in []*Node) *Node { return gatherRows(in[0], srcToken) }, // [P, d]
+		func(in []*Node) *Node { return takeRowsOrZero(in[0], srcToken) }, // [P, d]
 		func(_ []*Node, _, v *Node) []*Node {
-			dTokens := gatherRows(v, dst) // [A, d]
+			dTokens := takeRows(v, dst) // [A, d]
 			if k > 1 {
 				dTokens = ReduceSum(Reshape(dTokens, t, k, d), 1)
 			}
@@ -261,8 +261,8 @@ func dispatchedMLP(tokens, gates, mask *Node, k, blk int, w expertWeights, dropo
 	out := Add(batchedMatmul(hidden, w2), Reshape(b2, nb, 1, d)) // [nb, blk, d]
 	// 4. Back to the assignments, weighted by their gates.
 	back := withGradient([]*Node{Reshape(out, p, d)},
-		func(in []*Node) *Node { return gatherRows(in[0], dst) }, // [A, d]
-		func(_ []*Node, _, v *Node) []*Node { return []*Node{gatherRows(v, src)} })
+		func(in []*Node) *Node { return takeRows(in[0], dst) }, // [A, d]
+		func(_ []*Node, _, v *Node) []*Node { return []*Node{takeRowsOrZero(v, src)} })
 	gate := ReduceSum(Mul(Reshape(gates, t, 1, e), Reshape(onehot, t, k, e)), -1) // [T, k]
 	if k == 1 {
 		return Mul(back, gate)
@@ -270,12 +270,15 @@ func dispatchedMLP(tokens, gates, mask *Node, k, blk int, w expertWeights, dropo
 	return ReduceSum(Mul(Reshape(back, t, k, d), Reshape(gate, t, k, 1)), 1)
 }
 
-// gatherRows returns the rows of x [N, d] at idx [M] (int32) as [M, d]; the
-// index N gives a row of zeros.
-func gatherRows(x, idx *Node) *Node {
-	d := x.Shape().Dimensions[1]
-	padded := Concatenate([]*Node{x, Zeros(x.Graph(), shapes.Make(x.DType(), 1, d))}, 0) // [N+1, d]
-	return Gather(padded, Reshape(idx, idx.Shape().Size(), 1))
+// takeRows returns the rows of x [N, d] at idx [M] (int32, each in [0, N)) as [M, d].
+func takeRows(x, idx *Node) *Node { return Gather(x, Reshape(idx, idx.Shape().Size(), 1)) }
+
+// takeRowsOrZero is takeRows where the index N also gives a row of zeros (the
+// padding rows of routed dispatch): x is extended by one zero row first, a
+// copy of x that takeRows by indices that never say N does without.
+func takeRowsOrZero(x, idx *Node) *Node {
+	zero := Zeros(x.Graph(), shapes.Make(x.DType(), 1, x.Shape().Dimensions[1]))
+	return takeRows(Concatenate([]*Node{x, zero}, 0), idx)
 }
 
 // batchedMatmul multiplies x [G, B, K] by w [G, K, N] block by block into
