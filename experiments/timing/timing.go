@@ -41,6 +41,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/experiments/stats"
 	"github.com/softshape-go/softshape/softshape"
 )
 
@@ -595,10 +596,12 @@ func (r *Result) stepsPerEpoch() int {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// Paired is the outcome of ComparePhases: the steps of two sparse ratios
+// Paired is the outcome of CompareRatios: the steps of two sparse ratios
 // timed alternately on the same batch, so that load from other processes
-// falls on both alike.
+// falls on both alike, and compared round by round.
 type Paired struct {
+	// Backend names the backend that ran the steps.
+	Backend    string
 	Length     int
 	RatioA     float64
 	RatioB     float64
@@ -609,9 +612,18 @@ type Paired struct {
 	// MinCPUB their minima.
 	CPUA, CPUB       []time.Duration
 	MinCPUA, MinCPUB time.Duration
-	// Wins counts the rounds in which B used less CPU time than A (wall
-	// time where CPU time is not measured).
+	// Ratios holds, per round, B's cost over A's: process CPU time, or wall
+	// time where the system has no CPU clock. MedianRatio is their median,
+	// the robust estimate of B's relative cost (a single slow step, e.g. a
+	// garbage collection, moves the minimum or the mean but not the median).
+	Ratios      []float64
+	MedianRatio float64
+	// Wins counts the rounds in which B cost less than A.
 	Wins int
+	// PValue is the one-sided Wilcoxon signed-rank test (stats package) of
+	// the log ratios against "B costs less than A": small when B is
+	// consistently cheaper, 1 when there is a single round.
+	PValue float64
 }
 
 // CompareRatios times the sparse phase at sparse ratios a and b on series of
@@ -654,7 +666,7 @@ func CompareRatios(opts Options, T int, a, b float64, rounds int) (*Paired, erro
 		}
 		trs[i] = tr
 	}
-	p := &Paired{Length: T, RatioA: a, RatioB: b}
+	p := &Paired{Backend: o.Backend.Name(), Length: T, RatioA: a, RatioB: b}
 	for range o.Steps {
 		da, err := trs[0].Step(softshape.Sparse, x, y)
 		if err != nil {
@@ -665,12 +677,45 @@ func CompareRatios(opts Options, T int, a, b float64, rounds int) (*Paired, erro
 			return nil, err
 		}
 		p.StepsA, p.StepsB = append(p.StepsA, da), append(p.StepsB, db)
-		p.CPUA, p.CPUB = append(p.CPUA, trs[0].LastCPU), append(p.CPUB, trs[1].LastCPU)
-		if ca, cb := trs[0].LastCPU, trs[1].LastCPU; (ca > 0 && cb < ca) || (ca == 0 && db < da) {
-			p.Wins++
+		ca, cb := trs[0].LastCPU, trs[1].LastCPU
+		p.CPUA, p.CPUB = append(p.CPUA, ca), append(p.CPUB, cb)
+		if ca <= 0 || cb <= 0 { // no CPU clock on this system
+			ca, cb = da, db
 		}
+		p.Ratios = append(p.Ratios, cb.Seconds()/ca.Seconds())
 	}
 	p.MinA, p.MinB = slices.Min(p.StepsA), slices.Min(p.StepsB)
 	p.MinCPUA, p.MinCPUB = slices.Min(p.CPUA), slices.Min(p.CPUB)
+	p.MedianRatio, p.Wins, p.PValue = compareRounds(p.Ratios)
 	return p, nil
+}
+
+// compareRounds summarises per-round cost ratios B/A: their median, the
+// number below 1, and the one-sided Wilcoxon signed-rank p-value of their
+// logarithms against "B is cheaper" (1 for fewer than two rounds).
+func compareRounds(ratios []float64) (median float64, wins int, p float64) {
+	sorted := slices.Clone(ratios)
+	slices.Sort(sorted)
+	n := len(sorted)
+	if n == 0 {
+		return math.NaN(), 0, 1
+	}
+	median = sorted[n/2]
+	if n%2 == 0 {
+		median = (sorted[n/2-1] + sorted[n/2]) / 2
+	}
+	logs := make([]float64, n)
+	for i, r := range ratios {
+		logs[i] = math.Log(r)
+		if r < 1 {
+			wins++
+		}
+	}
+	p = 1
+	if n > 1 {
+		if res, err := stats.WilcoxonDiffs(logs, stats.Less, stats.WilcoxonOptions{}); err == nil {
+			p = res.PValue
+		}
+	}
+	return median, wins, p
 }
