@@ -37,10 +37,12 @@ func runTiming(args []string, stdout io.Writer) error {
 	format := fs.String("format", "markdown", "table printed on stdout: markdown or csv")
 	params := fs.Bool("params", true, "also measure parameters and inference time on "+strings.Join(timing.ParamsDatasets(), " and "))
 	seed := fs.Int64("seed", 42, "seed of the weights and of the generated data")
+	paired := fs.Int("paired", 0, "instead of the length sweep: at this series length, alternate training steps of the first of -ratios and each other one, and compare them round by round (median cost ratio, wins, one-sided Wilcoxon p)")
+	rounds := fs.Int("rounds", 15, "rounds of -paired")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: softshape timing [flags]\n\nTimes SoftShape training steps against the series length (paper Fig 3): series of\n"+
 			"%s (or generated CBF) concatenated to each length, the dense (warm-up) phase and the sparse\nphase at each sparse ratio, "+
-			"compile time reported apart. Prints the table and the linear fit of time\nagainst length, and writes the running-time figures.\n\nFlags:\n", timing.BaseDataset)
+			"compile time reported apart. Prints the table and the linear fit of time\nagainst length, and writes the running-time figures. With -paired T, compares\nsparse ratios at one length instead, step by step.\n\nFlags:\n", timing.BaseDataset)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -54,6 +56,9 @@ func runTiming(args []string, stdout io.Writer) error {
 	}
 	if *batch < 1 || *steps < 1 {
 		return fmt.Errorf("-batch %d, -steps %d: both must be ≥ 1", *batch, *steps)
+	}
+	if *paired != 0 && *rounds < 1 {
+		return fmt.Errorf("-rounds %d: must be ≥ 1", *rounds)
 	}
 	opts := timing.Options{Batch: *batch, Steps: *steps, NoDense: *noDense, DataRoot: *dataRoot, Seed: *seed, Log: os.Stderr}
 	var err error
@@ -80,6 +85,9 @@ func runTiming(args []string, stdout io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "backend: %s\n", opts.Backend.Description())
+	if *paired != 0 {
+		return runPaired(stdout, opts, *paired, *rounds)
+	}
 	res, err := timing.Measure(opts)
 	if err != nil {
 		return err
@@ -124,6 +132,25 @@ func runTiming(args []string, stdout io.Writer) error {
 	}
 	for _, p := range paths {
 		fmt.Fprintf(stdout, "wrote %s\n", p)
+	}
+	return nil
+}
+
+// runPaired implements "softshape timing -paired T": opts.Ratios[0] against
+// each other ratio at length T, printed as Markdown.
+func runPaired(stdout io.Writer, opts timing.Options, T, rounds int) error {
+	if len(opts.Ratios) < 2 {
+		return fmt.Errorf("-paired needs at least two -ratios (the first is the baseline), got %d", len(opts.Ratios))
+	}
+	for _, r := range opts.Ratios[1:] {
+		p, err := timing.CompareRatios(opts, T, opts.Ratios[0], r, rounds)
+		if err != nil {
+			return fmt.Errorf("-paired %d: %w", T, err)
+		}
+		fmt.Fprintln(stdout)
+		if err := p.Markdown(stdout); err != nil {
+			return err
+		}
 	}
 	return nil
 }

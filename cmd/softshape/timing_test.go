@@ -27,7 +27,14 @@ func TestTimingCommand(t *testing.T) {
 	if err != nil || strings.Count(string(b), "\n") != 7 {
 		t.Errorf("timing.csv (%v):\n%s", err, b)
 	}
-	for _, bad := range [][]string{{"-lengths", "100"}, {"-ratios", "100"}, {"-format", "html"}, {"-batch", "0", "-lengths", "166"}, {"extra"}} {
+	buf.Reset()
+	err = runTiming([]string{"-paired", "332", "-rounds", "3", "-ratios", "0,50", "-batch", "2", "-set", "embed_dim=16", "-data", ucrRoot(t)}, &buf)
+	if err != nil {
+		t.Fatalf("-paired: %v\n%s", err, buf.String())
+	}
+	contains(t, buf.String(), "Sparse ratio 50% against 0%, T = 332, Go", "| round | 0% wall (ms) |", "| 3 |", "cheaper in ", " of 3 rounds")
+	for _, bad := range [][]string{{"-lengths", "100"}, {"-ratios", "100"}, {"-format", "html"}, {"-batch", "0", "-lengths", "166"}, {"extra"},
+		{"-paired", "100", "-ratios", "0,50"}, {"-paired", "332", "-ratios", "50"}, {"-paired", "332", "-rounds", "0"}} {
 		if err := runTiming(append(bad, "-params=false", "-out", ""), &buf); err == nil {
 			t.Errorf("timing %v accepted", bad)
 		}

@@ -221,3 +221,24 @@ func TestCompatAndPValues(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestPairedTiming(t *testing.T) {
+	p := tinyParams(t)
+	p.Quick = true
+	md, err := PairedTiming(p, 332, []float64{0, 0.5, 0.9}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"### Paired step timing at T = 332 (batch 8) — " + sweep.QuickLabel, "Sparse ratio 50% against 0%, T = 332",
+		"Sparse ratio 90% against 0%, T = 332", "| 2 |", "of 2 rounds"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("no %q in\n%s", want, md)
+		}
+	}
+	if _, err := PairedTiming(p, 332, []float64{0.5}, 2); err == nil {
+		t.Error("one ratio accepted")
+	}
+	if _, err := PairedTiming(p, 100, []float64{0, 0.5}, 2); err == nil || !strings.Contains(err.Error(), "T=100") {
+		t.Errorf("T=100: %v", err)
+	}
+}

@@ -719,3 +719,20 @@ func compareRounds(ratios []float64) (median float64, wins int, p float64) {
 	}
 	return median, wins, p
 }
+
+// Markdown writes the comparison: a title line, one table row per round
+// (wall and CPU time of each ratio, and the cost ratio B/A) and a summary
+// line with the median ratio, the wins and the Wilcoxon p-value.
+func (p *Paired) Markdown(w io.Writer) error {
+	a, b := fmt.Sprintf("%.0f%%", p.RatioA*100), fmt.Sprintf("%.0f%%", p.RatioB*100)
+	var s strings.Builder
+	fmt.Fprintf(&s, "Sparse ratio %s against %s, T = %d, %s: one training step of each per round, alternated.\n\n", b, a, p.Length, p.Backend)
+	fmt.Fprintf(&s, "| round | %s wall (ms) | %s wall (ms) | %s CPU (ms) | %s CPU (ms) | %s / %s |\n|---:|---:|---:|---:|---:|---:|\n", a, b, a, b, b, a)
+	for i := range p.Ratios {
+		fmt.Fprintf(&s, "| %d | %.1f | %.1f | %.1f | %.1f | %.3f |\n", i+1, ms(p.StepsA[i]), ms(p.StepsB[i]), ms(p.CPUA[i]), ms(p.CPUB[i]), p.Ratios[i])
+	}
+	fmt.Fprintf(&s, "\nMedian round: %s costs %.3f× %s; cheaper in %d of %d rounds; one-sided Wilcoxon signed-rank p = %.4g.\n",
+		b, p.MedianRatio, a, p.Wins, len(p.Ratios), p.PValue)
+	_, err := io.WriteString(w, s.String())
+	return err
+}

@@ -163,6 +163,24 @@ func comparePaired(t *testing.T, opts Options, T int, r float64, rounds int, max
 	}
 }
 
+func TestPairedMarkdown(t *testing.T) {
+	p := &Paired{Backend: "go", Length: 332, RatioA: 0, RatioB: 0.5,
+		StepsA: []time.Duration{10 * time.Millisecond, 12 * time.Millisecond}, StepsB: []time.Duration{9 * time.Millisecond, 13 * time.Millisecond},
+		CPUA: []time.Duration{20 * time.Millisecond, 20 * time.Millisecond}, CPUB: []time.Duration{18 * time.Millisecond, 21 * time.Millisecond},
+		Ratios: []float64{0.9, 1.05}}
+	p.MedianRatio, p.Wins, p.PValue = compareRounds(p.Ratios)
+	var md bytes.Buffer
+	if err := p.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Sparse ratio 50% against 0%, T = 332, go", "| 1 | 10.0 | 9.0 | 20.0 | 18.0 | 0.900 |", "| 2 | 12.0 | 13.0 | 20.0 | 21.0 | 1.050 |",
+		"50% costs 0.975× 0%; cheaper in 1 of 2 rounds"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("no %q in\n%s", want, md.String())
+		}
+	}
+}
+
 func TestCompareRounds(t *testing.T) {
 	// Logs -0.105, -0.223, +0.095, -0.357, -0.051: the one positive
 	// difference has rank 2, so R+ = 2; under the null, 3 of the 32 sign
