@@ -63,7 +63,13 @@ func main() {
 		usage(os.Stderr)
 		os.Exit(2)
 	}
-	if err := cmd.run(os.Args[2:], os.Stdout); err != nil {
+	// The commands write their results (tables, CSV) to out; anything a
+	// library prints to os.Stdout goes to stderr instead, so that stdout can
+	// be redirected to a file and parsed. GoMLX's pure-Go backend, for one,
+	// prints "Go backend: parallelism set to -1" when it starts.
+	out := os.Stdout
+	os.Stdout = os.Stderr
+	if err := cmd.run(os.Args[2:], out); err != nil {
 		fmt.Fprintf(os.Stderr, "softshape %s: %v\n", os.Args[1], err)
 		os.Exit(1)
 	}

@@ -84,7 +84,12 @@ func runTiming(args []string, stdout io.Writer) error {
 	if opts.Backend, err = softshape.NewBackend(*backendName); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "backend: %s\n", opts.Backend.Description())
+	// Status lines go to stderr when stdout carries CSV.
+	status := stdout
+	if *format == "csv" {
+		status = os.Stderr
+	}
+	fmt.Fprintf(status, "backend: %s\n", opts.Backend.Description())
 	if *paired != 0 {
 		return runPaired(stdout, opts, *paired, *rounds)
 	}
@@ -131,7 +136,7 @@ func runTiming(args []string, stdout io.Writer) error {
 		return err
 	}
 	for _, p := range paths {
-		fmt.Fprintf(stdout, "wrote %s\n", p)
+		fmt.Fprintf(status, "wrote %s\n", p)
 	}
 	return nil
 }

@@ -27,6 +27,13 @@ func TestTimingCommand(t *testing.T) {
 	if err != nil || strings.Count(string(b), "\n") != 7 {
 		t.Errorf("timing.csv (%v):\n%s", err, b)
 	}
+	// CSV on stdout and nothing else (status lines go to stderr).
+	buf.Reset()
+	err = runTiming([]string{"-lengths", "166", "-ratios", "", "-steps", "1", "-batch", "2", "-set", "embed_dim=16", "-params=false",
+		"-data", ucrRoot(t), "-format", "csv", "-out", filepath.Join(t.TempDir(), "csv")}, &buf)
+	if err != nil || !strings.HasPrefix(buf.String(), "length,phase,") || strings.Count(buf.String(), "\n") != 2 {
+		t.Errorf("-format csv (%v): stdout\n%s", err, buf.String())
+	}
 	buf.Reset()
 	err = runTiming([]string{"-paired", "332", "-rounds", "3", "-ratios", "0,50", "-batch", "2", "-set", "embed_dim=16", "-data", ucrRoot(t)}, &buf)
 	if err != nil {
