@@ -144,14 +144,11 @@ func runTiming(args []string, stdout io.Writer) error {
 // runPaired implements "softshape timing -paired T": opts.Ratios[0] against
 // each other ratio at length T, printed as Markdown.
 func runPaired(stdout io.Writer, opts timing.Options, T, rounds int) error {
-	if len(opts.Ratios) < 2 {
-		return fmt.Errorf("-paired needs at least two -ratios (the first is the baseline), got %d", len(opts.Ratios))
+	pairs, err := timing.CompareToBaseline(opts, T, opts.Ratios, rounds)
+	if err != nil {
+		return fmt.Errorf("-paired %d: %w", T, err)
 	}
-	for _, r := range opts.Ratios[1:] {
-		p, err := timing.CompareRatios(opts, T, opts.Ratios[0], r, rounds)
-		if err != nil {
-			return fmt.Errorf("-paired %d: %w", T, err)
-		}
+	for _, p := range pairs {
 		fmt.Fprintln(stdout)
 		if err := p.Markdown(stdout); err != nil {
 			return err

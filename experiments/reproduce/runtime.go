@@ -119,9 +119,6 @@ func RunningTime(p Params, lengths []int, ratios []float64) (string, *plots.Figu
 // p-value. This is the measurement behind "50% is cheaper than 0% on long
 // series" of Fig 3, less disturbed by load than two separate timings.
 func PairedTiming(p Params, T int, ratios []float64, rounds int) (string, error) {
-	if len(ratios) < 2 {
-		return "", fmt.Errorf("paired timing: %d sparse ratios, want the baseline and at least one more", len(ratios))
-	}
 	p, err := p.Resolve()
 	if err != nil {
 		return "", err
@@ -135,17 +132,17 @@ func PairedTiming(p Params, T int, ratios []float64, rounds int) (string, error)
 		return "", err
 	}
 	opts := timing.Options{Backend: backend, DataRoot: p.DataRoot, Config: &cfg, Seed: p.Seeds[0], Batch: 8}
+	pairs, err := timing.CompareToBaseline(opts, T, ratios, rounds)
+	if err != nil {
+		return "", err
+	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "### Paired step timing at T = %d (batch %d)", T, opts.Batch)
 	if p.Quick {
 		b.WriteString(" — " + sweep.QuickLabel)
 	}
 	b.WriteString("\n\n")
-	for _, r := range ratios[1:] {
-		res, err := timing.CompareRatios(opts, T, ratios[0], r, rounds)
-		if err != nil {
-			return "", fmt.Errorf("paired timing at T=%d: %w", T, err)
-		}
+	for _, res := range pairs {
 		if err := res.Markdown(&b); err != nil {
 			return "", err
 		}

@@ -516,9 +516,10 @@ func measurePoint(opts Options, cfg softshape.Config, T, numClasses int, phase s
 	return p, nil
 }
 
-// median returns the median duration (the mean of the middle two for an even count).
-func median(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
+// median returns the median of xs (durations or ratios; the mean of the
+// middle two for an even count).
+func median[T time.Duration | float64](xs []T) T {
+	s := slices.Clone(xs)
 	slices.Sort(s)
 	n := len(s)
 	if n%2 == 1 {
@@ -601,17 +602,14 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // falls on both alike, and compared round by round.
 type Paired struct {
 	// Backend names the backend that ran the steps.
-	Backend    string
-	Length     int
-	RatioA     float64
-	RatioB     float64
-	StepsA     []time.Duration
-	StepsB     []time.Duration
-	MinA, MinB time.Duration
-	// CPUA and CPUB are the process CPU times of the steps; MinCPUA and
-	// MinCPUB their minima.
-	CPUA, CPUB       []time.Duration
-	MinCPUA, MinCPUB time.Duration
+	Backend string
+	Length  int
+	RatioA  float64
+	RatioB  float64
+	StepsA  []time.Duration
+	StepsB  []time.Duration
+	// CPUA and CPUB are the process CPU times of the steps.
+	CPUA, CPUB []time.Duration
 	// Ratios holds, per round, B's cost over A's: process CPU time, or wall
 	// time where the system has no CPU clock. MedianRatio is their median,
 	// the robust estimate of B's relative cost (a single slow step, e.g. a
@@ -684,25 +682,35 @@ func CompareRatios(opts Options, T int, a, b float64, rounds int) (*Paired, erro
 		}
 		p.Ratios = append(p.Ratios, cb.Seconds()/ca.Seconds())
 	}
-	p.MinA, p.MinB = slices.Min(p.StepsA), slices.Min(p.StepsB)
-	p.MinCPUA, p.MinCPUB = slices.Min(p.CPUA), slices.Min(p.CPUB)
 	p.MedianRatio, p.Wins, p.PValue = compareRounds(p.Ratios)
 	return p, nil
+}
+
+// CompareToBaseline runs CompareRatios of ratios[0] against each later
+// ratio at length T, in order: the comparisons behind "softshape timing
+// -paired" and the notebooks' paired timing.
+func CompareToBaseline(opts Options, T int, ratios []float64, rounds int) ([]*Paired, error) {
+	if len(ratios) < 2 {
+		return nil, fmt.Errorf("paired timing: %d sparse ratios, want the baseline and at least one more", len(ratios))
+	}
+	var out []*Paired
+	for _, r := range ratios[1:] {
+		p, err := CompareRatios(opts, T, ratios[0], r, rounds)
+		if err != nil {
+			return nil, fmt.Errorf("paired timing at T=%d: %w", T, err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 // compareRounds summarises per-round cost ratios B/A: their median, the
 // number below 1, and the one-sided Wilcoxon signed-rank p-value of their
 // logarithms against "B is cheaper" (1 for fewer than two rounds).
-func compareRounds(ratios []float64) (median float64, wins int, p float64) {
-	sorted := slices.Clone(ratios)
-	slices.Sort(sorted)
-	n := len(sorted)
+func compareRounds(ratios []float64) (med float64, wins int, p float64) {
+	n := len(ratios)
 	if n == 0 {
 		return math.NaN(), 0, 1
-	}
-	median = sorted[n/2]
-	if n%2 == 0 {
-		median = (sorted[n/2-1] + sorted[n/2]) / 2
 	}
 	logs := make([]float64, n)
 	for i, r := range ratios {
@@ -717,7 +725,7 @@ func compareRounds(ratios []float64) (median float64, wins int, p float64) {
 			p = res.PValue
 		}
 	}
-	return median, wins, p
+	return median(ratios), wins, p
 }
 
 // Markdown writes the comparison: a title line, one table row per round
