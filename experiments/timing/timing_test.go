@@ -135,9 +135,10 @@ func TestScaling(t *testing.T) {
 	// routed experts it was up to 18% more); rounds vary by ±7% on a quiet
 	// machine and ±13% beside another test process, so this check asks only
 	// that 50% not cost more, and TestONNXScaling (ONNX Runtime, 9–11% less)
-	// asks for a significant saving. 90% saves ≈30% on both.
+	// asks for a significant saving. 90% saves ≈30% on both. 21 rounds: with
+	// 11 the median ranged 0.917–0.995 over nine runs, too near the bound.
 	authors := softshape.DefaultConfig()
-	comparePaired(t, Options{Batch: 8, Config: &authors, DataRoot: ucrRoot(), Seed: 1}, 3984, 0.5, 11, 1.02, 1)
+	comparePaired(t, Options{Batch: 8, Config: &authors, DataRoot: ucrRoot(), Seed: 1}, 3984, 0.5, 21, 1.02, 1)
 	comparePaired(t, Options{Batch: 8, Config: &authors, DataRoot: ucrRoot(), Seed: 1}, 3984, 0.9, 7, 0.85, 0.05)
 }
 
