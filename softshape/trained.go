@@ -164,18 +164,22 @@ func (t *Trained) Interpret(x [][]float32) (*Interpretation, error) {
 	return res, nil
 }
 
-// Save writes the model (weights and hyperparameters) to dir as a GoMLX checkpoint,
-// replacing what dir held.
+// Save writes the model (weights and hyperparameters) to dir as a GoMLX
+// checkpoint, replacing an earlier checkpoint there (see SaveCheckpoint).
 func (t *Trained) Save(dir string) error {
 	t.s.store.RootScope().SetParam(paramPhase, t.Phase.String())
 	return SaveCheckpoint(t.s.store, dir)
 }
 
-// SaveCheckpoint writes every variable and hyperparameter of store to dir,
-// replacing an earlier checkpoint there.
+// SaveCheckpoint writes every variable and hyperparameter of store to dir
+// (created if missing), replacing an earlier checkpoint there. It never
+// deletes what it did not write: when dir holds anything but checkpoint
+// files (checkpoint-*.bin/.json and HistoryFile) it returns a
+// *ForeignFileError naming dir and the first such entry and touches
+// nothing; otherwise it removes those files before saving.
 func SaveCheckpoint(store *model.Store, dir string) error {
-	if err := os.RemoveAll(dir); err != nil {
-		return fmt.Errorf("clearing checkpoint folder %s: %w", dir, err)
+	if err := clearCheckpoint(dir); err != nil {
+		return err
 	}
 	h, err := checkpoint.Build(store).Dir(dir).Keep(1).Done()
 	if err != nil {
@@ -192,6 +196,11 @@ func SaveCheckpoint(store *model.Store, dir string) error {
 func LoadCheckpoint(dir string, backend compute.Backend) (*Trained, error) {
 	if _, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", dir, err)
+	}
+	if names, err := savedCheckpoints(dir); err != nil {
+		return nil, err
+	} else if len(names) == 0 {
+		return nil, fmt.Errorf("checkpoint %s holds no checkpoint-*.json: not a folder saved by softshape train -checkpoint or plot curves -save", dir)
 	}
 	if backend == nil {
 		var err error

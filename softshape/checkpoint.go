@@ -1,0 +1,115 @@
+package softshape
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+)
+
+// HistoryFile is the per-epoch training history that "softshape train
+// -checkpoint" and "softshape plot curves -save" write beside a checkpoint.
+// SaveCheckpoint counts it as one of the checkpoint's own files.
+const HistoryFile = "history.json"
+
+// checkpointFile matches the files GoMLX's checkpoint package writes:
+// checkpoint-n<count>-<date>-<time>-<step or "initial">.bin and .json.
+var checkpointFile = regexp.MustCompile(`^checkpoint-n\d+-[0-9A-Za-z_-]*\.(bin|json)$`)
+
+// ownCheckpointFile reports whether a folder entry is one that a saved
+// checkpoint of this project consists of: a GoMLX checkpoint .bin/.json or
+// the training history.
+func ownCheckpointFile(e fs.DirEntry) bool {
+	if !e.Type().IsRegular() {
+		return false
+	}
+	return e.Name() == HistoryFile || checkpointFile.MatchString(e.Name())
+}
+
+// ForeignFileError reports a checkpoint folder that holds something this
+// project did not write there; SaveCheckpoint then saves and deletes nothing.
+type ForeignFileError struct {
+	// Dir is the checkpoint folder and File the first (in name order) entry
+	// that is not a checkpoint file.
+	Dir, File string
+}
+
+// Error names the folder and the foreign file.
+func (e *ForeignFileError) Error() string {
+	return fmt.Sprintf("checkpoint folder %s holds %s, which is not a checkpoint file (checkpoint-*.bin/.json, %s): not saving there and deleting nothing; choose a new or empty folder",
+		e.Dir, e.File, HistoryFile)
+}
+
+// checkpointFolderFiles returns the checkpoint files in dir, in name order,
+// or a *ForeignFileError for the first entry that is not one. A dir that does
+// not exist holds none; a dir that is not a folder is an error.
+func checkpointFolderFiles(dir string) ([]string, error) {
+	st, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint folder %s: %w", dir, err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("checkpoint folder %s is a file, not a folder: not saving there", dir)
+	}
+	entries, err := os.ReadDir(dir) // sorted by name
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint folder %s: %w", dir, err)
+	}
+	var own []string
+	for _, e := range entries {
+		if !ownCheckpointFile(e) {
+			return nil, &ForeignFileError{Dir: dir, File: e.Name()}
+		}
+		own = append(own, filepath.Join(dir, e.Name()))
+	}
+	return own, nil
+}
+
+// clearCheckpoint removes the files of an earlier checkpoint in dir (and
+// only those): it first checks that dir holds nothing else, and deletes
+// nothing if it does.
+func clearCheckpoint(dir string) error {
+	own, err := checkpointFolderFiles(dir)
+	if err != nil {
+		return err
+	}
+	for _, p := range own {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("replacing the checkpoint in %s: %w", dir, err)
+		}
+	}
+	return nil
+}
+
+// savedCheckpoints returns the base names of the GoMLX checkpoints in dir
+// (their .json files), in name order.
+func savedCheckpoints(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint %s: %w", dir, err)
+	}
+	var names []string
+	for _, e := range entries {
+		if ownCheckpointFile(e) && filepath.Ext(e.Name()) == ".json" && e.Name() != HistoryFile {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// CheckCheckpointFolder reports whether SaveCheckpoint may save into dir,
+// without changing anything: nil when dir is missing or holds only
+// checkpoint files, else the error SaveCheckpoint would return. Commands
+// call it before training so that a refused save does not come after hours
+// of work.
+func CheckCheckpointFolder(dir string) error {
+	_, err := checkpointFolderFiles(dir)
+	return err
+}

@@ -1,0 +1,159 @@
+package softshape
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/softshape-go/softshape/data"
+)
+
+// quickTrained trains one fold of a small generated dataset for two epochs.
+func quickTrained(t *testing.T) *Trained {
+	t.Helper()
+	cfg := DefaultConfig()
+	cfg.Epochs, cfg.WarmUpEpochs, cfg.EmbedDim = 2, 1, 16
+	_, trained, err := TrainFold(data.CBF(10, 32, 5), cfg, 0, RunOptions{Backend: testBackend(t), Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return trained
+}
+
+// listDir returns the names in dir.
+func listDir(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// TestSaveCheckpointNeverDeletesForeignFiles: saving into a folder that holds
+// a file the user put there (or a sub-folder, or a file where the folder
+// should be) fails with an error naming the folder and the file, and
+// deletes nothing, not even an earlier checkpoint beside the foreign file.
+func TestSaveCheckpointNeverDeletesForeignFiles(t *testing.T) {
+	trained := quickTrained(t)
+
+	dir := filepath.Join(t.TempDir(), "precious")
+	if err := trained.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	before := listDir(t, dir)
+	thesis := filepath.Join(dir, "thesis.txt")
+	if err := os.WriteFile(thesis, []byte("three years of work"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := trained.Save(dir)
+	var foreign *ForeignFileError
+	if !errors.As(err, &foreign) {
+		t.Fatalf("saving beside thesis.txt: got %v, want a *ForeignFileError", err)
+	}
+	for _, part := range []string{dir, "thesis.txt", "not a checkpoint file", "deleting nothing"} {
+		if !strings.Contains(err.Error(), part) {
+			t.Errorf("error %q does not say %q", err, part)
+		}
+	}
+	if b, err := os.ReadFile(thesis); err != nil || string(b) != "three years of work" {
+		t.Errorf("thesis.txt after the save: %q, %v", b, err)
+	}
+	if after := listDir(t, dir); len(after) != len(before)+1 {
+		t.Errorf("folder holds %v after the refused save, want %v plus thesis.txt", after, before)
+	}
+
+	// A sub-folder is foreign too, even an empty one.
+	sub := filepath.Join(t.TempDir(), "withsub")
+	if err := os.MkdirAll(filepath.Join(sub, "notes"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := trained.Save(sub); !errors.As(err, &foreign) || foreign.File != "notes" {
+		t.Errorf("saving beside a sub-folder: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(sub, "notes")); err != nil {
+		t.Errorf("sub-folder gone: %v", err)
+	}
+
+	// A file where the folder should be.
+	file := filepath.Join(t.TempDir(), "model")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := trained.Save(file); err == nil || !strings.Contains(err.Error(), "is a file") {
+		t.Errorf("saving onto a file: %v", err)
+	}
+	if b, _ := os.ReadFile(file); string(b) != "x" {
+		t.Errorf("the file was changed: %q", b)
+	}
+}
+
+// TestSaveCheckpointTwiceLoadsSecond: a second save into the same folder
+// replaces the first checkpoint (its .bin/.json and history) and loading
+// gives the second.
+func TestSaveCheckpointTwiceLoadsSecond(t *testing.T) {
+	trained := quickTrained(t)
+	dir := filepath.Join(t.TempDir(), "model")
+	trained.Phase = Dense
+	if err := trained.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, HistoryFile), []byte(`{"stale":true}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	trained.Phase = Sparse
+	if err := trained.Save(dir); err != nil {
+		t.Fatalf("second save: %v", err)
+	}
+	names := listDir(t, dir)
+	if len(names) != 2 {
+		t.Errorf("folder holds %v, want one checkpoint's .bin and .json (the first and its history removed)", names)
+	}
+	loaded, err := LoadCheckpoint(dir, testBackend(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loaded.Phase != Sparse {
+		t.Errorf("loaded phase %v, want the second save's %v", loaded.Phase, Sparse)
+	}
+}
+
+// TestLoadCheckpointBadFolders: an empty folder, a foreign folder and a
+// checkpoint whose .bin was truncated are errors naming the folder, not
+// panics or a silently untrained model.
+func TestLoadCheckpointBadFolders(t *testing.T) {
+	backend := testBackend(t)
+	empty := t.TempDir()
+	if _, err := LoadCheckpoint(empty, backend); err == nil || !strings.Contains(err.Error(), "holds no checkpoint") {
+		t.Errorf("empty folder: %v", err)
+	}
+
+	trained := quickTrained(t)
+	dir := filepath.Join(t.TempDir(), "model")
+	if err := trained.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	var bin string
+	for _, n := range listDir(t, dir) {
+		if strings.HasSuffix(n, ".bin") {
+			bin = filepath.Join(dir, n)
+		}
+	}
+	st, err := os.Stat(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(bin, st.Size()/2); err != nil {
+		t.Fatal(err)
+	}
+	_, err = LoadCheckpoint(dir, backend)
+	if err == nil || !strings.Contains(err.Error(), dir) {
+		t.Errorf("truncated checkpoint: %v, want an error naming %s", err, dir)
+	}
+}
