@@ -35,8 +35,8 @@ type Dataset struct {
 // labels to class ids (see Dataset.Labels). Rows shorter than the longest
 // one are padded with NaN (the UCR convention for variable-length series);
 // the rows are used in place, not copied. It fails on no rows, a count
-// mismatch, an empty row or label, an infinite value, or fewer than two
-// classes.
+// mismatch, an empty row or label, an infinite value, a row with no finite
+// value (all NaN: nothing to impute from), or fewer than two classes.
 func NewDataset(name, source string, series [][]float64, labels []string) (*Dataset, error) {
 	if len(series) == 0 {
 		return nil, fmt.Errorf("dataset %s: no rows", name)
@@ -56,6 +56,9 @@ func NewDataset(name, source string, series [][]float64, labels []string) (*Data
 			if math.IsInf(v, 0) {
 				return nil, fmt.Errorf("dataset %s: row %d, time step %d: value %v is not finite", name, i, j, v)
 			}
+		}
+		if !anyFinite(row) {
+			return nil, fmt.Errorf("dataset %s: row %d: %w", name, i, errNoFinite)
 		}
 		length = max(length, len(row))
 	}

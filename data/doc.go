@@ -14,12 +14,25 @@
 // timeseriesclassification.com (ReadTS: '@' header, then "v1,v2,...:label"
 // lines, '?' for missing values). Load prefers .tsv when both exist. The
 // root is DefaultRoot(): $SOFTSHAPE_DATA, else the user cache folder's
-// softshape/ucr. Download and LoadOrDownload fetch a missing dataset from
+// softshape/ucr.
+//
+// # Bundled datasets
+//
+// Three small UCR datasets ship inside the module (go:embed), copied
+// unchanged from the archive: ArrowHead, GunPoint and ItalyPowerDemand
+// (BundledNames, LoadBundled). LoadOrDownload uses them when the data folder
+// lacks them, before any download, so that they work offline on a fresh
+// clone; a copy under the data folder takes precedence.
+//
+// # Downloads
+//
+// Download and LoadOrDownload fetch a missing dataset from
 // the archive (DefaultBaseURL/N.zip) and install it only after it has been
 // verified, so that an interrupted or bad download leaves nothing behind.
 //
 // Bad input is never silently dropped or repaired: a row with a different
-// number of columns, a value that is not a number, an empty file, a missing
+// number of columns, a value that is not a number, a series with no finite
+// value (all NaN, which imputation cannot fill), an empty file, a missing
 // TEST file, a dataset of a single class, or an unknown dataset name is an
 // error naming the file and line (or the dataset) and what was expected.
 //

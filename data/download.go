@@ -49,8 +49,11 @@ func LoadOrDownload(root, name string, opts LoadOptions) (*Dataset, error) {
 
 // LoadOrDownloadContext returns the named dataset: CBF(CBFDefaultPerClass,
 // CBFDefaultLength, opts.Seed) for CBFName; else the copy under root (see
-// Load), checked against the registry; else, for a registry name and unless
-// opts.Offline, the archive's copy fetched with Download and then loaded.
+// Load), checked against the registry; else, for a bundled dataset (see
+// BundledNames), the copy inside the module; else, for a registry name and
+// unless opts.Offline, the archive's copy fetched with Download and then
+// loaded. A root holding only one of a bundled dataset's two files is an
+// error, not a reason to use the bundled copy.
 // Without a copy and without a download it returns an error (wrapping the
 // *MissingError) that says where to put the files and how to point -data or
 // $SOFTSHAPE_DATA at them.
@@ -70,6 +73,9 @@ func LoadOrDownloadContext(ctx context.Context, root, name string, opts LoadOpti
 	var missing *MissingError
 	if !errors.As(err, &missing) || missing.Unknown {
 		return nil, err
+	}
+	if IsBundled(name) && len(missing.Missing) == 2 {
+		return LoadBundled(name)
 	}
 	if opts.Offline {
 		return nil, fmt.Errorf("%w (offline: not downloading)", err)

@@ -1,8 +1,11 @@
 package data
 
 import (
+	"os"
 	"reflect"
 	"testing"
+
+	"github.com/softshape-go/softshape/internal/shareddata"
 )
 
 // checkFolds verifies the invariants of Folds on d.
@@ -85,8 +88,15 @@ func checkFolds(t *testing.T, d *Dataset, k int, splits []Split) {
 
 func TestFolds(t *testing.T) {
 	sets := []*Dataset{CBF(20, 32, 1)}
-	for _, name := range []string{"GunPoint", "FiftyWords", "Fungi", "MelbournePedestrian", "ItalyPowerDemand", "ArrowHead"} {
+	for _, name := range BundledNames() {
 		sets = append(sets, loadShared(t, name))
+	}
+	if _, ok := shareddata.UCRDir(); ok || os.Getenv(shareddata.RequireEnv) == "1" {
+		for _, name := range []string{"FiftyWords", "Fungi", "MelbournePedestrian"} {
+			sets = append(sets, loadShared(t, name))
+		}
+	} else {
+		t.Log("FiftyWords, Fungi and MelbournePedestrian left out: no shared UCR copy")
 	}
 	for _, d := range sets {
 		for _, k := range []int{5, 3} {

@@ -6,30 +6,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/softshape-go/softshape/internal/shareddata"
 )
 
-// sharedEnv overrides the folder of the shared material (../../shared from
-// this package, i.e. the shared/ folder beside the checkout).
-const sharedEnv = "SOFTSHAPE_SHARED"
-
-// sharedRoot returns the shared/ folder: $SOFTSHAPE_SHARED, else
-// ../../shared relative to this package.
-func sharedRoot() string {
-	if dir := os.Getenv(sharedEnv); dir != "" {
-		return dir
-	}
-	return filepath.Join("..", "..", "shared")
-}
-
-// ucrRoot returns the shared UCR folder, failing the test when it is
-// missing (every developer and CI run has it).
+// ucrRoot returns the shared UCR folder, skipping the test when it is
+// missing (see internal/shareddata).
 func ucrRoot(t testing.TB) string {
 	t.Helper()
-	root := filepath.Join(sharedRoot(), "ucr")
-	if st, err := os.Stat(root); err != nil || !st.IsDir() {
-		t.Fatalf("shared UCR data not found at %s (set $%s to the shared/ folder): %v", root, sharedEnv, err)
-	}
-	return root
+	return shareddata.UCR(t)
 }
 
 // sharedNames returns the dataset folders of the shared UCR copy.
@@ -51,9 +36,18 @@ func sharedNames(t testing.TB) []string {
 	return names
 }
 
-// loadShared loads one dataset of the shared UCR copy.
+// loadShared loads one UCR dataset: the bundled copy of a bundled dataset
+// (so that the test runs on any clone), else the shared UCR copy's,
+// skipping the test when that is missing.
 func loadShared(t testing.TB, name string) *Dataset {
 	t.Helper()
+	if IsBundled(name) {
+		d, err := LoadBundled(name)
+		if err != nil {
+			t.Fatalf("LoadBundled(%s): %v", name, err)
+		}
+		return d
+	}
 	d, err := Load(ucrRoot(t), name)
 	if err != nil {
 		t.Fatalf("Load(%s): %v", name, err)

@@ -162,6 +162,12 @@ func Load(root, name string) (*Dataset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", name, err)
 	}
+	return merge(name, trainPath, testPath, trainX, trainY, testX, testY)
+}
+
+// merge joins the TRAIN and TEST rows read from trainPath and testPath into
+// one Dataset, TRAIN first (see Load).
+func merge(name, trainPath, testPath string, trainX [][]float64, trainY []string, testX [][]float64, testY []string) (*Dataset, error) {
 	if wTrain, wTest := len(trainX[0]), len(testX[0]); wTrain != wTest && !anyNaN(trainX) && !anyNaN(testX) {
 		return nil, fmt.Errorf("load %s: series in %s have %d values but those in %s have %d (and neither is NaN-padded)", name, trainPath, wTrain, testPath, wTest)
 	}

@@ -131,7 +131,7 @@ func TestLoadErrors(t *testing.T) {
 		}
 	})
 	t.Run("unknown name", func(t *testing.T) {
-		_, err := Load(ucrRoot(t), "GunPiont")
+		_, err := Load(t.TempDir(), "GunPiont")
 		wantError(t, err, `unknown dataset "GunPiont"`, "did you mean GunPoint")
 	})
 	t.Run("registry name without files", func(t *testing.T) {

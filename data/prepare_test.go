@@ -25,7 +25,7 @@ func TestPrepareByHand(t *testing.T) {
 		{1, nan, 1, 3},       // train
 		{nan, 3, 5, 3},       // train
 		{7, 7, 7, 7},         // val: constant
-		{nan, nan, nan, nan}, // test: all missing
+		{nan, nan, nan, 4},   // test: mostly missing
 	}
 	d, err := NewDataset("hand", "test", series, []string{"a", "b", "a", "b"})
 	if err != nil {
@@ -44,9 +44,9 @@ func TestPrepareByHand(t *testing.T) {
 	closeTo(t, "train[1]", fd.TrainX[1], []float64{-r2, 0, r2, 0})
 	// Constant row: divided by 1 after subtracting the mean.
 	closeTo(t, "val[0]", fd.ValX[0], []float64{0, 0, 0, 0})
-	// Row 3 → [1 3 3 3]: mean 2.5, var (2.25+3·0.25)/4 = 0.75.
-	r3 := math.Sqrt(3)
-	closeTo(t, "test[0]", fd.TestX[0], []float64{-r3, 1 / r3, 1 / r3, 1 / r3})
+	// Row 3 → [1 3 3 4]: mean 2.75, var (3.0625+0.0625+0.0625+1.5625)/4 = 1.1875.
+	sd := math.Sqrt(1.1875)
+	closeTo(t, "test[0]", fd.TestX[0], []float64{-1.75 / sd, 0.25 / sd, 0.25 / sd, 1.25 / sd})
 	if fd.Length != 4 || fd.NumClasses != 2 {
 		t.Errorf("length %d classes %d", fd.Length, fd.NumClasses)
 	}

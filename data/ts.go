@@ -66,6 +66,9 @@ func parseTS(path, content string) (series [][]float64, labels []string, err err
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s:%d: %w", path, lineNo, err)
 		}
+		if !anyFinite(row) {
+			return nil, nil, fmt.Errorf("%s:%d: %w", path, lineNo, errNoFinite)
+		}
 		series = append(series, row)
 		labels = append(labels, label)
 	}

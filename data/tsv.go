@@ -1,6 +1,7 @@
 package data
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -13,7 +14,8 @@ import (
 // shorter series padded with NaN so that every line has the same number of
 // columns. Blank lines are skipped and a trailing CR is ignored; every other
 // deviation (a differing column count, a value that is not a number or is
-// infinite, an empty column or label, a file with no rows) is an error
+// infinite, an empty column or label, a series with no finite value, a
+// file with no rows) is an error
 // naming the file, the line and, for values, the column (1-based, the label
 // being column 1).
 func ReadTSV(path string) (series [][]float64, labels []string, err error) {
@@ -67,12 +69,30 @@ func parseTSV(path, content string) (series [][]float64, labels []string, err er
 			}
 			row[col-2] = v
 		}
+		if !anyFinite(row) {
+			return nil, nil, fmt.Errorf("%s:%d: %w", path, lineNo, errNoFinite)
+		}
 		series = append(series, row)
 	}
 	if len(series) == 0 {
 		return nil, nil, fmt.Errorf("%s: empty file: no data rows", path)
 	}
 	return series, labels, nil
+}
+
+// errNoFinite rejects a series whose values are all missing: imputation
+// (Prepare) would replace it by the mean train series, a row of no
+// information that still carries a label.
+var errNoFinite = errors.New("the series has no finite value (all NaN or missing): missing values cannot be imputed from nothing; remove the row or fill it in")
+
+// anyFinite reports whether row holds at least one value that is not NaN.
+func anyFinite(row []float64) bool {
+	for _, v := range row {
+		if !math.IsNaN(v) {
+			return true
+		}
+	}
+	return false
 }
 
 // parseValue parses one series value: a finite number, or NaN ("NaN",
