@@ -12,6 +12,7 @@ import (
 	"github.com/gomlx/gomlx/ml/train"
 
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/softshape/internal/kernels"
 )
 
 // Cross-backend agreement: the same model, weights and batch must give the same
@@ -157,7 +158,7 @@ func checkAgreesWithGo(t *testing.T, other compute.Backend, repeat, shapeLen int
 	if err != nil {
 		t.Fatal(err)
 	}
-	if repeat > 1 && (m.Shape.NumShapes <= 256 || dispatchBlock(16*KeptTokens(0.5, m.Shape.NumShapes), m.Shape.NumExperts, cfg.ExpertsK, 256, dispatchAuto) == 0) {
+	if repeat > 1 && (m.Shape.NumShapes <= 256 || kernels.DispatchBlock(16*KeptTokens(0.5, m.Shape.NumShapes), m.Shape.NumExperts, cfg.ExpertsK, 256, kernels.DispatchAuto) == 0) {
 		t.Fatalf("long case: %d shapes, %d experts: not the long-sequence, routed case", m.Shape.NumShapes, m.Shape.NumExperts)
 	}
 	x := make([][]float32, 16)

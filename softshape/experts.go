@@ -10,10 +10,11 @@ import (
 	mha "github.com/gomlx/gomlx/ml/layers/attention"
 	"github.com/gomlx/gomlx/ml/layers/norm"
 	"github.com/gomlx/gomlx/ml/model"
+	"github.com/softshape-go/softshape/softshape/internal/kernels"
 )
 
-// The expert networks of the appendix studies (Tables "MoE expert network" and
-// "shared expert network"). The paper names the networks but not their sizes;
+// The expert networks of the appendix studies (Appendix B.4: the tables of
+// networks used as MoE experts and as the shared expert). The paper names the networks but not their sizes;
 // the sizes below are the ones that reproduce the appendix's parameter counts
 // where it gives them (see SharedExpert*), and the classic configuration of the
 // named network otherwise. Every choice is written next to the code.
@@ -127,11 +128,11 @@ func sharedInputConv(scope *model.Scope, v *Node, k, e, out int, bias bool) *Nod
 	if k > 1 {
 		x = sameWindows(v, k)
 	}
-	y := matmul2D(x, convWeights(scope, v.DType(), k, d, e*out).NodeValue(g))
+	y := kernels.MatMul2D(x, convWeights(scope, v.DType(), k, d, e*out).NodeValue(g))
 	if bias {
 		bound := 1 / math.Sqrt(float64(k*d))
 		bv := scope.WithInitializer(uniformInit(scope, bound)).VariableWithShape("bias", shapes.Make(v.DType(), e*out)).NodeValue(g)
-		y = addBias(y, bv)
+		y = kernels.AddBias(y, bv)
 	}
 	return Reshape(y, b, n, e, out)
 }

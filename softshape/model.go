@@ -9,6 +9,7 @@ import (
 	"github.com/gomlx/gomlx/ml/layers"
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/gomlx/gomlx/support/exceptions"
+	"github.com/softshape-go/softshape/softshape/internal/kernels"
 )
 
 // Phase chooses which path of the model a graph runs.
@@ -62,8 +63,8 @@ type Model struct {
 	Scales []Shape
 
 	// dispatch forces the dense or the routed form of the MLP experts (tests
-	// compare them); the zero value chooses by cost (dispatchBlock).
-	dispatch dispatchMode
+	// compare them); the zero value chooses by cost (kernels.DispatchBlock).
+	dispatch kernels.DispatchMode
 }
 
 // New validates cfg against a dataset with series length T, C classes and the
@@ -91,14 +92,15 @@ func (m *Model) Forward(scope *model.Scope, x *Node, phase Phase) *Outputs {
 		return m.forwardMultiSeq(scope, x, phase)
 	}
 	out, h, sEnd := m.body(scope, x, phase)
-	// Conjunctive pooling: per-shape logits weighted by attention, averaged.
+	// Conjunctive pooling (Section 4.4, Eq. 13): per-shape logits φ(O)
+	// weighted by the attention scores α(O), averaged over the shapes.
 	tokenLogits := linear(scope.In("head"), h, m.Shape.NumClasses, true) // [B, n, C]
 	out.Logits = ReduceMean(Mul(tokenLogits, sEnd), 1)
 	return out
 }
 
-// body runs the shape embedding and the L SoftShape layers of one scale. It
-// returns the outputs without logits, the last layer's tokens h [B, n, d] and
+// body runs the shape embedding and the L soft shape learning blocks of one
+// scale (the paper's Section 4.1 and Algorithm 1). It returns the outputs without logits, the last layer's tokens h [B, n, d] and
 // their final attention scores sEnd [B, n, 1].
 func (m *Model) body(scope *model.Scope, x *Node, phase Phase) (out *Outputs, h, sEnd *Node) {
 	cfg, sh := m.Config, m.Shape
@@ -106,7 +108,8 @@ func (m *Model) body(scope *model.Scope, x *Node, phase Phase) (out *Outputs, h,
 	d := cfg.EmbedDim
 	out = &Outputs{}
 
-	// Shape embedding: windows of length m, stride q → [B, J, d].
+	// Shape embedding (Eq. 2): windows of length m, stride q → [B, J, d],
+	// plus learnable positional embeddings.
 	h = m.embedShapes(scope.In("shape_embedding"), x)
 	out.Stages[0] = ReduceMean(h, 1)
 	pos := scope.In("positional").WithInitializer(zeroInit).
@@ -127,6 +130,8 @@ func (m *Model) body(scope *model.Scope, x *Node, phase Phase) (out *Outputs, h,
 		}
 		sparse := r < 1
 
+		// Soft shape sparsification (Section 4.2): scores (Eq. 3), soft
+		// shapes (Eq. 4) and, in the sparse phase, the fused shape (Eq. 5).
 		u := rmsNorm(ls.In("norm1"), h)
 		s := attention(attnScope, u) // [B, n, 1]
 		if l == 0 {
@@ -137,6 +142,8 @@ func (m *Model) body(scope *model.Scope, x *Node, phase Phase) (out *Outputs, h,
 		} else {
 			u = Mul(u, s)
 		}
+		// Soft shape learning block (Section 4.3): the sparsified shapes plus
+		// the shared expert's inter-shape and the MoE's intra-shape outputs.
 		v := rmsNorm(ls.In("norm2"), u)
 		y := u
 		intra, inter = v, v
@@ -154,7 +161,7 @@ func (m *Model) body(scope *model.Scope, x *Node, phase Phase) (out *Outputs, h,
 			y = layers.DropoutStatic(scope, y, cfg.Dropout)
 			sEnd = attention(attnScope, y)
 		}
-		h = gelu(y)
+		h = gelu(y) // each layer's output through GELU (Section 4.4)
 	}
 	out.Stages[1] = ReduceMean(intra, 1)
 	out.Stages[2] = ReduceMean(inter, 1)
@@ -164,7 +171,7 @@ func (m *Model) body(scope *model.Scope, x *Node, phase Phase) (out *Outputs, h,
 }
 
 // embedShapes maps x [B, T] to shape embeddings [B, J, d]: a 1-D convolution with
-// kernel m and stride q (the paper's), or a linear patch embedding (ablation
+// kernel m and stride q (the paper's Eq. 2), or a linear patch embedding (ablation
 // "with Linear Shape": the same map with nn.Linear's initialisation).
 func (m *Model) embedShapes(scope *model.Scope, x *Node) *Node {
 	sh, d := m.Shape, m.Config.EmbedDim
@@ -177,11 +184,12 @@ func (m *Model) embedShapes(scope *model.Scope, x *Node) *Node {
 	w := convWeights(scope, x.DType(), sh.ShapeLen, 1, d).NodeValue(g)
 	bound := 1 / math.Sqrt(float64(sh.ShapeLen))
 	bias := scope.WithInitializer(uniformInit(scope, bound)).VariableWithShape("bias", shapes.Make(x.DType(), d)).NodeValue(g)
-	return addBias(matmul2D(patches, w), bias)
+	return kernels.AddBias(kernels.MatMul2D(patches, w), bias)
 }
 
-// attention is the gated attention head A: Linear(d→d_attn) → tanh →
-// Linear(d_attn→1) → sigmoid, giving a score in (0,1) per token [B, n, 1]. One
+// attention is the gated attention head α of Eq. 3, σ(W₂·tanh(W₁·S + b₁) + b₂):
+// Linear(d→d_attn) → tanh → Linear(d_attn→1) → sigmoid, giving a score in
+// (0,1) per token [B, n, 1]. One
 // instance is shared by every layer and the output pooling: every call re-enters
 // the same variables of scope.
 func attention(scope *model.Scope, x *Node) *Node {
@@ -194,10 +202,11 @@ func attnDimOf(scope *model.Scope) int {
 	return model.GetParamOr(scope, ParamAttnDim, DefaultConfig().AttnDim)
 }
 
-// merge is soft shape sparsification. u [B, n, d] and scores s [B, n, 1]: the K
-// tokens with the highest scores are kept, each multiplied by its score, in their
-// original order; the other n−K, multiplied by their scores, are summed into one
-// fused token appended last (when fused is true). The result is [B, K(+1), d].
+// merge is soft shape sparsification (Section 4.2). u [B, n, d] and scores
+// s [B, n, 1]: the K tokens with the highest scores are kept, each multiplied by
+// its score (the soft shapes of Eq. 4), in their original order; the other n−K,
+// multiplied by their scores, are summed into one fused token (Eq. 5) appended
+// last (when fused is true). The result is [B, K(+1), d].
 // Ties go to the earlier token.
 //
 // It needs no sort and no n×n comparison, so its cost is linear in n and it

@@ -1,10 +1,12 @@
-package softshape
+package kernels
 
 import (
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 )
@@ -15,30 +17,30 @@ import (
 func TestDispatchBlock(t *testing.T) {
 	for _, c := range []struct {
 		t, e, k, minBlock int
-		mode              dispatchMode
+		mode              DispatchMode
 		want              int
 		why               string
 	}{
-		{1000, 2, 2, 8, dispatchAuto, 0, "k = Ĉ: every expert runs anyway"},
-		{1000, 3, 1, 8, dispatchDense, 0, "forced dense"},
-		{4, 2, 1, 8, dispatchAuto, 0, "4 tokens: padding would cost more than it saves"},
-		{4, 2, 1, 8, dispatchRouted, 8, "forced routed: the smallest block"},
-		{4, 2, 1, 256, dispatchRouted, 256, "forced routed: the minimum block"},
-		{1952, 2, 1, 8, dispatchAuto, 128, "rows 0.59 of dense"},
-		{1952, 2, 1, 256, dispatchAuto, 0, "256-row blocks: rows 0.66 of dense"},
-		{1952, 3, 1, 256, dispatchAuto, 256, "256-row blocks: rows 0.48 of dense"},
-		{1008, 2, 1, 256, dispatchAuto, 0, "the benchmark's sparse layer on pure Go: rows 0.76 of dense"},
-		{7968, 3, 1, 256, dispatchAuto, 256, "Fig 3 at T=3984, 50%: rows 0.37 of dense"},
-		{1952, 5, 1, 8, dispatchAuto, 64, "Ĉ=5: a quarter of the 390 rows per expert, rounded down"},
-		{100000, 60, 1, 1024, dispatchRouted, 1024, "minimum above 256"},
+		{1000, 2, 2, 8, DispatchAuto, 0, "k = Ĉ: every expert runs anyway"},
+		{1000, 3, 1, 8, DispatchDense, 0, "forced dense"},
+		{4, 2, 1, 8, DispatchAuto, 0, "4 tokens: padding would cost more than it saves"},
+		{4, 2, 1, 8, DispatchRouted, 8, "forced routed: the smallest block"},
+		{4, 2, 1, 256, DispatchRouted, 256, "forced routed: the minimum block"},
+		{1952, 2, 1, 8, DispatchAuto, 128, "rows 0.59 of dense"},
+		{1952, 2, 1, 256, DispatchAuto, 0, "256-row blocks: rows 0.66 of dense"},
+		{1952, 3, 1, 256, DispatchAuto, 256, "256-row blocks: rows 0.48 of dense"},
+		{1008, 2, 1, 256, DispatchAuto, 0, "the benchmark's sparse layer on pure Go: rows 0.76 of dense"},
+		{7968, 3, 1, 256, DispatchAuto, 256, "Fig 3 at T=3984, 50%: rows 0.37 of dense"},
+		{1952, 5, 1, 8, DispatchAuto, 64, "Ĉ=5: a quarter of the 390 rows per expert, rounded down"},
+		{100000, 60, 1, 1024, DispatchRouted, 1024, "minimum above 256"},
 	} {
-		if got := dispatchBlock(c.t, c.e, c.k, c.minBlock, c.mode); got != c.want {
+		if got := DispatchBlock(c.t, c.e, c.k, c.minBlock, c.mode); got != c.want {
 			t.Errorf("%d tokens, Ĉ=%d, k=%d, min %d: block %d, want %d (%s)", c.t, c.e, c.k, c.minBlock, got, c.want, c.why)
 		}
 	}
 	for _, c := range []struct{ t, e, k int }{{1952, 2, 1}, {992, 3, 1}, {5000, 10, 3}, {100000, 60, 1}} {
 		for _, minBlock := range []int{8, 256} {
-			blk := dispatchBlock(c.t, c.e, c.k, minBlock, dispatchRouted)
+			blk := DispatchBlock(c.t, c.e, c.k, minBlock, DispatchRouted)
 			a := c.t * c.k
 			// Worst case: every expert but one has one row, each padded to a block.
 			worst := (a-(c.e-1)+blk-1)/blk*blk + (c.e-1)*blk
@@ -57,14 +59,14 @@ func TestDispatchBlock(t *testing.T) {
 func TestMinDispatchBlock(t *testing.T) {
 	g := graph.NewGraph(testBackend(t), "min-block")
 	for _, c := range []struct{ d, dh, want int }{{128, 128, 256}, {64, 64, 1024}, {256, 256, 64}, {512, 512, 16}} {
-		if got := minDispatchBlock(g, c.d, c.dh); got != c.want {
+		if got := MinDispatchBlock(g, c.d, c.dh); got != c.want {
 			t.Errorf("d=%d, dh=%d: %d, want %d", c.d, c.dh, got, c.want)
 		}
 	}
 }
 
 // TestRoutedExpertsMatchDense runs the MLP experts each way (dense, routed and,
-// for top-1, top1MLP) on random tokens,
+// for top-1, Top1MLP) on random tokens,
 // weights and router probabilities (top-1 and top-2 of 3 and 5 experts,
 // including experts that receive no token) and compares the outputs and the
 // gradients with respect to the tokens, every weight and the router logits, in
@@ -100,17 +102,17 @@ func TestRoutedExpertsMatchDense(t *testing.T) {
 					logits = graph.Add(logits, graph.Const(logits.Graph(), [][]float64{{0, 0, 0, -30, -30}}))
 				}
 				p := graph.Softmax(logits, -1)
-				gates, mask := topKGates(p, c.k)
-				w := expertWeights{w1: x[2], b1: x[3], w2: x[4], b2: x[5]}
+				gates, mask := testTopKGates(p, c.k)
+				w := ExpertWeights{W1: x[2], B1: x[3], W2: x[4], B2: x[5]}
 				noDropout := func(h *graph.Node) *graph.Node { return h }
 				var y *graph.Node
 				switch form {
 				case "routed":
-					y = dispatchedMLP(tokens, gates, mask, c.k, dispatchBlock(c.t, c.e, c.k, 8, dispatchRouted), w, noDropout)
+					y = DispatchedMLP(tokens, gates, mask, c.k, DispatchBlock(c.t, c.e, c.k, 8, DispatchRouted), w, noDropout)
 				case "top1":
-					y = top1MLP(tokens, gates, mask, w, noDropout)
+					y = Top1MLP(tokens, gates, mask, w, noDropout)
 				default:
-					y = denseMLP(tokens, gates, w, noDropout)
+					y = DenseMLP(tokens, gates, w, noDropout)
 				}
 				wts := graph.Iota(y.Graph(), y.Shape(), 0)
 				loss := graph.ReduceAllSum(graph.Mul(graph.Square(y), graph.AddScalar(wts, 1)))
@@ -158,4 +160,27 @@ func TestRoutedExpertsMatchDense(t *testing.T) {
 			}
 		}
 	}
+}
+
+// testTopKGates is the model's router gating (softshape's topKGates, Eq. 6–7):
+// the k largest probabilities of each row of p [T, E] renormalised,
+// p_i / (Σ_selected p + 1e-6), zero elsewhere, and the 0/1 mask of the
+// selected experts; ties go to the lower index. Gradients flow through p only.
+func testTopKGates(p *graph.Node, k int) (gates, mask *graph.Node) {
+	g := p.Graph()
+	rows, e := p.Shape().Dimensions[0], p.Shape().Dimensions[1]
+	if k == 1 {
+		mask = graph.OneHot(graph.ArgMax(graph.StopGradient(p), -1), e, p.DType())
+	} else {
+		x := graph.StopGradient(p)
+		xi := graph.BroadcastToDims(graph.Reshape(x, rows, e, 1), rows, e, e)
+		xj := graph.BroadcastToDims(graph.Reshape(x, rows, 1, e), rows, e, e)
+		iota := func(axis int) *graph.Node { return graph.Iota(g, shapes.Make(dtypes.Int32, rows, e, e), axis) }
+		beats := graph.LogicalOr(graph.GreaterThan(xj, xi), graph.LogicalAnd(graph.Equal(xj, xi), graph.LessThan(iota(2), iota(1))))
+		rank := graph.ReduceSum(graph.ConvertDType(beats, dtypes.Int32), 2)
+		mask = graph.ConvertDType(graph.LessThan(rank, graph.Scalar(g, dtypes.Int32, k)), p.DType())
+	}
+	selected := graph.Mul(p, mask)
+	gates = graph.Div(selected, graph.AddScalar(graph.ReduceAndKeep(selected, graph.ReduceSum, -1), 1e-6))
+	return gates, mask
 }
