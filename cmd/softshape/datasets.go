@@ -28,7 +28,8 @@ func runDatasets(args []string, stdout io.Writer) error {
 
 Without a sub-command, prints the paper's 128 UCR datasets: TRAIN and TEST
 sizes, classes, series length ("vary" = variable), the authors' shape length
-m, and whether the dataset is present under -data. "datasets info -h" lists
+m, and whether the dataset is present under -data ("yes") or, absent there,
+bundled inside softshape ("bundled": usable offline). "datasets info -h" lists
 the flags of info.
 
 Flags:
@@ -67,11 +68,14 @@ func printRegistry(w io.Writer, root string) {
 		if data.Present(root, info.Name) {
 			local = "yes"
 			present++
+		} else if data.IsBundled(info.Name) {
+			local = "bundled"
 		}
 		line := fmt.Sprintf("%-*s  %5d  %5d  %7d  %6s  %4d  %s", nameWidth, info.Name, info.Train, info.Test, info.Classes, length, info.RefShapeLength, local)
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
 	}
 	fmt.Fprintf(w, "\n%d of %d datasets present under %s\n", present, len(infos), root)
+	fmt.Fprintf(w, "Bundled in softshape, used when not under -data: %s (UCR archive, Dau et al. 2018).\n", strings.Join(data.BundledNames(), ", "))
 	fmt.Fprintf(w, "Sizes as in the paper; the MelbournePedestrian files hold 1200/2450 rows (see the data package).\n")
 }
 

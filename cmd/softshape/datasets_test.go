@@ -12,21 +12,30 @@ import (
 	"testing"
 
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/internal/shareddata"
 )
 
-// ucrRoot returns the shared UCR copy: $SOFTSHAPE_SHARED/ucr, else
-// ../../../shared/ucr (the shared/ folder beside the checkout).
+// ucrRoot returns the shared UCR copy, skipping the test without it (see
+// internal/shareddata).
 func ucrRoot(t *testing.T) string {
 	t.Helper()
-	shared := os.Getenv("SOFTSHAPE_SHARED")
-	if shared == "" {
-		shared = filepath.Join("..", "..", "..", "shared")
+	return shareddata.UCR(t)
+}
+
+// noDatasets is a data folder that does not exist.
+const noDatasets = "testdata/no-datasets"
+
+// bundledOnly returns a data folder without datasets: only those bundled in
+// the data package (GunPoint, ItalyPowerDemand, ArrowHead) and the
+// generated CBF load from it, as on a fresh clone. It is the same path on
+// every call, so that commands that write it into a record or a script
+// compare equal.
+func bundledOnly(t *testing.T) string {
+	t.Helper()
+	if _, err := os.Stat(noDatasets); err == nil {
+		t.Fatalf("%s exists; the tests need it absent", noDatasets)
 	}
-	root := filepath.Join(shared, "ucr")
-	if st, err := os.Stat(root); err != nil || !st.IsDir() {
-		t.Fatalf("shared UCR data not found at %s (set $SOFTSHAPE_SHARED to the shared/ folder): %v", root, err)
-	}
-	return root
+	return noDatasets
 }
 
 // runOK runs "softshape datasets args..." and returns its output.
@@ -111,7 +120,28 @@ func TestDatasetsList(t *testing.T) {
 		t.Error("datasets list differs from datasets")
 	}
 	empty := runOK(t, "-data", t.TempDir())
-	contains(t, empty, "0 of 128 datasets present")
+	contains(t, empty, "0 of 128 datasets present", "Bundled in softshape, used when not under -data: ArrowHead, GunPoint, ItalyPowerDemand")
+}
+
+// TestDatasetsListBundled: with an empty data folder the bundled datasets
+// are marked "bundled" and no other is marked.
+func TestDatasetsListBundled(t *testing.T) {
+	out := runOK(t, "-data", bundledOnly(t))
+	lines := strings.Split(out, "\n")
+	marked := 0
+	for i, info := range data.Registry() {
+		bundled := strings.HasSuffix(lines[i+1], "  bundled")
+		if bundled {
+			marked++
+		}
+		if bundled != data.IsBundled(info.Name) {
+			t.Errorf("%s: %q", info.Name, lines[i+1])
+		}
+	}
+	if marked != 3 {
+		t.Errorf("%d datasets marked bundled, want 3", marked)
+	}
+	contains(t, lines[1+indexOf(t, "GunPoint")], "   50    150        2     150    32  bundled")
 }
 
 // indexOf returns the registry position of name.
@@ -134,11 +164,11 @@ func TestDatasetsHelp(t *testing.T) {
 }
 
 func TestDatasetsInfo(t *testing.T) {
-	root := ucrRoot(t)
+	root := bundledOnly(t)
 	out := runOK(t, "info", "-data", root, "GunPoint")
 	contains(t, out,
 		"GunPoint\n",
-		"GunPoint_TRAIN.tsv",
+		"source    bundled:GunPoint/GunPoint_TRAIN.tsv + bundled:GunPoint/GunPoint_TEST.tsv",
 		"rows      200 (TRAIN 50 + TEST 150)",
 		"registry  TRAIN 50, TEST 150, 2 classes, length 150, shape length m 32",
 		"length    150\n",
@@ -177,7 +207,7 @@ func TestDatasetsInfoGenerated(t *testing.T) {
 }
 
 func TestDatasetsErrors(t *testing.T) {
-	root := ucrRoot(t)
+	root := bundledOnly(t)
 	runErr(t, []string{`unknown dataset "GunPiont"`, "did you mean GunPoint"}, "info", "-offline", "-data", root, "GunPiont")
 	empty := t.TempDir()
 	runErr(t, []string{"dataset Coffee not found", filepath.Join(empty, "Coffee", "Coffee_TRAIN.tsv"), "-data", "$SOFTSHAPE_DATA"},

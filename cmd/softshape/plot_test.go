@@ -134,7 +134,7 @@ func TestPlotModelFigures(t *testing.T) {
 		{"attention", "-out", out},                                                             // no checkpoint
 		{"attention", "-checkpoint", ckpt, "-class", "cone"},                                   // no such class
 		{"attention", "-checkpoint", ckpt, "-index", "10000"},                                  // no such series
-		{"tsne", "-checkpoint", ckpt, "-dataset", "GunPoint", "-data", ucrRoot(t), "-offline"}, // wrong shape
+		{"tsne", "-checkpoint", ckpt, "-dataset", "GunPoint", "-data", bundledOnly(t), "-offline"}, // wrong shape
 	} {
 		if err := runPlot(bad, &buf); err == nil {
 			t.Errorf("plot %v accepted", bad)

@@ -32,7 +32,7 @@ func TestSweepEmitSlurm(t *testing.T) {
 	contains(t, s, "#SBATCH --array=1-2\n", "#SBATCH --time=1:00:00\n", "#SBATCH --partition=short\n",
 		"#SBATCH --output="+filepath.Join(dir, "logs", "%x-%A_%a.out")+"\n", "export GOMLX_BACKEND=go\n",
 		"exec /opt/softshape sweep \\\n  -table ablation \\\n  -datasets ItalyPowerDemand \\\n  -folds 1 \\\n  -seeds 42 \\\n  -variants 'SoftShape,w/o Intra' \\\n  -quick \\\n",
-		"-data "+ucrRootAbs(t), "-offline", "-backend go", `-shard "$((SLURM_ARRAY_TASK_ID))/2"`, "-results "+results+"\n")
+		"-data "+bundledOnlyAbs(t), "-offline", "-backend go", `-shard "$((SLURM_ARRAY_TASK_ID))/2"`, "-results "+results+"\n")
 	if strings.Contains(s, "-workers") {
 		t.Errorf("the default -workers 0 (automatic, per task) was written into the script:\n%s", s)
 	}
@@ -98,9 +98,9 @@ func TestSweepEmitSlurm(t *testing.T) {
 	}
 }
 
-// ucrRootAbs is ucrRoot made absolute, as -emit-slurm writes it.
-func ucrRootAbs(t *testing.T) string {
-	p, err := filepath.Abs(ucrRoot(t))
+// bundledOnlyAbs is bundledOnly made absolute, as -emit-slurm writes it.
+func bundledOnlyAbs(t *testing.T) string {
+	p, err := filepath.Abs(bundledOnly(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,12 +14,12 @@ import (
 // tinySweepSettings make CLI sweeps take a second.
 const tinySweepSettings = "embed_dim=16;epochs=2;warmup_epochs=1"
 
-// sweepCLI runs "softshape sweep" on ItalyPowerDemand of the shared UCR copy
+// sweepCLI runs "softshape sweep" on the bundled ItalyPowerDemand
 // into results, quick mode, with the given extra flags.
 func sweepCLI(t *testing.T, results string, extra ...string) (string, error) {
 	t.Helper()
 	args := append([]string{"-table", "ablation", "-datasets", "ItalyPowerDemand", "-variants", "SoftShape,w/o Intra",
-		"-folds", "1", "-quick", "-set", tinySweepSettings, "-results", results, "-data", ucrRoot(t), "-offline"}, extra...)
+		"-folds", "1", "-quick", "-set", tinySweepSettings, "-results", results, "-data", bundledOnly(t), "-offline"}, extra...)
 	var out bytes.Buffer
 	err := runSweep(args, &out)
 	return out.String(), err

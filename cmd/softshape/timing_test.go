@@ -14,7 +14,7 @@ func TestTimingCommand(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "timing")
 	var buf bytes.Buffer
 	err := runTiming([]string{"-lengths", "166,332", "-ratios", "0,50", "-steps", "1", "-batch", "4", "-set", "embed_dim=16",
-		"-params=false", "-data", ucrRoot(t), "-out", out}, &buf)
+		"-params=false", "-data", bundledOnly(t), "-out", out}, &buf)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, buf.String())
 	}
@@ -30,12 +30,12 @@ func TestTimingCommand(t *testing.T) {
 	// CSV on stdout and nothing else (status lines go to stderr).
 	buf.Reset()
 	err = runTiming([]string{"-lengths", "166", "-ratios", "", "-steps", "1", "-batch", "2", "-set", "embed_dim=16", "-params=false",
-		"-data", ucrRoot(t), "-format", "csv", "-out", filepath.Join(t.TempDir(), "csv")}, &buf)
+		"-data", bundledOnly(t), "-format", "csv", "-out", filepath.Join(t.TempDir(), "csv")}, &buf)
 	if err != nil || !strings.HasPrefix(buf.String(), "length,phase,") || strings.Count(buf.String(), "\n") != 2 {
 		t.Errorf("-format csv (%v): stdout\n%s", err, buf.String())
 	}
 	buf.Reset()
-	err = runTiming([]string{"-paired", "332", "-rounds", "3", "-ratios", "0,50", "-batch", "2", "-set", "embed_dim=16", "-data", ucrRoot(t)}, &buf)
+	err = runTiming([]string{"-paired", "332", "-rounds", "3", "-ratios", "0,50", "-batch", "2", "-set", "embed_dim=16", "-data", bundledOnly(t)}, &buf)
 	if err != nil {
 		t.Fatalf("-paired: %v\n%s", err, buf.String())
 	}
