@@ -1,7 +1,6 @@
 package plots
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"image/png"
@@ -14,6 +13,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/plot/vg"
+
+	"github.com/softshape-go/softshape/data"
 )
 
 // checkRender renders f as PNG and SVG at w×h and checks the PNG decodes to
@@ -446,40 +447,12 @@ func TestAttentionColours(t *testing.T) {
 	}
 }
 
-// readUCRSeries reads the first row of a UCR TSV file (label, then
-// tab-separated values).
-func readUCRSeries(path string) ([]float64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	if !sc.Scan() {
-		return nil, errors.New("empty file")
-	}
-	fields := strings.Split(strings.TrimSpace(sc.Text()), "\t")
-	var out []float64
-	for _, s := range fields[1:] {
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
 func TestAttentionMap(t *testing.T) {
-	series, err := readUCRSeries("/work/shared/ucr/GunPoint/GunPoint_TRAIN.tsv")
+	gunPoint, err := data.LoadBundled("GunPoint")
 	if err != nil {
-		t.Logf("GunPoint not available (%v): synthetic series", err)
-		series = make([]float64, 150)
-		for i := range series {
-			series[i] = math.Sin(float64(i) / 10)
-		}
+		t.Fatal(err)
 	}
+	series := gunPoint.Series[0]
 	m, q := 16, 4
 	n := (len(series)-m)/q + 1
 	scores := make([]float64, n)

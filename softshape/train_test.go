@@ -3,27 +3,12 @@ package softshape
 import (
 	"errors"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/softshape-go/softshape/data"
 )
-
-// sharedUCR is ../shared/ucr from the repository root, or $SOFTSHAPE_SHARED/ucr.
-func sharedUCR(t testing.TB) string {
-	t.Helper()
-	root := filepath.Join("..", "..", "shared")
-	if env := os.Getenv("SOFTSHAPE_SHARED"); env != "" {
-		root = env
-	}
-	dir := filepath.Join(root, "ucr")
-	if _, err := os.Stat(dir); err != nil {
-		t.Fatalf("shared UCR data not found at %s (set SOFTSHAPE_SHARED): %v", dir, err)
-	}
-	return dir
-}
 
 // shortSchedule is the CI schedule: 20 dense epochs then 20 sparse ones.
 func shortSchedule() Config {
@@ -65,14 +50,14 @@ func TestLearnsGeneratedCBF(t *testing.T) {
 	}
 }
 
-// TestGunPointFiveFolds: on ../shared/ucr/GunPoint the mean test accuracy over the
+// TestGunPointFiveFolds: on GunPoint (bundled in the data package) the mean test accuracy over the
 // five folds reaches ≥ 0.95 with the CI schedule (20 dense + 20 sparse epochs,
 // paper batch rule, the authors' m=32).
 func TestGunPointFiveFolds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("five folds of GunPoint take minutes; run without -short")
 	}
-	ds, err := data.Load(sharedUCR(t), "GunPoint")
+	ds, err := data.LoadBundled("GunPoint")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/internal/shareddata"
 )
 
 // clusterEnv enables TestSlurmCluster.
@@ -322,20 +323,17 @@ func (c *cluster) trainedKeys(id string) map[string]int {
 	return out
 }
 
-// ucr returns the shared UCR folder, skipping the test without it.
+// ucr returns the shared UCR folder (absolute, as the jobs need it),
+// skipping the test without it (see internal/shareddata).
 func ucr(t *testing.T) string {
-	shared := os.Getenv("SOFTSHAPE_SHARED")
-	if shared == "" {
-		shared = filepath.Join("..", "..", "..", "shared")
+	t.Helper()
+	dir := shareddata.UCR(t)
+	for _, ds := range []string{"GunPoint", "ItalyPowerDemand"} {
+		shareddata.Dataset(t, ds)
 	}
-	root, err := filepath.Abs(filepath.Join(shared, "ucr"))
+	root, err := filepath.Abs(dir)
 	if err != nil {
 		t.Fatal(err)
-	}
-	for _, ds := range []string{"GunPoint", "ItalyPowerDemand"} {
-		if _, err := os.Stat(filepath.Join(root, ds)); err != nil {
-			t.Skipf("Slurm cluster test skipped: %s not found under %s (set SOFTSHAPE_SHARED): %v", ds, root, err)
-		}
 	}
 	return root
 }

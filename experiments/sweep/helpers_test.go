@@ -38,21 +38,6 @@ func fakeTrain(sleep time.Duration) TrainFunc {
 	}
 }
 
-// sharedUCR returns the shared UCR copy: $SOFTSHAPE_SHARED/ucr, else
-// ../../../shared/ucr (the shared/ folder beside the checkout).
-func sharedUCR(t testing.TB) string {
-	t.Helper()
-	shared := os.Getenv("SOFTSHAPE_SHARED")
-	if shared == "" {
-		shared = filepath.Join("..", "..", "..", "shared")
-	}
-	root := filepath.Join(shared, "ucr")
-	if st, err := os.Stat(root); err != nil || !st.IsDir() {
-		t.Fatalf("shared UCR data not found at %s (set $SOFTSHAPE_SHARED): %v", root, err)
-	}
-	return root
-}
-
 // openStore opens a fresh store in a temporary folder.
 func openStore(t testing.TB) *Store {
 	t.Helper()

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/csv"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -256,18 +255,11 @@ func TestValSelectColumn(t *testing.T) {
 	}
 }
 
-// TestQuickSweepEndToEnd runs a quick sweep on two small datasets of the
-// shared UCR copy with a tiny model and builds its table: ours beside the
+// TestQuickSweepEndToEnd runs a quick sweep on two small datasets bundled in
+// the data package with a tiny model and builds its table: ours beside the
 // paper, labelled QUICK MODE, nothing missing.
 func TestQuickSweepEndToEnd(t *testing.T) {
-	ucr := os.Getenv("SOFTSHAPE_SHARED")
-	if ucr == "" {
-		ucr = filepath.Join("..", "..", "..", "shared")
-	}
-	ucr = filepath.Join(ucr, "ucr")
-	if _, err := os.Stat(filepath.Join(ucr, "ItalyPowerDemand")); err != nil {
-		t.Fatalf("shared UCR data not found at %s (set $SOFTSHAPE_SHARED): %v", ucr, err)
-	}
+	ucr := filepath.Join(t.TempDir(), "no-datasets") // only the bundled ones load
 	s, err := sweep.Open(filepath.Join(t.TempDir(), "results"))
 	if err != nil {
 		t.Fatal(err)
