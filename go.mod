@@ -1,6 +1,8 @@
 module github.com/softshape-go/softshape
 
-go 1.26.8
+go 1.26.5
+
+toolchain go1.26.8
 
 require (
 	github.com/gomlx/compute v0.1.6
