@@ -23,7 +23,8 @@
 // Every constructor takes a [Meta] so that titles always say what the data
 // is, and whether the numbers come from a quick (smoke-test) run rather than a
 // reproduction. A [Figure] can be saved as PNG or SVG, rendered to bytes, or
-// displayed inline in a GoNB notebook.
+// handed as a PNG to a display function ([Figure.Display]); the package itself
+// knows nothing of notebooks (experiments/reproduce shows figures in GoNB).
 //
 // Colours follow the colour-blind-friendly Okabe–Ito palette ([Palette]);
 // attention scores use Moreland's diverging blue–white–red map.

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/janpfeifer/gonb/gonbui"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
@@ -231,18 +230,12 @@ func (f *Figure) Save(path string, width, height vg.Length) error {
 	return nil
 }
 
-// Display shows the figure inline, as a PNG of the figure's default Size,
-// when the program runs inside a GoNB notebook (gonbui.IsNotebook), and
-// returns "". Otherwise it saves the figure to fallbackPath (.png or .svg)
-// and returns that path.
-func (f *Figure) Display(fallbackPath string) (string, error) {
-	return f.display(fallbackPath, gonbui.IsNotebook, gonbui.DisplayPNG)
-}
-
-// display implements Display with the notebook test and the display call
-// injected, so that both branches can be tested.
-func (f *Figure) display(fallbackPath string, inNotebook bool, show func([]byte)) (string, error) {
-	if inNotebook {
+// Display hands the figure, as a PNG of its default Size, to show (e.g. a
+// notebook's inline display) and returns "". When show is nil (no display,
+// as outside a notebook) it saves the figure to fallbackPath (.png or .svg)
+// instead and returns that path.
+func (f *Figure) Display(fallbackPath string, show func(png []byte)) (string, error) {
+	if show != nil {
 		data, err := f.PNG(f.width, f.height)
 		if err != nil {
 			return "", err

@@ -641,9 +641,9 @@ func TestSaveAndDisplay(t *testing.T) {
 	_, err = f.PNG(0, 3*vg.Inch)
 	wantErr(t, "zero width", err, ErrValue)
 
-	// Outside a notebook (as in tests) Display saves to the fallback path.
+	// Without a display function (outside a notebook) Display saves to the fallback path.
 	fallback := filepath.Join(dir, "display", "fig.png")
-	got, err := f.Display(fallback)
+	got, err := f.Display(fallback, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -662,12 +662,12 @@ func TestSaveAndDisplay(t *testing.T) {
 	if b := img.Bounds(); b.Dx() != int(float64(w/vg.Inch)*DefaultDPI+0.5) || b.Dy() != int(float64(h/vg.Inch)*DefaultDPI+0.5) {
 		t.Errorf("fallback PNG is %v for size %v×%v", b, w, h)
 	}
-	_, err = f.Display("")
+	_, err = f.Display("", nil)
 	wantErr(t, "no fallback", err, ErrValue)
 
 	// Inside a notebook the PNG goes to the display call.
 	var shown []byte
-	got, err = f.display(filepath.Join(dir, "unused.png"), true, func(b []byte) { shown = b })
+	got, err = f.Display(filepath.Join(dir, "unused.png"), func(b []byte) { shown = b })
 	if err != nil || got != "" {
 		t.Fatalf("notebook display: %q, %v", got, err)
 	}

@@ -37,7 +37,11 @@ func ShowFigure(dir, name string, f *plots.Figure, err error) {
 		Markdownf("*Figure %s not drawn: %s*", name, mdLine(fmt.Sprint(err)))
 		return
 	}
-	path, err := f.Display(filepath.Join(dir, name+".png"))
+	var show func([]byte) // nil: saved to a file instead
+	if gonbui.IsNotebook {
+		show = gonbui.DisplayPNG
+	}
+	path, err := f.Display(filepath.Join(dir, name+".png"), show)
 	if err != nil {
 		Markdownf("*Figure %s: %s*", name, mdLine(err.Error()))
 		return
@@ -114,7 +118,7 @@ type liveLog struct {
 	start time.Time
 }
 
-func newLiveLog() *liveLog { return &liveLog{id: gonbui.UniqueID(), start: time.Now()} }
+func newLiveLog() *liveLog { return &liveLog{id: gonbui.UniqueId(), start: time.Now()} }
 
 func (l *liveLog) Write(b []byte) (int, error) {
 	for _, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
