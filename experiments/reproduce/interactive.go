@@ -20,6 +20,12 @@ var FrontEndWait = 15 * time.Second
 // the first render when headless ($SOFTSHAPE_HEADLESS set, or not inside a
 // notebook) or when no browser answers within FrontEndWait — so a headless
 // run never blocks.
+//
+// The label and the slider live in a transient panel (as GoNB's own widget
+// examples do with dom.CreateTransientDiv): the slider is inserted by
+// JavaScript, which saved notebooks and HTML exports do not keep, and the
+// panel is emptied when Slider returns, so no dead control is left behind;
+// the rendered HTML stays.
 func Slider(label string, min, max, value int, idle time.Duration, render func(v int) string) {
 	first := render(value)
 	if headless() {
@@ -31,10 +37,11 @@ func Slider(label string, min, max, value int, idle time.Duration, render func(v
 		}
 		return
 	}
-	gonbui.DisplayHTML(fmt.Sprintf("<b>%s</b> (%d … %d; the panel stops listening after %s without a change)", html.EscapeString(label), min, max, idle))
+	panel := newTransientPanel(fmt.Sprintf("<b>%s</b> (%d … %d; the panel stops listening after %s without a change)", html.EscapeString(label), min, max, idle))
+	defer panel.close()
 	ready := make(chan *widgets.SliderBuilder, 1)
-	go func() { ready <- widgets.Slider(min, max, value).Done() }()
-	out := gonbui.UniqueID()
+	go func() { ready <- widgets.Slider(min, max, value).AppendTo(panel.id).Done() }()
+	out := gonbui.UniqueId()
 	gonbui.UpdateHTML(out, first)
 	var s *widgets.SliderBuilder
 	select {
@@ -58,3 +65,19 @@ func Slider(label string, min, max, value int, idle time.Duration, render func(v
 		}
 	}
 }
+
+// transientPanel is a <div> shown through gonbui.UpdateHTML, so that it can be
+// emptied again (dom.CreateTransientDiv, which does not say how to remove it).
+type transientPanel struct{ id, displayID string }
+
+// newTransientPanel shows a panel holding header; controls go inside it by
+// its id.
+func newTransientPanel(header string) transientPanel {
+	uid := gonbui.UniqueId()
+	p := transientPanel{id: "softshape_panel_" + uid, displayID: "softshape_panel_display_" + uid}
+	gonbui.UpdateHTML(p.displayID, fmt.Sprintf(`<div id="%s">%s</div>`, p.id, header))
+	return p
+}
+
+// close empties the panel, controls included.
+func (p transientPanel) close() { gonbui.UpdateHTML(p.displayID, "") }

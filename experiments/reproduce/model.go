@@ -156,7 +156,7 @@ func liveCurves(m *Model) func(softshape.EpochStats) {
 		}
 		html := "<p>" + line + "</p>"
 		if id == "" {
-			id = gonbui.UniqueID()
+			id = gonbui.UniqueId()
 		}
 		if done { // the final curves are drawn by ShowCurves
 			gonbui.UpdateHTML(id, html)
