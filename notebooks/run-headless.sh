@@ -20,10 +20,11 @@
 set -euo pipefail
 NB_DIR="$(cd "$(dirname "$0")" && pwd)"
 REPO="$(cd "$NB_DIR/.." && pwd)"
-bash "$NB_DIR/setup.sh" --no-start
+bash "$NB_DIR/setup.sh" --headless
 GOBIN_DIR="$(go env GOBIN)"; [ -n "$GOBIN_DIR" ] || GOBIN_DIR="$(go env GOPATH)/bin"
 export PATH="$GOBIN_DIR:$PATH"
-export JUPYTER_DATA_DIR="$NB_DIR/.jupyter"
+# The headless kernel spec (GoNB --raw_error: plain-text errors for check_outputs.py).
+export JUPYTER_DATA_DIR="$NB_DIR/.jupyter-headless"
 PY=python3; [ -x /usr/bin/python3 ] && PY=/usr/bin/python3   # not a pyenv shim
 
 OUT="${SOFTSHAPE_NB_OUT:-$NB_DIR/out}"

@@ -3,7 +3,9 @@
 # this folder.
 #
 #   bash notebooks/setup.sh              # install (idempotent) and start Jupyter
-#   bash notebooks/setup.sh --no-start   # install only (what CI and run-headless.sh do)
+#   bash notebooks/setup.sh --no-start   # install only
+#   bash notebooks/setup.sh --headless   # install only, with the headless kernel spec
+#                                        # (what run-headless.sh and CI use)
 #
 # Installs: Jupyter (Debian packages jupyter-notebook, jupyter-nbconvert,
 # python3-ipykernel) when `jupyter` is missing, through apt (as root or with
@@ -12,16 +14,21 @@
 # ...@version` version lists); goimports at a pinned version (GoNB needs it
 # for every cell); and the GoNB kernel spec into notebooks/.jupyter
 # (JUPYTER_DATA_DIR), so nothing is written to your home's Jupyter folders.
+# The interactive kernel reports compile errors as GoNB's HTML, mapped to the
+# cell's lines; --headless installs a second spec into notebooks/.jupyter-headless
+# with GoNB's --raw_error (plain-text errors, which check_outputs.py reads).
 set -euo pipefail
 NB_DIR="$(cd "$(dirname "$0")" && pwd)"
 REPO="$(cd "$NB_DIR/.." && pwd)"
 GOIMPORTS_VERSION=v0.52.0
 START=1
+HEADLESS=0
 for a in "$@"; do
   case "$a" in
     --no-start) START=0 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
-    *) echo "setup.sh: unknown option $a (use --no-start)" >&2; exit 2 ;;
+    --headless) START=0; HEADLESS=1 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    *) echo "setup.sh: unknown option $a (use --no-start or --headless)" >&2; exit 2 ;;
   esac
 done
 
@@ -30,7 +37,7 @@ say() { echo "setup.sh: $*"; }
 # --- Go ---------------------------------------------------------------------
 if ! command -v go >/dev/null 2>&1; then
   if [ -x /usr/local/go/bin/go ]; then export PATH=/usr/local/go/bin:$PATH
-  else say "no Go toolchain: install Go 1.26.8 (https://go.dev/dl/) first" >&2; exit 1; fi
+  else say "no Go toolchain: install Go 1.26.5 or later (https://go.dev/dl/) first" >&2; exit 1; fi
 fi
 GOBIN_DIR="$(go env GOBIN)"; [ -n "$GOBIN_DIR" ] || GOBIN_DIR="$(go env GOPATH)/bin"
 export PATH="$GOBIN_DIR:$PATH"
@@ -64,10 +71,21 @@ if ! command -v goimports >/dev/null 2>&1; then
 fi
 
 # --- Kernel spec, project-local ------------------------------------------------
-export JUPYTER_DATA_DIR="$NB_DIR/.jupyter"
-if [ ! -f "$JUPYTER_DATA_DIR/kernels/gonb/kernel.json" ] || ! grep -q "$(command -v gonb)" "$JUPYTER_DATA_DIR/kernels/gonb/kernel.json"; then
-  say "installing the GoNB kernel spec into $JUPYTER_DATA_DIR"
-  gonb --install --raw_error --force_deps >/dev/null 2>&1 || gonb --install --raw_error --force_deps
+# Interactive: GoNB's HTML errors. Headless: --raw_error, in its own folder, so
+# the two never overwrite each other.
+if [ "$HEADLESS" = 1 ]; then
+  export JUPYTER_DATA_DIR="$NB_DIR/.jupyter-headless"; KERNEL_FLAGS="--raw_error"
+else
+  export JUPYTER_DATA_DIR="$NB_DIR/.jupyter"; KERNEL_FLAGS=""
+fi
+SPEC="$JUPYTER_DATA_DIR/kernels/gonb/kernel.json"
+spec_ok() {
+  [ -f "$SPEC" ] && grep -q "$(command -v gonb)" "$SPEC" || return 1
+  if [ "$HEADLESS" = 1 ]; then grep -q -- "-raw_error=true" "$SPEC"; else ! grep -q -- "-raw_error=true" "$SPEC"; fi
+}
+if ! spec_ok; then
+  say "installing the GoNB kernel spec into $JUPYTER_DATA_DIR${KERNEL_FLAGS:+ ($KERNEL_FLAGS)}"
+  gonb --install $KERNEL_FLAGS --force_deps >/dev/null 2>&1 || gonb --install $KERNEL_FLAGS --force_deps
 fi
 say "ready: GoNB $GONB_VERSION, nbconvert $(jupyter nbconvert --version 2>/dev/null || echo '?'), kernel spec in $JUPYTER_DATA_DIR"
 
