@@ -86,11 +86,169 @@ const (
 	ParamPatience = "patience"
 	// ParamShuffle shuffles the training batches every epoch (the reference does not).
 	ParamShuffle = "shuffle"
-	// ParamReferenceCompat reproduces the reference implementation's protocol quirks:
-	// weights and Adam state carried from fold to fold, evaluation always on the sparse path,
-	// no shuffling.
+	// ParamFoldReset is the fold reset: "fresh" (every fold starts from new
+	// weights and a new Adam optimiser, the paper's protocol) or "carry" (the
+	// authors' published code: weights and Adam state carried from fold to fold,
+	// so later folds have trained on their own test samples).
+	ParamFoldReset = "fold_reset"
+	// ParamEvalPath is the path validation and test run during warm-up: "phase"
+	// (the path being trained: dense in warm-up, sparse after) or "sparse"
+	// (the authors' code: always the sparse path with the MoE).
+	ParamEvalPath = "eval_path"
+	// ParamSelectionStat is the validation statistic of model selection and early
+	// stopping: "mean" (mean cross-entropy) or "batch_scaled" (the authors':
+	// Σ_batches mean CE / n_val).
+	ParamSelectionStat = "selection_stat"
+	// ParamSelectionWindow is the set of epochs model selection chooses from:
+	// "post_warmup" (only epochs after the warm-up, i.e. SoftShape's own sparse
+	// model) or "all" (every epoch, as the authors' code, which can select a
+	// dense warm-up model).
+	ParamSelectionWindow = "selection_window"
+	// ParamProtocol applies a preset of the protocol switches (fold_reset,
+	// eval_path, batch_rule, shuffle, selection_stat, selection_window): one of
+	// the names in Presets. It is applied before the other settings of the same
+	// string, so "protocol=reference_fresh;shuffle=true" changes one switch.
+	ParamProtocol = "protocol"
+	// ParamReferenceCompat is the older spelling of a preset:
+	// reference_compat=true is protocol=reference_compat, false is
+	// protocol=default.
 	ParamReferenceCompat = "reference_compat"
 )
+
+// Values of the protocol switches.
+const (
+	FoldResetFresh = "fresh"
+	FoldResetCarry = "carry"
+
+	EvalPathPhase  = "phase"
+	EvalPathSparse = "sparse"
+
+	SelectionStatMean        = "mean"
+	SelectionStatBatchScaled = "batch_scaled"
+
+	SelectionWindowPostWarmUp = "post_warmup"
+	SelectionWindowAll        = "all"
+)
+
+// Names of the protocol presets (ParamProtocol).
+const (
+	// ProtocolDefault selects SoftShape's own model: fresh folds, evaluation on
+	// the trained path, the paper's batch rule, shuffled batches, mean validation
+	// CE, selection among post-warm-up epochs only.
+	ProtocolDefault = "default"
+	// ProtocolReferenceCompat is the authors' published code: weights and Adam
+	// carried across folds, sparse evaluation, batch min(512, n_train), no
+	// shuffling, the batch-scaled statistic, selection over all epochs.
+	ProtocolReferenceCompat = "reference_compat"
+	// ProtocolReferenceFresh is ProtocolReferenceCompat with fresh folds: the
+	// authors' code minus the fold leak.
+	ProtocolReferenceFresh = "reference_fresh"
+	// ProtocolCustom names switch values that match no preset.
+	ProtocolCustom = "custom"
+)
+
+// Protocol holds the protocol switches: the decisions of the training protocol
+// that are not part of the model.
+type Protocol struct {
+	FoldReset       string
+	EvalPath        string
+	BatchRule       string
+	Shuffle         bool
+	SelectionStat   string
+	SelectionWindow string
+}
+
+// Presets are the named protocols, in the order -set help lists them.
+var presets = []struct {
+	name, doc string
+	p         Protocol
+}{
+	{ProtocolDefault, "SoftShape's own model, fresh folds (the default)",
+		Protocol{FoldResetFresh, EvalPathPhase, "paper", true, SelectionStatMean, SelectionWindowPostWarmUp}},
+	{ProtocolReferenceCompat, "the authors' published code, fold leak included",
+		Protocol{FoldResetCarry, EvalPathSparse, "large", false, SelectionStatBatchScaled, SelectionWindowAll}},
+	{ProtocolReferenceFresh, "the authors' code minus the fold leak",
+		Protocol{FoldResetFresh, EvalPathSparse, "large", false, SelectionStatBatchScaled, SelectionWindowAll}},
+}
+
+// Preset returns the protocol switches of a preset name.
+func Preset(name string) (Protocol, error) {
+	for _, p := range presets {
+		if p.name == name {
+			return p.p, nil
+		}
+	}
+	names := make([]string, len(presets))
+	for i, p := range presets {
+		names[i] = p.name
+	}
+	return Protocol{}, fmt.Errorf("%s=%q: want one of %s", ParamProtocol, name, strings.Join(names, ", "))
+}
+
+// PresetNames lists the preset names with a one-line description each.
+func PresetNames() [][2]string {
+	out := make([][2]string, len(presets))
+	for i, p := range presets {
+		out[i] = [2]string{p.name, p.doc}
+	}
+	return out
+}
+
+// Protocol returns c's protocol switches.
+func (c Config) Protocol() Protocol {
+	return Protocol{c.FoldReset, c.EvalPath, c.BatchRule, c.Shuffle, c.SelectionStat, c.SelectionWindow}
+}
+
+// WithProtocol returns c with the protocol switches of p.
+func (c Config) WithProtocol(p Protocol) Config {
+	c.FoldReset, c.EvalPath, c.BatchRule, c.Shuffle, c.SelectionStat, c.SelectionWindow =
+		p.FoldReset, p.EvalPath, p.BatchRule, p.Shuffle, p.SelectionStat, p.SelectionWindow
+	return c
+}
+
+// ProtocolName names c's protocol switches: the preset they equal, or
+// ProtocolCustom.
+func (c Config) ProtocolName() string {
+	for _, p := range presets {
+		if p.p == c.Protocol() {
+			return p.name
+		}
+	}
+	return ProtocolCustom
+}
+
+// ProtocolString lists the resolved switches, e.g.
+// "reference_fresh (fold_reset=fresh, eval_path=sparse, ...)".
+func (c Config) ProtocolString() string {
+	return fmt.Sprintf("%s (%s=%s, %s=%s, %s=%s, %s=%t, %s=%s, %s=%s)", c.ProtocolName(),
+		ParamFoldReset, c.FoldReset, ParamEvalPath, c.EvalPath, ParamBatchRule, c.BatchRule,
+		ParamShuffle, c.Shuffle, ParamSelectionStat, c.SelectionStat, ParamSelectionWindow, c.SelectionWindow)
+}
+
+// EvalPhase is the path validation and test run on in an epoch trained on phase.
+func (c Config) EvalPhase(phase Phase) Phase {
+	if c.EvalPath == EvalPathSparse {
+		return Sparse
+	}
+	return phase
+}
+
+// Selectable reports whether model selection may choose the given epoch (0-based).
+func (c Config) Selectable(epoch int) bool {
+	return c.SelectionWindow == SelectionWindowAll || epoch >= c.WarmUpEpochs
+}
+
+// SelectionLoss is the validation statistic of selection and early stopping,
+// from the per-sample validation cross-entropies and the training batch size.
+func (c Config) SelectionLoss(valCE []float64, batchSize int) float64 {
+	if c.SelectionStat == SelectionStatBatchScaled {
+		return referenceValLoss(valCE, batchSize)
+	}
+	return meanOf(valCE)
+}
+
+// CarriesFolds reports whether weights and Adam state carry from fold to fold.
+func (c Config) CarriesFolds() bool { return c.FoldReset == FoldResetCarry }
 
 // Config is the typed view of every SoftShape hyperparameter. DefaultConfig holds
 // the defaults (the authors' code); Config.Apply writes a Config into a model.Store
@@ -123,13 +281,17 @@ type Config struct {
 	BatchRule        string
 	Patience         int
 	Shuffle          bool
-	ReferenceCompat  bool
+	// The protocol switches besides BatchRule and Shuffle (see Protocol).
+	FoldReset       string
+	EvalPath        string
+	SelectionStat   string
+	SelectionWindow string
 }
 
-// DefaultConfig returns the defaults: the authors' code (reference notes §3) with the
-// paper-era batch rule and a correct protocol.
+// DefaultConfig returns the defaults: the authors' model (the paper's Section 3 and
+// its appendix settings) under the default protocol (ProtocolDefault).
 func DefaultConfig() Config {
-	return Config{
+	c := Config{
 		SparseRatio:     0.5,
 		ExpertsK:        1,
 		NumExperts:      "C",
@@ -151,10 +313,10 @@ func DefaultConfig() Config {
 		WarmUpEpochs:    150,
 		Epochs:          500,
 		LearningRate:    1e-3,
-		BatchRule:       "paper",
 		Patience:        80,
-		Shuffle:         true,
 	}
+	p, _ := Preset(ProtocolDefault)
+	return c.WithProtocol(p)
 }
 
 // params lists the Config as name → value, the order used for printing.
@@ -174,8 +336,9 @@ func (c Config) params() []struct {
 		{ParamIntra, c.Intra}, {ParamInter, c.Inter}, {ParamShapeEmbed, c.ShapeEmbed},
 		{ParamMoEExpert, c.MoEExpert}, {ParamSharedExpert, c.SharedExpert}, {ParamMultiSeq, c.MultiSeq},
 		{ParamWarmUpEpochs, c.WarmUpEpochs}, {ParamEpochs, c.Epochs}, {ParamLearningRate, c.LearningRate},
-		{ParamBatchRule, c.BatchRule}, {ParamPatience, c.Patience}, {ParamShuffle, c.Shuffle},
-		{ParamReferenceCompat, c.ReferenceCompat},
+		{ParamPatience, c.Patience}, {ParamFoldReset, c.FoldReset}, {ParamEvalPath, c.EvalPath},
+		{ParamBatchRule, c.BatchRule}, {ParamShuffle, c.Shuffle}, {ParamSelectionStat, c.SelectionStat},
+		{ParamSelectionWindow, c.SelectionWindow},
 	}
 }
 
@@ -219,7 +382,10 @@ func ConfigFromStore(store *model.Store) Config {
 		BatchRule:        model.GetParamOr(s, ParamBatchRule, d.BatchRule),
 		Patience:         model.GetParamOr(s, ParamPatience, d.Patience),
 		Shuffle:          model.GetParamOr(s, ParamShuffle, d.Shuffle),
-		ReferenceCompat:  model.GetParamOr(s, ParamReferenceCompat, d.ReferenceCompat),
+		FoldReset:        model.GetParamOr(s, ParamFoldReset, d.FoldReset),
+		EvalPath:         model.GetParamOr(s, ParamEvalPath, d.EvalPath),
+		SelectionStat:    model.GetParamOr(s, ParamSelectionStat, d.SelectionStat),
+		SelectionWindow:  model.GetParamOr(s, ParamSelectionWindow, d.SelectionWindow),
 	}
 }
 
@@ -227,6 +393,38 @@ func ConfigFromStore(store *model.Store) Config {
 // "sparse_ratio=0.3;experts_k=2;depth=3" (the syntax of the CLI's -set flag).
 // Unknown names and unparsable values are errors naming the setting.
 func (c Config) WithSettings(settings string) (Config, error) {
+	if strings.TrimSpace(settings) == "" {
+		return c, nil
+	}
+	// Presets first, so the other settings of the string override their switches.
+	var rest []string
+	for _, part := range strings.Split(settings, ";") {
+		name, value, _ := strings.Cut(part, "=")
+		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+		switch name {
+		case ParamProtocol:
+			p, err := Preset(value)
+			if err != nil {
+				return c, fmt.Errorf("parsing settings %q: %w", settings, err)
+			}
+			c = c.WithProtocol(p)
+		case ParamReferenceCompat:
+			on, err := strconv.ParseBool(value)
+			if err != nil {
+				return c, fmt.Errorf("parsing settings %q: %s=%q: want true or false (a preset: true is %s=%s)",
+					settings, ParamReferenceCompat, value, ParamProtocol, ProtocolReferenceCompat)
+			}
+			preset := ProtocolDefault
+			if on {
+				preset = ProtocolReferenceCompat
+			}
+			p, _ := Preset(preset)
+			c = c.WithProtocol(p)
+		default:
+			rest = append(rest, part)
+		}
+	}
+	settings = strings.Join(rest, ";")
 	if strings.TrimSpace(settings) == "" {
 		return c, nil
 	}
@@ -318,7 +516,7 @@ func (c Config) Resolve(seriesLen, numClasses, refShapeLen int) (Shape, error) {
 	if err := oneOf(ParamShapeEmbed, c.ShapeEmbed, "conv", "linear"); err != nil {
 		return s, err
 	}
-	if err := oneOf(ParamBatchRule, c.BatchRule, "paper", "large"); err != nil {
+	if err := c.checkProtocol(); err != nil {
 		return s, err
 	}
 	if err := oneOf(ParamMoEExpert, c.MoEExpert, "mlp", "fcn", "icb"); err != nil {
@@ -388,6 +586,30 @@ func (c Config) Resolve(seriesLen, numClasses, refShapeLen int) (Shape, error) {
 		return s, fmt.Errorf("%s=%d: k must be ≤ the number of experts Ĉ=%d (%s=%q)", ParamExpertsK, c.ExpertsK, s.NumExperts, ParamNumExperts, c.NumExperts)
 	}
 	return s, nil
+}
+
+// checkProtocol checks the protocol switches.
+func (c Config) checkProtocol() error {
+	for _, e := range []struct {
+		name, value string
+		allowed     []string
+	}{
+		{ParamFoldReset, c.FoldReset, []string{FoldResetFresh, FoldResetCarry}},
+		{ParamEvalPath, c.EvalPath, []string{EvalPathPhase, EvalPathSparse}},
+		{ParamBatchRule, c.BatchRule, []string{"paper", "large"}},
+		{ParamSelectionStat, c.SelectionStat, []string{SelectionStatMean, SelectionStatBatchScaled}},
+		{ParamSelectionWindow, c.SelectionWindow, []string{SelectionWindowPostWarmUp, SelectionWindowAll}},
+	} {
+		if err := oneOf(e.name, e.value, e.allowed...); err != nil {
+			return err
+		}
+	}
+	if c.SelectionWindow == SelectionWindowPostWarmUp && c.Epochs <= c.WarmUpEpochs {
+		return fmt.Errorf("%s=%s with %s=%d, %s=%d: no epoch after the warm-up to select; train more epochs or set %s=%s",
+			ParamSelectionWindow, c.SelectionWindow, ParamEpochs, c.Epochs, ParamWarmUpEpochs, c.WarmUpEpochs,
+			ParamSelectionWindow, SelectionWindowAll)
+	}
+	return nil
 }
 
 // MultiSeqLengths parses Config.MultiSeq ("8,16,32") into shape lengths; nil

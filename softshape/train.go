@@ -73,8 +73,11 @@ type FoldResult struct {
 	// BestEpoch is the epoch of the selected model; EpochsRun counts the epochs
 	// trained before early stopping or the epoch limit.
 	BestEpoch, EpochsRun int
-	// SelectedPhase is the path the selected model was evaluated on.
-	SelectedPhase Phase
+	// SelectedPhase is the path the selected model was evaluated on;
+	// SelectedWarmUp is true when the selected epoch is a dense warm-up epoch
+	// (possible only with selection_window=all), i.e. not a SoftShape model.
+	SelectedPhase  Phase
+	SelectedWarmUp bool
 	// Wall is the fold's wall time; Params the number of trainable parameters.
 	Wall      time.Duration
 	Params    int
@@ -99,42 +102,30 @@ var ErrNonFinite = errors.New("non-finite loss")
 
 // Train runs the paper's protocol on ds: stratified folds (60/20/20), imputation
 // and z-normalisation fitted on each fold's training split, a fresh model and Adam
-// optimiser per fold (unless cfg.ReferenceCompat), model selection by the lowest
-// validation loss, and the test accuracy of the selected model. It is the one
+// optimiser per fold (fold_reset=fresh; carry continues the previous fold's),
+// model selection by the lowest validation statistic among the selectable epochs
+// (selection_window), and the test accuracy of the selected model. It is the one
 // training function used by the CLI, the tests and the notebooks.
+//
+// With fold_reset=carry a fold depends on the ones before it, so Train trains
+// every fold from the first up to the last one requested, in order (FoldChain),
+// and returns the requested ones; their order must then be increasing.
 func Train(ds *data.Dataset, cfg Config, opts RunOptions) (*Result, error) {
-	backend, m, splits, err := setUp(ds, cfg, &opts)
+	chain, err := NewFoldChain(ds, cfg, opts)
 	if err != nil {
 		return nil, err
 	}
 	folds := opts.Folds
 	if folds == nil {
-		for i := range splits {
+		for i := range chain.NumFolds() {
 			folds = append(folds, i)
 		}
 	}
-	res := &Result{Dataset: ds.Name, Backend: backend.Description(), Config: cfg, Shape: m.Shape}
-	var carried *session // reference_compat: weights and Adam state carried across folds
+	res := &Result{Dataset: ds.Name, Backend: chain.backend.Description(), Config: cfg, Shape: chain.model.Shape}
 	for _, f := range folds {
-		if f < 0 || f >= len(splits) {
-			return nil, fmt.Errorf("fold index %d out of range: %d folds (indices 0..%d)", f, len(splits), len(splits)-1)
-		}
-		fd, err := data.Prepare(ds, splits[f])
+		fr, _, err := chain.Fold(f)
 		if err != nil {
-			return nil, fmt.Errorf("dataset %s fold %d: %w", ds.Name, f, err)
-		}
-		sess := carried
-		if sess == nil {
-			if sess, err = newSession(backend, m, opts.Seed+int64(f), opts.RefShapeLen); err != nil {
-				return nil, err
-			}
-		}
-		if cfg.ReferenceCompat {
-			carried = sess
-		}
-		fr, err := sess.trainFold(f, fd, opts)
-		if err != nil {
-			return nil, fmt.Errorf("dataset %s fold %d: %w", ds.Name, f, err)
+			return nil, err
 		}
 		res.Folds = append(res.Folds, *fr)
 	}
@@ -236,7 +227,7 @@ func (s *session) trainFold(fold int, fd *data.FoldData, opts RunOptions) (*Fold
 		if epoch < cfg.WarmUpEpochs {
 			phase = Dense
 		}
-		if cfg.Shuffle && !cfg.ReferenceCompat {
+		if cfg.Shuffle {
 			s.rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		}
 		if err := s.trainer.ResetTrainMetrics(); err != nil {
@@ -262,10 +253,7 @@ func (s *session) trainFold(fold int, fd *data.FoldData, opts RunOptions) (*Fold
 			lossSum += l
 			steps++
 		}
-		evalPhase := phase
-		if cfg.ReferenceCompat {
-			evalPhase = Sparse
-		}
+		evalPhase := cfg.EvalPhase(phase)
 		valCE, valAcc, err := s.evaluate(fd.ValX, fd.ValY, evalPhase)
 		if err != nil {
 			return nil, fmt.Errorf("epoch %d validation: %w", epoch, err)
@@ -275,15 +263,13 @@ func (s *session) trainFold(fold int, fd *data.FoldData, opts RunOptions) (*Fold
 			return nil, fmt.Errorf("epoch %d (%s phase): validation loss is %v: %w", epoch, evalPhase, valLoss, ErrNonFinite)
 		}
 		// The selection and stopping statistic: the mean CE, or the reference's
-		// batch-scaled sum (Σ_batches mean CE / n_val) under reference_compat.
-		selLoss := valLoss
-		if cfg.ReferenceCompat {
-			selLoss = referenceValLoss(valCE, bs)
-		}
+		// batch-scaled sum (Σ_batches mean CE / n_val).
+		selLoss := cfg.SelectionLoss(valCE, bs)
 		st := EpochStats{Fold: fold, Epoch: epoch, Epochs: cfg.Epochs, Phase: phase, TrainLoss: lossSum / float64(steps),
 			TrainAcc: accLast, ValLoss: valLoss, ValAcc: valAcc, Elapsed: time.Since(start)}
-		if selLoss < fr.ValLoss {
+		if cfg.Selectable(epoch) && selLoss < fr.ValLoss {
 			fr.ValLoss, fr.BestEpoch, fr.SelectedPhase = selLoss, epoch, evalPhase
+			fr.SelectedWarmUp = phase == Dense
 			if best, err = s.snapshot(best); err != nil {
 				return nil, err
 			}
@@ -316,10 +302,18 @@ func (s *session) trainFold(fold int, fd *data.FoldData, opts RunOptions) (*Fold
 	if fr.ValLoss == math.Inf(1) {
 		fr.ValLoss = math.NaN()
 	}
+	// Under fold_reset=carry the next fold continues from the last weights (the
+	// authors' code never restores the selected ones), so keep them aside.
+	var last map[string]*tensors.Tensor
+	if cfg.CarriesFolds() {
+		if last, err = s.snapshot(nil); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.restore(best); err != nil {
 		return nil, err
 	}
-	if cfg.ReferenceCompat {
+	if cfg.SelectionStat != SelectionStatMean {
 		fr.ValLoss = s.meanValLoss(fd, fr.SelectedPhase)
 	}
 	_, testAcc, err := s.evaluate(fd.TestX, fd.TestY, fr.SelectedPhase)
@@ -332,6 +326,11 @@ func (s *session) trainFold(fold int, fd *data.FoldData, opts RunOptions) (*Fold
 	if opts.CheckpointDir != "" {
 		s.store.RootScope().SetParam(paramPhase, fr.SelectedPhase.String())
 		if err := SaveCheckpoint(s.store, fmt.Sprintf("%s/fold-%d", opts.CheckpointDir, fold)); err != nil {
+			return nil, err
+		}
+	}
+	if last != nil {
+		if err := s.restore(last); err != nil {
 			return nil, err
 		}
 	}

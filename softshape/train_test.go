@@ -149,10 +149,11 @@ func TestCheckpointRoundTripAndInterpret(t *testing.T) {
 	}
 }
 
-// TestReferenceCompatCarriesWeights: with reference_compat the second fold starts
-// from the first fold's weights (the authors' bug), so its first-epoch validation
-// loss is far below that of a fresh start.
-func TestReferenceCompatCarriesWeights(t *testing.T) {
+// TestFoldResetCarryCarriesWeights: with fold_reset=carry (reference_compat,
+// which differs from reference_fresh in that switch only) the second fold starts
+// from the first fold's weights (the authors' bug), so its first-epoch
+// validation loss is far below that of a fresh start.
+func TestFoldResetCarryCarriesWeights(t *testing.T) {
 	ds := data.CBF(30, 64, 5)
 	cfg := DefaultConfig()
 	cfg.Epochs, cfg.WarmUpEpochs, cfg.EmbedDim = 12, 6, 32
@@ -163,9 +164,14 @@ func TestReferenceCompatCarriesWeights(t *testing.T) {
 		}
 		return res.Folds[1].History[0].ValLoss
 	}
-	fresh := first(cfg)
-	cfg.ReferenceCompat = true
-	carried := first(cfg)
+	// Both with the paper's batch rule: 12 full-batch steps would train too little.
+	withPreset := func(name string) Config {
+		c := cfg.WithProtocol(mustPreset(t, name))
+		c.BatchRule = "paper"
+		return c
+	}
+	fresh := first(withPreset(ProtocolReferenceFresh))
+	carried := first(withPreset(ProtocolReferenceCompat))
 	t.Logf("fold 2 epoch-0 validation loss: fresh %.4f, carried over %.4f (ln 3 = %.4f)", fresh, carried, math.Log(3))
 	if math.Abs(fresh-math.Log(3)) > 0.1 {
 		t.Errorf("fresh fold 2 starts at val loss %.4f, want ≈ ln 3 (untrained)", fresh)
@@ -181,6 +187,7 @@ func TestNonFiniteLossStops(t *testing.T) {
 	ds := data.CBF(20, 64, 1)
 	cfg := DefaultConfig()
 	cfg.Epochs, cfg.WarmUpEpochs, cfg.EmbedDim, cfg.LearningRate = 30, 30, 16, 1e12
+	cfg.SelectionWindow = SelectionWindowAll // all 30 epochs are warm-up
 	_, err := Train(ds, cfg, RunOptions{Backend: testBackend(t), Seed: 1, Folds: []int{0}})
 	if err == nil || !errors.Is(err, ErrNonFinite) {
 		t.Fatalf("error %v, want ErrNonFinite", err)

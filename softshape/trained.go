@@ -29,28 +29,14 @@ func (t *Trained) Model() *Model { return t.s.model }
 func (t *Trained) Store() *model.Store { return t.s.store }
 
 // TrainFold trains one fold of ds (0-based) with the same protocol as Train and
-// returns its result and the selected model.
+// returns its result and the selected model. Under fold_reset=carry it first
+// trains the folds before it (see FoldChain).
 func TrainFold(ds *data.Dataset, cfg Config, fold int, opts RunOptions) (*FoldResult, *Trained, error) {
-	backend, m, splits, err := setUp(ds, cfg, &opts)
+	chain, err := NewFoldChain(ds, cfg, opts)
 	if err != nil {
 		return nil, nil, err
 	}
-	if fold < 0 || fold >= len(splits) {
-		return nil, nil, fmt.Errorf("fold index %d out of range: %d folds (indices 0..%d)", fold, len(splits), len(splits)-1)
-	}
-	fd, err := data.Prepare(ds, splits[fold])
-	if err != nil {
-		return nil, nil, fmt.Errorf("dataset %s fold %d: %w", ds.Name, fold, err)
-	}
-	sess, err := newSession(backend, m, opts.Seed+int64(fold), opts.RefShapeLen)
-	if err != nil {
-		return nil, nil, err
-	}
-	fr, err := sess.trainFold(fold, fd, opts)
-	if err != nil {
-		return nil, nil, fmt.Errorf("dataset %s fold %d: %w", ds.Name, fold, err)
-	}
-	return fr, &Trained{s: sess, Phase: fr.SelectedPhase}, nil
+	return chain.Fold(fold)
 }
 
 // Evaluate returns the accuracy and the mean cross-entropy on (x, y).

@@ -123,7 +123,7 @@ func trainCompat(p Params, name string, cfg softshape.Config, seed int64, folds 
 	for _, f := range folds {
 		opts.Folds = append(opts.Folds, f-1)
 	}
-	fmt.Fprintf(logOf(p), "reference_compat=%v: training %s (folds %v, seed %d)\n", cfg.ReferenceCompat, name, folds, seed)
+	fmt.Fprintf(logOf(p), "protocol %s: training %s (folds %v, seed %d)\n", cfg.ProtocolName(), name, folds, seed)
 	r, err := softshape.Train(ds, cfg, opts)
 	if err != nil {
 		return nil, err

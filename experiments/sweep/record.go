@@ -82,7 +82,13 @@ type Record struct {
 	BestEpoch     int    `json:"best_epoch"`
 	EpochsRun     int    `json:"epochs_run"`
 	SelectedPhase string `json:"selected_phase,omitempty"`
-	BatchSize     int    `json:"batch_size,omitempty"`
+	// SelectedWarmUp is true when the selected epoch is a dense warm-up epoch
+	// (only with selection_window=all): the run's model is not SoftShape's.
+	SelectedWarmUp bool `json:"selected_warmup"`
+	// Protocol names the preset the run's protocol switches equal, or
+	// "custom"; Config holds the resolved switches themselves.
+	Protocol  string `json:"protocol,omitempty"`
+	BatchSize int    `json:"batch_size,omitempty"`
 	// Params is the number of trainable parameters of the trained model.
 	Params int `json:"params"`
 	// WallSeconds is the fold's training wall time; InferenceSeconds the time

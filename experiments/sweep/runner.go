@@ -97,6 +97,11 @@ type loadedDataset struct {
 type worker struct {
 	st      *runState
 	backend compute.Backend // started by r.NewBackend, nil until the first cell trained
+	// chain is the fold chain of the last fold_reset=carry cell trained by
+	// DefaultTrain, so the next fold of the same run continues it instead of
+	// training the folds before it again; chainKey identifies its run.
+	chain    *softshape.FoldChain
+	chainKey string
 }
 
 // Run trains every cell that has no record yet, Workers at a time, skipping
@@ -132,7 +137,7 @@ func (r *Runner) Run(ctx context.Context, cells []Cell) (Report, error) {
 		}
 	}()
 	workers := max(1, r.Workers)
-	jobs := make(chan Cell)
+	jobs := make(chan []Cell)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
@@ -140,19 +145,24 @@ func (r *Runner) Run(ctx context.Context, cells []Cell) (Report, error) {
 			defer wg.Done()
 			w := &worker{st: st}
 			defer w.close()
-			for c := range jobs {
-				w.runCell(c)
+			for group := range jobs {
+				for _, c := range group {
+					if ctx.Err() != nil {
+						break
+					}
+					w.runCell(c)
+				}
 			}
 		}()
 	}
 	var err error
 feed:
-	for _, c := range cells {
+	for _, group := range carryGroups(cells) {
 		select {
 		case <-ctx.Done():
 			err = ctx.Err()
 			break feed
-		case jobs <- c:
+		case jobs <- group:
 		}
 	}
 	close(jobs)
@@ -281,7 +291,7 @@ func (w *worker) runCell(c Cell) {
 		st.fail(c.Key, err)
 		return
 	}
-	rec := st.train(c, ds, w.getBackend)
+	rec := st.train(c, ds, w.getBackend, w.trainFunc())
 	if err := s.Write(rec); err != nil {
 		st.fail(c.Key, err)
 		return
@@ -373,9 +383,9 @@ func (st *runState) getBackend() (compute.Backend, error) {
 
 // train runs one cell on the backend getBackend returns and returns its
 // record (ok, failed or invalid).
-func (st *runState) train(c Cell, ds *data.Dataset, getBackend func() (compute.Backend, error)) *Record {
+func (st *runState) train(c Cell, ds *data.Dataset, getBackend func() (compute.Backend, error), trainFn TrainFunc) *Record {
 	rec := &Record{Schema: SchemaVersion, Table: c.Table, Dataset: c.Dataset, Variant: c.Variant, Fold: c.Fold, Seed: c.Seed,
-		Quick: c.Quick, Hash: c.Hash, Mode: modeOf(c.Quick), Config: c.Config.String(),
+		Quick: c.Quick, Hash: c.Hash, Mode: modeOf(c.Quick), Config: c.Config.String(), Protocol: c.Config.ProtocolName(),
 		Started: time.Now().UTC(), Hostname: st.r.Store.host, PID: st.r.Store.pid,
 		TestAccuracy: Float(nanValue()), ValLoss: Float(nanValue()), WallSeconds: Float(nanValue()), InferenceSeconds: Float(nanValue())}
 	finish := func(status Status, err error) *Record {
@@ -400,10 +410,6 @@ func (st *runState) train(c Cell, ds *data.Dataset, getBackend func() (compute.B
 	}
 	n := st.started.Add(1)
 	st.logf("start  [%d/%d] %s", n, st.total, c.Key)
-	trainFn := st.r.Train
-	if trainFn == nil {
-		trainFn = DefaultTrain
-	}
 	out, err := safeTrain(trainFn, ds, c.Config, c.Fold-1, softshape.RunOptions{Backend: backend, Seed: c.Seed, NumFolds: NumFolds, RefShapeLen: refM})
 	if err != nil {
 		return finish(StatusFailed, err)
@@ -411,6 +417,7 @@ func (st *runState) train(c Cell, ds *data.Dataset, getBackend func() (compute.B
 	fr := out.Result
 	rec.TestAccuracy, rec.ValLoss = Float(fr.TestAcc), Float(fr.ValLoss)
 	rec.BestEpoch, rec.EpochsRun, rec.SelectedPhase = fr.BestEpoch, fr.EpochsRun, fr.SelectedPhase.String()
+	rec.SelectedWarmUp = fr.SelectedWarmUp
 	rec.BatchSize, rec.Params = fr.BatchSize, fr.Params
 	rec.WallSeconds, rec.InferenceSeconds = Float(fr.Wall.Seconds()), Float(out.InferenceSeconds)
 	finish(StatusOK, nil)
@@ -433,4 +440,53 @@ func safeTrain(f TrainFunc, ds *data.Dataset, cfg softshape.Config, fold int, op
 		err = errors.New("training returned no result")
 	}
 	return out, err
+}
+
+// trainFunc is Runner.Train, or DefaultTrain through the worker's fold chain.
+func (w *worker) trainFunc() TrainFunc {
+	if w.st.r.Train != nil {
+		return w.st.r.Train
+	}
+	return w.trainFold
+}
+
+// trainFold is DefaultTrain, except that a fold_reset=carry run continues the
+// worker's fold chain when the cell is a later fold of the same run.
+func (w *worker) trainFold(ds *data.Dataset, cfg softshape.Config, fold int, opts softshape.RunOptions) (*Outcome, error) {
+	if !cfg.CarriesFolds() {
+		return DefaultTrain(ds, cfg, fold, opts)
+	}
+	key := fmt.Sprintf("%s\x00%s\x00%d\x00%d\x00%p", ds.Name, cfg.String(), opts.Seed, opts.NumFolds, opts.Backend)
+	if w.chain == nil || w.chainKey != key || !w.chain.CanTrain(fold) {
+		chain, err := softshape.NewFoldChain(ds, cfg, opts)
+		if err != nil {
+			return nil, err
+		}
+		w.chain, w.chainKey = chain, key
+	}
+	out, err := trainOnChain(w.chain, ds, fold)
+	if err != nil {
+		w.chain, w.chainKey = nil, ""
+	}
+	return out, err
+}
+
+// carryGroups splits cells (in key order) into the units a worker takes:
+// the consecutive folds of one fold_reset=carry run (same table, dataset,
+// variant, seed and configuration) form one group, so one worker trains the
+// chain once; every other cell is a group of its own.
+func carryGroups(cells []Cell) [][]Cell {
+	var out [][]Cell
+	for i, c := range cells {
+		if i > 0 && c.Config.CarriesFolds() {
+			p := cells[i-1]
+			if p.Table == c.Table && p.Dataset == c.Dataset && p.Variant == c.Variant && p.Seed == c.Seed &&
+				p.Hash == c.Hash && p.Fold < c.Fold {
+				out[len(out)-1] = append(out[len(out)-1], c)
+				continue
+			}
+		}
+		out = append(out, []Cell{c})
+	}
+	return out
 }

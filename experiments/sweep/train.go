@@ -27,22 +27,24 @@ type TrainFunc func(ds *data.Dataset, cfg softshape.Config, fold int, opts softs
 // and selection by validation loss), and then times the evaluation of the
 // fold's test split with the selected model.
 func DefaultTrain(ds *data.Dataset, cfg softshape.Config, fold int, opts softshape.RunOptions) (*Outcome, error) {
-	fr, trained, err := softshape.TrainFold(ds, cfg, fold, opts)
+	chain, err := softshape.NewFoldChain(ds, cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	return trainOnChain(chain, ds, fold)
+}
+
+// trainOnChain trains fold (0-based) on chain and times the evaluation of its
+// test split with the selected model.
+func trainOnChain(chain *softshape.FoldChain, ds *data.Dataset, fold int) (*Outcome, error) {
+	fr, trained, err := chain.Fold(fold)
 	if err != nil {
 		return nil, err
 	}
 	out := &Outcome{Result: *fr}
-	numFolds := opts.NumFolds
-	if numFolds == 0 {
-		numFolds = NumFolds
-	}
-	splits, err := data.Folds(ds, numFolds, opts.Seed)
+	fd, err := chain.FoldData(fold)
 	if err != nil {
-		return nil, fmt.Errorf("dataset %s: %w", ds.Name, err)
-	}
-	fd, err := data.Prepare(ds, splits[fold])
-	if err != nil {
-		return nil, fmt.Errorf("dataset %s fold %d: %w", ds.Name, fold, err)
+		return nil, err
 	}
 	start := time.Now()
 	if _, _, err := trained.Evaluate(fd.TestX, fd.TestY); err != nil {

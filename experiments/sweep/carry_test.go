@@ -1,0 +1,97 @@
+package sweep
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/softshape-go/softshape/softshape"
+)
+
+// TestCarrySweepMatchesTrain: under fold_reset=carry (protocol=reference_compat)
+// each fold's record equals the fold of softshape.Train over the folds in
+// order — the sweep carries weights and Adam state from fold to fold instead of
+// training each fold afresh — also when a resumed sweep has only a later fold
+// left to train.
+func TestCarrySweepMatchesTrain(t *testing.T) {
+	settings := "protocol=reference_compat;embed_dim=16;epochs=3;warmup_epochs=1"
+	spec := GridSpec{Table: "depth_L", Datasets: []string{"CBF-c"}, Variants: []string{"L=2"}, Folds: []int{1, 2, 3}, Seeds: []int64{4}, Settings: settings}
+	g := mustGrid(t, spec)
+	if !g.Cells[0].Config.CarriesFolds() {
+		t.Fatalf("settings %q: the grid's configuration does not carry folds", settings)
+	}
+	backend, err := softshape.NewBackend("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, _ := cbfLoader("CBF-c")
+	want, err := softshape.Train(ds, g.Cells[0].Config, softshape.RunOptions{Backend: backend, Seed: 4, NumFolds: NumFolds, Folds: []int{0, 1, 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(s *Store, cells []Cell) {
+		t.Helper()
+		for _, c := range cells {
+			rec, err := s.Read(c.Key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := want.Folds[c.Fold-1]
+			if float64(rec.TestAccuracy) != w.TestAcc || math.Abs(float64(rec.ValLoss)-w.ValLoss) > 1e-9 || rec.BestEpoch != w.BestEpoch {
+				t.Errorf("fold %d: record acc %.4f val %.6f best %d, Train gives %.4f %.6f %d", c.Fold,
+					float64(rec.TestAccuracy), float64(rec.ValLoss), rec.BestEpoch, w.TestAcc, w.ValLoss, w.BestEpoch)
+			}
+			if rec.Protocol != softshape.ProtocolReferenceCompat || rec.SelectedWarmUp != (w.BestEpoch < 1) {
+				t.Errorf("fold %d: record protocol %q, selected_warmup %v (best epoch %d)", c.Fold, rec.Protocol, rec.SelectedWarmUp, rec.BestEpoch)
+			}
+		}
+	}
+	// Fold 3 trained afresh starts elsewhere, so the checks below can fail.
+	freshCfg := g.Cells[0].Config
+	freshCfg.FoldReset = softshape.FoldResetFresh
+	alone, err := softshape.Train(ds, freshCfg, softshape.RunOptions{Backend: backend, Seed: 4, NumFolds: NumFolds, Folds: []int{2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alone.Folds[0].History[0].ValLoss == want.Folds[2].History[0].ValLoss {
+		t.Fatal("fold 3 starts at the same validation loss fresh and carried: weights were not carried")
+	}
+	s := openStore(t)
+	r := &Runner{Store: s, Backend: backend, Load: cbfLoader, Workers: 2}
+	if rep, err := r.Run(context.Background(), g.Cells); err != nil || rep.Ran != 3 {
+		t.Fatalf("run: %+v, %v", rep, err)
+	}
+	check(s, g.Cells)
+	// A resumed sweep with only fold 3 missing trains folds 1 and 2 again in its chain.
+	s2 := openStore(t)
+	r2 := &Runner{Store: s2, Backend: backend, Load: cbfLoader}
+	if rep, err := r2.Run(context.Background(), g.Cells[2:]); err != nil || rep.Ran != 1 {
+		t.Fatalf("resumed run: %+v, %v", rep, err)
+	}
+	check(s2, g.Cells[2:])
+}
+
+// TestCarryGroups: the consecutive folds of one carry run form one group;
+// fresh cells and other runs are groups of their own.
+func TestCarryGroups(t *testing.T) {
+	carry, err := BaseConfig(false, "protocol=reference_compat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := softshape.DefaultConfig()
+	cell := func(cfg softshape.Config, variant string, seed int64, fold int) Cell {
+		return Cell{Key: Key{Table: "t", Dataset: "d", Variant: variant, Seed: seed, Fold: fold, Hash: ConfigHash(cfg.String(), false)}, Config: cfg}
+	}
+	cells := []Cell{
+		cell(carry, "a", 1, 1), cell(carry, "a", 1, 2), cell(carry, "a", 1, 3),
+		cell(carry, "a", 2, 1), cell(carry, "a", 2, 2),
+		cell(fresh, "b", 1, 1), cell(fresh, "b", 1, 2),
+	}
+	var sizes []int
+	for _, g := range carryGroups(cells) {
+		sizes = append(sizes, len(g))
+	}
+	if len(sizes) != 4 || sizes[0] != 3 || sizes[1] != 2 || sizes[2] != 1 || sizes[3] != 1 {
+		t.Errorf("group sizes %v, want [3 2 1 1]", sizes)
+	}
+}

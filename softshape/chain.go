@@ -1,0 +1,102 @@
+package softshape
+
+import (
+	"fmt"
+
+	"github.com/gomlx/compute"
+
+	"github.com/softshape-go/softshape/data"
+)
+
+// FoldChain trains the folds of one dataset, configuration and seed. Under
+// fold_reset=fresh every fold is independent; under fold_reset=carry a fold
+// starts from the weights and Adam state the previous fold ended with (the
+// authors' code), so the chain trains the folds in order and Fold(f) first
+// trains any earlier fold it has not trained yet. A chain is not safe for
+// concurrent use.
+type FoldChain struct {
+	ds      *data.Dataset
+	cfg     Config
+	opts    RunOptions
+	backend compute.Backend
+	model   *Model
+	splits  []data.Split
+	// carried is the session of the last fold trained under carry; next the
+	// fold it would train next.
+	carried *session
+	next    int
+}
+
+// NewFoldChain checks cfg against ds and prepares the folds (opts.NumFolds,
+// default 5, split with opts.Seed).
+func NewFoldChain(ds *data.Dataset, cfg Config, opts RunOptions) (*FoldChain, error) {
+	backend, m, splits, err := setUp(ds, cfg, &opts)
+	if err != nil {
+		return nil, err
+	}
+	return &FoldChain{ds: ds, cfg: cfg, opts: opts, backend: backend, model: m, splits: splits}, nil
+}
+
+// NumFolds returns the number of folds.
+func (c *FoldChain) NumFolds() int { return len(c.splits) }
+
+// Fold trains fold f (0-based) and returns its result and selected model.
+// Under fold_reset=carry f must not precede a fold the chain has trained.
+func (c *FoldChain) Fold(f int) (*FoldResult, *Trained, error) {
+	if f < 0 || f >= len(c.splits) {
+		return nil, nil, fmt.Errorf("fold index %d out of range: %d folds (indices 0..%d)", f, len(c.splits), len(c.splits)-1)
+	}
+	if !c.cfg.CarriesFolds() {
+		return c.train(f, nil)
+	}
+	if f < c.next {
+		return nil, nil, fmt.Errorf("dataset %s: fold %d under %s=%s: the chain has already trained fold %d (folds carry over in order)",
+			c.ds.Name, f+1, ParamFoldReset, FoldResetCarry, c.next)
+	}
+	for c.next < f {
+		if _, _, err := c.train(c.next, c.carried); err != nil {
+			return nil, nil, err
+		}
+	}
+	return c.train(f, c.carried)
+}
+
+// CanTrain reports whether Fold(f) can be called: f is a fold index and, under
+// fold_reset=carry, not before a fold the chain has trained.
+func (c *FoldChain) CanTrain(f int) bool {
+	return f >= 0 && f < len(c.splits) && (!c.cfg.CarriesFolds() || f >= c.next)
+}
+
+// FoldData returns fold f's prepared splits (imputed and normalised as in
+// training).
+func (c *FoldChain) FoldData(f int) (*data.FoldData, error) {
+	if f < 0 || f >= len(c.splits) {
+		return nil, fmt.Errorf("fold index %d out of range: %d folds", f, len(c.splits))
+	}
+	fd, err := data.Prepare(c.ds, c.splits[f])
+	if err != nil {
+		return nil, fmt.Errorf("dataset %s fold %d: %w", c.ds.Name, f, err)
+	}
+	return fd, nil
+}
+
+// train trains fold f on sess, or on a fresh session when sess is nil.
+func (c *FoldChain) train(f int, sess *session) (*FoldResult, *Trained, error) {
+	fd, err := c.FoldData(f)
+	if err != nil {
+		return nil, nil, err
+	}
+	if sess == nil {
+		if sess, err = newSession(c.backend, c.model, c.opts.Seed+int64(f), c.opts.RefShapeLen); err != nil {
+			return nil, nil, err
+		}
+	}
+	fr, err := sess.trainFold(f, fd, c.opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("dataset %s fold %d: %w", c.ds.Name, f, err)
+	}
+	if c.cfg.CarriesFolds() {
+		c.carried, c.next = sess, f+1
+	}
+	return fr, &Trained{s: sess, Phase: fr.SelectedPhase}, nil
+}
