@@ -39,6 +39,7 @@ func runTiming(args []string, stdout io.Writer) error {
 	seed := fs.Int64("seed", 42, "seed of the weights and of the generated data")
 	paired := fs.Int("paired", 0, "instead of the length sweep: at this series length, alternate training steps of the first of -ratios and each other one, and compare them round by round (median cost ratio, wins, one-sided Wilcoxon p)")
 	rounds := fs.Int("rounds", 15, "rounds of -paired")
+	maxRatio := fs.String("max-ratio", "", "with -paired: fail when a sparse ratio's median round costs more than this multiple of the first ratio's, as RATIO=MAX in percent, e.g. \"90=0.85\" (90% at most 0.85× of 0%); several comma-separated")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: softshape timing [flags]\n\nTimes SoftShape training steps against the series length (paper Fig 3): series of\n"+
 			"%s (or generated CBF) concatenated to each length, the dense (warm-up) phase and the sparse\nphase at each sparse ratio, "+
@@ -57,8 +58,17 @@ func runTiming(args []string, stdout io.Writer) error {
 	if *batch < 1 || *steps < 1 {
 		return fmt.Errorf("-batch %d, -steps %d: both must be ≥ 1", *batch, *steps)
 	}
+	if *paired < 0 {
+		return fmt.Errorf("-paired %d: want a positive series length (a multiple of %d)", *paired, timing.BaseLength)
+	}
 	if *paired != 0 && *rounds < 1 {
 		return fmt.Errorf("-rounds %d: must be ≥ 1", *rounds)
+	}
+	if st, err := os.Stat(*out); *out != "" && *paired == 0 && err == nil && !st.IsDir() {
+		return fmt.Errorf("-out %s is a file, not a folder for the figures and tables", *out)
+	}
+	if *maxRatio != "" && *paired == 0 {
+		return fmt.Errorf("-max-ratio %q applies to -paired only", *maxRatio)
 	}
 	opts := timing.Options{Batch: *batch, Steps: *steps, NoDense: *noDense, DataRoot: *dataRoot, Seed: *seed, Log: os.Stderr}
 	var err error
@@ -76,6 +86,10 @@ func runTiming(args []string, stdout io.Writer) error {
 	if opts.Ratios, err = parsePercents(*ratios); err != nil {
 		return fmt.Errorf("-ratios: %w", err)
 	}
+	bounds, err := parseMaxRatios(*maxRatio, opts.Ratios)
+	if err != nil {
+		return fmt.Errorf("-max-ratio %q: %w", *maxRatio, err)
+	}
 	cfg, err := softshape.DefaultConfig().WithSettings(*settings)
 	if err != nil {
 		return err
@@ -91,7 +105,7 @@ func runTiming(args []string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(status, "backend: %s\n", opts.Backend.Description())
 	if *paired != 0 {
-		return runPaired(stdout, opts, *paired, *rounds)
+		return runPaired(stdout, opts, *paired, *rounds, bounds)
 	}
 	res, err := timing.Measure(opts)
 	if err != nil {
@@ -142,8 +156,9 @@ func runTiming(args []string, stdout io.Writer) error {
 }
 
 // runPaired implements "softshape timing -paired T": opts.Ratios[0] against
-// each other ratio at length T, printed as Markdown.
-func runPaired(stdout io.Writer, opts timing.Options, T, rounds int) error {
+// each other ratio at length T, printed as Markdown, then the -max-ratio
+// bounds checked (and reported) against the median rounds.
+func runPaired(stdout io.Writer, opts timing.Options, T, rounds int, bounds []maxRatioBound) error {
 	pairs, err := timing.CompareToBaseline(opts, T, opts.Ratios, rounds)
 	if err != nil {
 		return fmt.Errorf("-paired %d: %w", T, err)
@@ -153,6 +168,66 @@ func runPaired(stdout io.Writer, opts timing.Options, T, rounds int) error {
 		if err := p.Markdown(stdout); err != nil {
 			return err
 		}
+	}
+	return checkMaxRatios(stdout, pairs, bounds)
+}
+
+// maxRatioBound is one -max-ratio entry: the median round of Ratio may cost
+// at most Max times the baseline's.
+type maxRatioBound struct {
+	Ratio, Max float64
+}
+
+// parseMaxRatios reads "90=0.85,50=1.05" (sparse ratio in percent = the
+// largest median cost ratio against ratios[0]); each ratio must be one of
+// ratios[1:].
+func parseMaxRatios(s string, ratios []float64) ([]maxRatioBound, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var out []maxRatioBound
+	for _, part := range strings.Split(s, ",") {
+		r, m, ok := strings.Cut(part, "=")
+		if !ok {
+			return nil, fmt.Errorf("%q: want RATIO=MAX, e.g. 90=0.85", part)
+		}
+		rs, err := parsePercents(r)
+		if err != nil {
+			return nil, err
+		}
+		if len(ratios) < 2 || !slices.Contains(ratios[1:], rs[0]) {
+			return nil, fmt.Errorf("%s%% is not one of the compared -ratios after the first", strings.TrimSpace(r))
+		}
+		mv, err := strconv.ParseFloat(strings.TrimSpace(m), 64)
+		if err != nil || math.IsNaN(mv) || math.IsInf(mv, 0) || mv <= 0 {
+			return nil, fmt.Errorf("%q: the bound must be a positive number", m)
+		}
+		out = append(out, maxRatioBound{Ratio: rs[0], Max: mv})
+	}
+	return out, nil
+}
+
+// checkMaxRatios prints one line per bound, within or above it, and returns
+// an error naming every bound exceeded.
+func checkMaxRatios(w io.Writer, pairs []*timing.Paired, bounds []maxRatioBound) error {
+	var failed []string
+	for _, b := range bounds {
+		for _, p := range pairs {
+			if p.RatioB != b.Ratio {
+				continue
+			}
+			verdict := "within the bound"
+			if !(p.MedianRatio <= b.Max) {
+				verdict = "ABOVE the bound"
+				failed = append(failed, fmt.Sprintf("%.0f%% costs %.3f× %.0f%% (median of %d rounds), above %.2f×",
+					p.RatioB*100, p.MedianRatio, p.RatioA*100, len(p.Ratios), b.Max))
+			}
+			fmt.Fprintf(w, "\n-max-ratio: %.0f%% at most %.2f× %.0f%% at T = %d: median round %.3f×, %s.\n",
+				p.RatioB*100, b.Max, p.RatioA*100, p.Length, p.MedianRatio, verdict)
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("-max-ratio: %s", strings.Join(failed, "; "))
 	}
 	return nil
 }

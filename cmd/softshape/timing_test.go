@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/softshape-go/softshape/experiments/timing"
 )
 
 // TestTimingCommand times two short lengths with a narrow model and checks
@@ -45,5 +48,37 @@ func TestTimingCommand(t *testing.T) {
 		if err := runTiming(append(bad, "-params=false", "-out", ""), &buf); err == nil {
 			t.Errorf("timing %v accepted", bad)
 		}
+	}
+}
+
+// TestCheckMaxRatios: the -max-ratio guard reports every bound, within or
+// above, and fails only for those above (on made-up comparisons: no timing).
+func TestCheckMaxRatios(t *testing.T) {
+	pairs := []*timing.Paired{
+		{Length: 3984, RatioA: 0, RatioB: 0.5, MedianRatio: 0.97, Ratios: make([]float64, 7)},
+		{Length: 3984, RatioA: 0, RatioB: 0.9, MedianRatio: 0.70, Ratios: make([]float64, 7)},
+	}
+	bounds, err := parseMaxRatios("90=0.85", []float64{0, 0.5, 0.9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := checkMaxRatios(&out, pairs, bounds); err != nil {
+		t.Errorf("0.70 against 0.85: %v", err)
+	}
+	contains(t, out.String(), "-max-ratio: 90% at most 0.85× 0% at T = 3984: median round 0.700×, within the bound.")
+	bounds, err = parseMaxRatios("50=0.95,90=0.85", []float64{0, 0.5, 0.9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	err = checkMaxRatios(&out, pairs, bounds)
+	if err == nil || !strings.Contains(err.Error(), "50% costs 0.970× 0% (median of 7 rounds), above 0.95×") || strings.Contains(err.Error(), "90%") {
+		t.Errorf("0.97 against 0.95: %v", err)
+	}
+	contains(t, out.String(), "median round 0.970×, ABOVE the bound.", "median round 0.700×, within the bound.")
+	nan := []*timing.Paired{{Length: 3984, RatioB: 0.9, MedianRatio: math.NaN()}}
+	if err := checkMaxRatios(&bytes.Buffer{}, nan, bounds[1:]); err == nil {
+		t.Error("a NaN median passed the bound")
 	}
 }
