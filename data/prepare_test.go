@@ -22,10 +22,10 @@ func closeTo(t *testing.T, what string, got []float32, want []float64) {
 // small enough to compute by hand.
 func TestPrepareByHand(t *testing.T) {
 	series := [][]float64{
-		{1, nan, 1, 3},       // train
-		{nan, 3, 5, 3},       // train
-		{7, 7, 7, 7},         // val: constant
-		{nan, nan, nan, 4},   // test: mostly missing
+		{1, nan, 1, 3},     // train
+		{nan, 3, 5, 3},     // train
+		{7, 7, 7, 7},       // val: constant
+		{nan, nan, nan, 4}, // test: mostly missing
 	}
 	d, err := NewDataset("hand", "test", series, []string{"a", "b", "a", "b"})
 	if err != nil {

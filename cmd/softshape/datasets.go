@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/softshape-go/softshape/data"
@@ -44,6 +45,9 @@ Flags:
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q (for one dataset: softshape datasets info %s)", fs.Arg(0), fs.Arg(0))
+	}
+	if st, err := os.Stat(*root); err == nil && !st.IsDir() {
+		return fmt.Errorf("-data %s is a file, not a folder of datasets", *root)
 	}
 	printRegistry(stdout, *root)
 	return nil
@@ -120,6 +124,9 @@ Flags:
 	if len(names) != 1 {
 		fs.Usage()
 		return fmt.Errorf("datasets info needs exactly one dataset name, got %d", len(names))
+	}
+	if *folds < 2 {
+		return fmt.Errorf("-folds %d: want at least 2 stratified folds", *folds)
 	}
 	d, err := data.LoadOrDownload(*root, names[0], data.LoadOptions{
 		BaseURL: *baseURL, Offline: *offline, Seed: *seed, Log: stdout,

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"errors"
 	"flag"
+	"fmt"
+	"strconv"
 
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/softshape"
 )
 
 // backendHelp documents every -backend flag.
@@ -24,4 +28,70 @@ func addRunFlags(fs *flag.FlagSet) runFlags {
 		backend:  fs.String("backend", "", backendHelp),
 		offline:  fs.Bool("offline", false, "never download a dataset that is not under -data"),
 	}
+}
+
+// optInt is an integer flag that remembers whether it was given, so that
+// leaving it out (use the setting) differs from every value given.
+type optInt struct {
+	v   int
+	set bool
+}
+
+// String implements flag.Value; it is "" when the flag was not given.
+func (o *optInt) String() string {
+	if o == nil || !o.set {
+		return ""
+	}
+	return strconv.Itoa(o.v)
+}
+
+// Set implements flag.Value.
+func (o *optInt) Set(s string) error {
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		var ne *strconv.NumError
+		if errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange) {
+			return fmt.Errorf("%s is out of range", s)
+		}
+		return fmt.Errorf("%q is not an integer", s)
+	}
+	o.v, o.set = v, true
+	return nil
+}
+
+// scheduleFlags are -epochs and -warmup, which override the epochs and
+// warmup_epochs settings when given.
+type scheduleFlags struct {
+	epochs, warmup optInt
+}
+
+// addScheduleFlags declares -epochs and -warmup on fs.
+func addScheduleFlags(fs *flag.FlagSet) *scheduleFlags {
+	s := &scheduleFlags{}
+	def := softshape.DefaultConfig()
+	fs.Var(&s.epochs, "epochs", fmt.Sprintf("maximum epochs, ≥ 1 (default: the epochs setting, %d)", def.Epochs))
+	fs.Var(&s.warmup, "warmup", fmt.Sprintf("warm-up (dense) epochs, ≥ 0 (default: the warmup_epochs setting, %d)", def.WarmUpEpochs))
+	return s
+}
+
+// apply writes the given flags into cfg. A negative -warmup or an -epochs
+// below 1 is an error naming the flag; a schedule whose warm-up covers every
+// epoch (legal: a dense-only run) returns a warning line.
+func (s *scheduleFlags) apply(cfg *softshape.Config) (warning string, err error) {
+	if s.epochs.set {
+		if s.epochs.v < 1 {
+			return "", fmt.Errorf("-epochs %d: want at least 1 (leave -epochs out for the epochs setting, %d)", s.epochs.v, cfg.Epochs)
+		}
+		cfg.Epochs = s.epochs.v
+	}
+	if s.warmup.set {
+		if s.warmup.v < 0 {
+			return "", fmt.Errorf("-warmup %d: want 0 or more warm-up epochs (leave -warmup out for the warmup_epochs setting, %d)", s.warmup.v, cfg.WarmUpEpochs)
+		}
+		cfg.WarmUpEpochs = s.warmup.v
+	}
+	if cfg.Epochs >= 1 && cfg.WarmUpEpochs >= cfg.Epochs {
+		return fmt.Sprintf("warning: %d warm-up epochs of %d: every epoch is dense, the sparse phase never runs", cfg.WarmUpEpochs, cfg.Epochs), nil
+	}
+	return "", nil
 }

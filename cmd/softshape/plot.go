@@ -37,7 +37,7 @@ var plotKinds = []struct{ name, summary string }{
 
 // historyFile is the per-epoch history that "plot curves -save" writes beside
 // the checkpoint (softshape checkpoints hold weights and settings only).
-const historyFile = "history.json"
+const historyFile = softshape.HistoryFile
 
 // runPlot implements "softshape plot KIND": figures (PNG and SVG) from a
 // results folder or from checkpoints.
@@ -363,8 +363,7 @@ func plotCurves(args []string, stdout io.Writer) error {
 	dataset := fs.String("dataset", data.CBFName, "dataset to train")
 	fold := fs.Int("fold", 1, "fold to train (1-5)")
 	seed := fs.Int64("seed", 42, "seed (folds, weights, batches)")
-	epochs := fs.Int("epochs", 0, "epochs (0 = the epochs setting)")
-	warmup := fs.Int("warmup", -1, "warm-up epochs (-1 = the warmup_epochs setting)")
+	schedule := addScheduleFlags(fs)
 	settings := fs.String("set", "", "hyperparameters, e.g. \"embed_dim=64\"")
 	save := fs.String("save", "", "folder to save the trained model and its history (for later plot curves/attention/tsne -checkpoint)")
 	if err := fs.Parse(args); err != nil {
@@ -391,14 +390,20 @@ func plotCurves(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if *epochs > 0 {
-			cfg.Epochs = *epochs
+		warning, err := schedule.apply(&cfg)
+		if err != nil {
+			return err
 		}
-		if *warmup >= 0 {
-			cfg.WarmUpEpochs = *warmup
+		if warning != "" {
+			fmt.Fprintln(os.Stderr, "softshape plot curves: "+warning)
 		}
 		if *fold < 1 || *fold > 5 {
 			return fmt.Errorf("-fold %d: want 1..5", *fold)
+		}
+		if *save != "" {
+			if err := softshape.CheckCheckpointFolder(*save); err != nil {
+				return fmt.Errorf("-save: %w", err)
+			}
 		}
 		ds, err := data.LoadOrDownload(*rf.dataRoot, *dataset, data.LoadOptions{Seed: *seed, Offline: *rf.offline, Log: os.Stderr})
 		if err != nil {

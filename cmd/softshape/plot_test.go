@@ -130,10 +130,10 @@ func TestPlotModelFigures(t *testing.T) {
 	checkPNG(t, filepath.Join(out, "tsne_CBF-generated.png"), 0, 0)
 
 	for _, bad := range [][]string{
-		{"curves", "-checkpoint", out},                                                         // no history.json
-		{"attention", "-out", out},                                                             // no checkpoint
-		{"attention", "-checkpoint", ckpt, "-class", "cone"},                                   // no such class
-		{"attention", "-checkpoint", ckpt, "-index", "10000"},                                  // no such series
+		{"curves", "-checkpoint", out},                                                             // no history.json
+		{"attention", "-out", out},                                                                 // no checkpoint
+		{"attention", "-checkpoint", ckpt, "-class", "cone"},                                       // no such class
+		{"attention", "-checkpoint", ckpt, "-index", "10000"},                                      // no such series
 		{"tsne", "-checkpoint", ckpt, "-dataset", "GunPoint", "-data", bundledOnly(t), "-offline"}, // wrong shape
 	} {
 		if err := runPlot(bad, &buf); err == nil {

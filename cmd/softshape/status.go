@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
+	"github.com/softshape-go/softshape/ablations"
 	"github.com/softshape-go/softshape/experiments/slurm"
 	"github.com/softshape-go/softshape/experiments/sweep"
 )
@@ -32,7 +34,21 @@ func runStatus(args []string, stdout io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	if st, err := os.Stat(*results); (err != nil || !st.IsDir()) && *merge == "" {
+	if *table != "" && !slices.Contains(ablations.TableNames(), *table) {
+		return fmt.Errorf("-table %q: unknown table, want one of %s", *table, strings.Join(ablations.TableNames(), ", "))
+	}
+	if *limit < 0 {
+		return fmt.Errorf("-list %d: want 0 (all) or more", *limit)
+	}
+	if *shards < 0 {
+		return fmt.Errorf("-shards %d: want 0 (none) or more", *shards)
+	}
+	if *retry && *shards == 0 {
+		return fmt.Errorf("-retry-failed applies with -shards only")
+	}
+	if st, err := os.Stat(*results); err == nil && !st.IsDir() {
+		return fmt.Errorf("results folder %s is a file, not a folder written by softshape sweep", *results)
+	} else if err != nil && *merge == "" {
 		return fmt.Errorf("results folder %s not found", *results)
 	}
 	store, err := sweep.Open(*results)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/softshape-go/softshape/ablations"
@@ -35,6 +36,9 @@ func runTable(args []string, stdout io.Writer) error {
 	}
 	if *table == "" {
 		return fmt.Errorf("-table is required: one of %s", strings.Join(ablations.TableNames(), ", "))
+	}
+	if !slices.Contains(ablations.TableNames(), *table) {
+		return fmt.Errorf("-table %q: unknown table, want one of %s", *table, strings.Join(ablations.TableNames(), ", "))
 	}
 	if *format != "markdown" && *format != "csv" {
 		return fmt.Errorf("-format %q: want markdown or csv", *format)
@@ -72,8 +76,10 @@ func runTable(args []string, stdout io.Writer) error {
 // storedTable opens the results folder written by softshape sweep (which must
 // exist) and builds the named paper table from its records.
 func storedTable(results, table string, opts tables.Options) (*sweep.Store, *tables.Table, error) {
-	if st, err := os.Stat(results); err != nil || !st.IsDir() {
+	if st, err := os.Stat(results); err != nil {
 		return nil, nil, fmt.Errorf("results folder %s not found: run softshape sweep -table %s first", results, table)
+	} else if !st.IsDir() {
+		return nil, nil, fmt.Errorf("results folder %s is a file, not a folder written by softshape sweep", results)
 	}
 	store, err := sweep.Open(results)
 	if err != nil {

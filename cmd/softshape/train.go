@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -23,8 +24,7 @@ func runTrain(args []string, stdout io.Writer) error {
 	rf := addRunFlags(fs)
 	dataset := fs.String("dataset", data.CBFName, "dataset name: any UCR name, or "+data.CBFName+" (generated, needs no files)")
 	seed := fs.Int64("seed", 42, "seed for folds, initial weights, dropout and batch order")
-	epochs := fs.Int("epochs", 0, "maximum epochs (0 = the epochs setting, default 500)")
-	warmup := fs.Int("warmup", -1, "warm-up epochs (-1 = the warmup_epochs setting, default 150)")
+	schedule := addScheduleFlags(fs)
 	settings := fs.String("set", "", "hyperparameters, e.g. \"sparse_ratio=0.3;experts_k=2;depth=3\"; -set help lists them with defaults")
 	checkpoints := fs.String("checkpoint", "", "folder to save the selected model and the per-epoch history of each fold (fold-N subfolders, N from 0; plot curves/attention/tsne -checkpoint read them)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
@@ -35,6 +35,9 @@ func runTrain(args []string, stdout io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q (name the dataset with -dataset)", fs.Arg(0))
+	}
 	if *settings == "help" {
 		fmt.Fprintln(stdout, strings.ReplaceAll(softshape.DefaultConfig().String(), ";", "\n"))
 		return nil
@@ -43,15 +46,12 @@ func runTrain(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *epochs > 0 {
-		cfg.Epochs = *epochs
-	}
-	if *warmup >= 0 {
-		cfg.WarmUpEpochs = *warmup
-	}
-	ds, err := data.LoadOrDownload(*rf.dataRoot, *dataset, data.LoadOptions{Seed: *seed, Offline: *rf.offline, Log: os.Stderr})
+	warning, err := schedule.apply(&cfg)
 	if err != nil {
 		return err
+	}
+	if warning != "" {
+		fmt.Fprintln(os.Stderr, "softshape train: "+warning)
 	}
 	foldList, err := parseFolds(*rf.folds)
 	if err != nil {
@@ -59,6 +59,15 @@ func runTrain(args []string, stdout io.Writer) error {
 	}
 	if last := foldList[len(foldList)-1]; last >= 5 {
 		return fmt.Errorf("-folds %q: fold %d does not exist (the protocol has folds 1-5)", *rf.folds, last+1)
+	}
+	if *checkpoints != "" {
+		if err := checkCheckpointFolders(*checkpoints, foldList); err != nil {
+			return err
+		}
+	}
+	ds, err := data.LoadOrDownload(*rf.dataRoot, *dataset, data.LoadOptions{Seed: *seed, Offline: *rf.offline, Log: os.Stderr})
+	if err != nil {
+		return err
 	}
 	backend, err := softshape.NewBackend(*rf.backend)
 	if err != nil {
@@ -96,6 +105,22 @@ func runTrain(args []string, stdout io.Writer) error {
 		}
 	}
 	printResult(stdout, res)
+	return nil
+}
+
+// checkCheckpointFolders checks, before any training, that train
+// -checkpoint dir can save each fold's model into dir/fold-N: dir is a
+// folder (or missing) and each fold-N holds nothing but an earlier
+// checkpoint (see softshape.SaveCheckpoint).
+func checkCheckpointFolders(dir string, folds []int) error {
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return fmt.Errorf("-checkpoint %s is a file, not a folder", dir)
+	}
+	for _, f := range folds {
+		if err := softshape.CheckCheckpointFolder(filepath.Join(dir, fmt.Sprintf("fold-%d", f))); err != nil {
+			return fmt.Errorf("-checkpoint: %w", err)
+		}
+	}
 	return nil
 }
 

@@ -50,7 +50,7 @@ func TestTrainCommandOnGeneratedData(t *testing.T) {
 
 func TestTrainCommandErrors(t *testing.T) {
 	cases := map[string][]string{
-		"experts_k=5: k must be ≤ the number of experts Ĉ=3":             {"-set", "experts_k=5", "-epochs", "1"},
+		"experts_k=5: k must be ≤ the number of experts Ĉ=3":             {"-set", "experts_k=5", "-epochs", "2", "-warmup", "1"},
 		`-folds "0": "0" is not a fold number ≥ 1`:                       {"-folds", "0"},
 		`-folds "6": fold 6 does not exist (the protocol has folds 1-5)`: {"-folds", "6", "-epochs", "1"},
 		"parsing settings": {"-set", "bogus=1"},
