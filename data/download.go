@@ -52,8 +52,8 @@ func LoadOrDownload(root, name string, opts LoadOptions) (*Dataset, error) {
 // Load), checked against the registry; else, for a bundled dataset (see
 // BundledNames), the copy inside the module; else, for a registry name and
 // unless opts.Offline, the archive's copy fetched with Download and then
-// loaded. A root holding only one of a bundled dataset's two files is an
-// error, not a reason to use the bundled copy.
+// loaded. A root holding only one of the dataset's two files is an error
+// naming it: neither the bundled copy nor a download replaces it.
 // Without a copy and without a download it returns an error (wrapping the
 // *MissingError) that says where to put the files and how to point -data or
 // $SOFTSHAPE_DATA at them.
@@ -74,7 +74,11 @@ func LoadOrDownloadContext(ctx context.Context, root, name string, opts LoadOpti
 	if !errors.As(err, &missing) || missing.Unknown {
 		return nil, err
 	}
-	if IsBundled(name) && len(missing.Missing) == 2 {
+	if len(missing.Missing) < 2 {
+		// One split is there: a download would replace it. Say so instead.
+		return nil, fmt.Errorf("%w (not downloading over %s: move it away to download the dataset)", err, missing.Found)
+	}
+	if IsBundled(name) {
 		return LoadBundled(name)
 	}
 	if opts.Offline {

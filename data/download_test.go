@@ -312,6 +312,20 @@ func TestLoadOrDownloadErrors(t *testing.T) {
 			t.Error("an unknown name was requested from the archive")
 		}
 	})
+	t.Run("half a dataset is not downloaded over", func(t *testing.T) {
+		srv, arch := serve(t, nil)
+		r := t.TempDir()
+		train, _ := fakeCoffee()
+		own := writeFile(t, filepath.Join(r, "Coffee"), "Coffee_TRAIN.tsv", train)
+		_, err := LoadOrDownload(r, "Coffee", LoadOptions{BaseURL: srv.URL})
+		wantError(t, err, "missing TEST file", "not downloading over "+own)
+		if arch.requests.Load() != 0 {
+			t.Error("the archive was asked for a dataset whose TRAIN file is there")
+		}
+		if b, err := os.ReadFile(own); err != nil || string(b) != train {
+			t.Errorf("the TRAIN file changed: %v", err)
+		}
+	})
 	t.Run("bad file is not replaced", func(t *testing.T) {
 		r := t.TempDir()
 		writeFile(t, filepath.Join(r, "Coffee"), "Coffee_TRAIN.tsv", "1\t2\n")

@@ -37,7 +37,18 @@ export SOFTSHAPE_HEADLESS=1
 export SOFTSHAPE_OFFLINE="${SOFTSHAPE_OFFLINE:-1}"
 if [ -z "${SOFTSHAPE_RESULTS:-}" ]; then
   export SOFTSHAPE_RESULTS="$OUT/results"
-  rm -rf "$SOFTSHAPE_RESULTS"
+  # A fresh results store: delete the one an earlier headless run made
+  # (notebooks/out, or an -out folder this script marked), never a results
+  # folder of the user's that happens to be at $SOFTSHAPE_NB_OUT/results.
+  if [ -e "$SOFTSHAPE_RESULTS" ]; then
+    if [ "$OUT" = "$NB_DIR/out" ] || [ -f "$OUT/.run-headless" ]; then
+      rm -rf "$SOFTSHAPE_RESULTS"
+    else
+      echo "run-headless: $SOFTSHAPE_RESULTS exists and was not made by run-headless.sh: not deleting it; set SOFTSHAPE_RESULTS to use it, or SOFTSHAPE_NB_OUT to a new folder" >&2
+      exit 1
+    fi
+  fi
+  touch "$OUT/.run-headless"
 fi
 if [ -z "${SOFTSHAPE_DATA:-}" ] && [ -n "${SOFTSHAPE_SHARED:-}" ]; then
   export SOFTSHAPE_DATA="$SOFTSHAPE_SHARED/ucr"

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -154,6 +155,9 @@ func emitSlurm(w io.Writer, f slurmFlags, s slurmSweep) error {
 	if err != nil {
 		return err
 	}
+	if err := checkOwnScript(*f.emit); err != nil {
+		return err
+	}
 	if err := os.WriteFile(*f.emit, []byte(script), 0o755); err != nil {
 		return fmt.Errorf("-emit-slurm: %w", err)
 	}
@@ -181,4 +185,23 @@ func arrayTasks(j slurm.ArrayJob) []int {
 		out = append(out, i)
 	}
 	return out
+}
+
+// scriptMarker is a line of every script that slurm.Script writes.
+const scriptMarker = "Written by `softshape sweep -emit-slurm`"
+
+// checkOwnScript refuses to overwrite a file at path unless it is a script
+// that -emit-slurm wrote earlier: a user's own file there is left alone.
+func checkOwnScript(path string) error {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("-emit-slurm %s: %w", path, err)
+	}
+	if !bytes.Contains(b, []byte(scriptMarker)) {
+		return fmt.Errorf("-emit-slurm %s: the file exists and was not written by softshape sweep -emit-slurm; not overwriting it (choose another path)", path)
+	}
+	return nil
 }

@@ -106,3 +106,20 @@ func bundledOnlyAbs(t *testing.T) string {
 	}
 	return p
 }
+
+// TestEmitSlurmKeepsUserFile: -emit-slurm does not overwrite a file that it
+// did not write; it names the file and leaves it as it was.
+func TestEmitSlurmKeepsUserFile(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "job.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/bash\nmy own job\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := sweepCLI(t, filepath.Join(dir, "results"), "-emit-slurm", script, "-slurm-tasks", "2", "-slurm-binary", "/opt/softshape")
+	if err == nil || !strings.Contains(err.Error(), script) || !strings.Contains(err.Error(), "not overwriting") {
+		t.Errorf("-emit-slurm over a user's file: %v\n%s", err, out)
+	}
+	if b, _ := os.ReadFile(script); string(b) != "#!/bin/bash\nmy own job\n" {
+		t.Errorf("the user's file changed:\n%s", b)
+	}
+}
