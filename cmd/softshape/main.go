@@ -34,6 +34,7 @@ func commands() map[string]command {
 		"status":   {summary: "done / running / failed / missing runs in a results folder", run: runStatus},
 		"plot":     {summary: "figures (PNG and SVG) from a results folder or a checkpoint: sweep, ranks, cd, curves, attention, tsne", run: runPlot},
 		"timing":   {summary: "training time vs series length per sparse ratio (paper Fig 3), parameters and inference time", run: runTiming},
+		"fidelity": {summary: "the full protocol on a few datasets and seeds per preset, beside the authors' code and the paper", run: runFidelity},
 	}
 }
 

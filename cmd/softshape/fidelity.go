@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/experiments/fidelity"
+	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/softshape"
+)
+
+// runFidelity implements "softshape fidelity": the full protocol on a few
+// datasets and seeds under protocol presets, ours beside the authors' code run
+// on the same kind of machine and the paper.
+func runFidelity(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("fidelity", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	dataRoot := fs.String("data", data.DefaultRoot(), "folder holding UCR datasets as NAME/NAME_TRAIN.tsv")
+	backend := fs.String("backend", "", backendHelp)
+	offline := fs.Bool("offline", false, "never download a dataset that is not under -data")
+	datasets := fs.String("datasets", "GunPoint,ECG200", "comma-separated dataset names")
+	seeds := fs.String("seeds", "42,0,1,2", "comma-separated run seeds (the reference runs used 42, 0, 1, 2)")
+	presets := fs.String("presets", softshape.ProtocolReferenceFresh+","+softshape.ProtocolReferenceCompat+","+softshape.ProtocolDefault,
+		"comma-separated protocol presets")
+	settings := fs.String("set", "", "extra settings after the preset (the report then names them; leave empty for the benchmark proper)")
+	results := fs.String("results", filepath.Join(sweep.DefaultRoot, "fidelity"), "results folder; one subfolder per preset (resumable)")
+	reference := fs.String("reference", defaultReferenceRuns(), "the authors' per-seed runs (reference-runs.csv); empty: compare with the paper only")
+	reportOnly := fs.Bool("report", false, "train nothing: report what -results holds")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: softshape fidelity [flags]\n\nRuns the paper's full protocol (500 epochs, 150 warm-up, 5 folds) on -datasets × -seeds under each\n"+
+			"of -presets and prints ours beside the authors' code (reference-runs.csv: reference_compat against\n"+
+			"their published code, reference_fresh against it with fresh folds) and the paper: means over seeds\n"+
+			"with standard errors, the difference, whether it is within ±2 pp and within two standard errors.\n"+
+			"Minutes per dataset and seed; interrupted runs resume from -results.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	seedList, err := parseSeeds(*seeds)
+	if err != nil {
+		return err
+	}
+	dsList := splitList(*datasets)
+	if len(dsList) == 0 {
+		return errors.New("-datasets: give at least one dataset")
+	}
+	presetList := splitList(*presets)
+	if len(presetList) == 0 {
+		return errors.New("-presets: give at least one preset")
+	}
+	for _, p := range presetList {
+		if _, err := softshape.Preset(p); err != nil {
+			return fmt.Errorf("-presets: %w", err)
+		}
+	}
+	var ref []fidelity.RefRun
+	if *reference != "" {
+		if ref, err = fidelity.ReadReference(*reference); err != nil {
+			return fmt.Errorf("-reference: %w", err)
+		}
+	}
+	var rows []fidelity.Row
+	for _, preset := range presetList {
+		spec := fidelity.Spec{Datasets: dsList, Seeds: seedList, Preset: preset, Settings: *settings}
+		grid, err := spec.Grid()
+		if err != nil {
+			return err
+		}
+		dir := filepath.Join(*results, preset)
+		if !*reportOnly {
+			if err := runFidelityGrid(stdout, grid, dir, *dataRoot, *backend, *offline); err != nil {
+				return err
+			}
+		} else if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return fmt.Errorf("-report: results folder %s not found", dir)
+		}
+		store, err := sweep.Open(dir)
+		if err != nil {
+			return err
+		}
+		runs, err := fidelity.Collect(store, grid)
+		if err != nil {
+			return err
+		}
+		for _, dr := range runs {
+			paperAcc, err := fidelity.PaperAccuracy(dr.Dataset)
+			if err != nil {
+				return err
+			}
+			c := fidelity.Compare(dr.Dataset, preset, dr.Seeds, dr.PerSeed, ref, paperAcc)
+			rows = append(rows, fidelity.Row{Comparison: c, Runs: dr})
+		}
+	}
+	title := "Fidelity: full protocol, ours beside the authors' code and the paper"
+	if *settings != "" {
+		title += fmt.Sprintf(" (extra settings %q: not the benchmark proper)", *settings)
+	}
+	fmt.Fprintf(stdout, "\n## %s\n\n", title)
+	if *reference == "" {
+		fmt.Fprintln(stdout, "No reference runs given (-reference): the authors' columns are empty.")
+	}
+	return fidelity.WriteMarkdown(stdout, rows)
+}
+
+// runFidelityGrid trains the grid's missing cells into dir.
+func runFidelityGrid(stdout io.Writer, grid *sweep.Grid, dir, dataRoot, backendName string, offline bool) error {
+	store, err := sweep.Open(dir)
+	if err != nil {
+		return err
+	}
+	if err := store.SaveGrid(grid); err != nil {
+		return err
+	}
+	backend, err := softshape.NewBackend(backendName)
+	if err != nil {
+		return fmt.Errorf("-backend: %w", err)
+	}
+	defer backend.Finalize()
+	fmt.Fprintf(stdout, "fidelity %s: %d runs (datasets × 5 folds × seeds) on %s, results in %s\n",
+		grid.Spec.Settings, len(grid.Cells), backend.Description(), dir)
+	r := &sweep.Runner{Store: store, Backend: backend, DataRoot: dataRoot, Offline: offline, Log: stdout}
+	rep, err := r.Run(context.Background(), grid.Cells)
+	if err != nil {
+		return err
+	}
+	if len(rep.Errors) > 0 {
+		return fmt.Errorf("%d runs left without a record, e.g. %v", len(rep.Errors), rep.Errors[0])
+	}
+	if rep.Failed > 0 || rep.Invalid > 0 {
+		fmt.Fprintf(stdout, "warning: %d runs failed, %d invalid: see their records in %s\n", rep.Failed, rep.Invalid, dir)
+	}
+	return nil
+}
+
+// defaultReferenceRuns is $SOFTSHAPE_SHARED/reference/reference-runs.csv, else
+// ../shared/reference/reference-runs.csv, when the file exists; else "".
+func defaultReferenceRuns() string {
+	root := os.Getenv("SOFTSHAPE_SHARED")
+	if root == "" {
+		root = filepath.Join("..", "shared")
+	}
+	path := filepath.Join(root, "reference", "reference-runs.csv")
+	if _, err := os.Stat(path); err != nil {
+		return ""
+	}
+	return path
+}

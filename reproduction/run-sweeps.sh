@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Runs (or resumes) the full-protocol sweeps behind docs/reproduction.md:
+# Tables 3 (sparse ratio η), 6 (depth L) and 4 (experts k) on the six smallest
+# local 18-dataset-table datasets, under the presets reference_compat and
+# reference_fresh, seed 42 (SEEDS to add more). One results folder per preset
+# (reproduction/results/<preset>), since both presets run the same cells under
+# different configurations. Datasets run smallest first, one sweep per table ×
+# dataset × preset, so whole tables finish as early as possible; `softshape
+# sweep` resumes from its store, so this script can be killed and run again.
+#
+#   SOFTSHAPE=./softshape BACKEND=onnx:cpu DATA=../shared/ucr reproduction/run-sweeps.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SOFTSHAPE="${SOFTSHAPE:-./softshape}"
+BACKEND="${BACKEND:-fastest}"
+DATA="${DATA:-../shared/ucr}"
+SEEDS="${SEEDS:-42}"
+TABLES="${TABLES:-sparse_ratio depth_L experts_k}"
+PRESETS="${PRESETS:-reference_compat reference_fresh}"
+# Smallest first (series × length, one full-batch step per epoch under both presets).
+DATASETS="${DATASETS:-ItalyPowerDemand GunPoint DistalPhalanxOutlineAgeGroup MiddlePhalanxTW ArrowHead Trace}"
+for table in $TABLES; do
+  for ds in $DATASETS; do
+    for preset in $PRESETS; do
+      echo "== $(date -u +%FT%TZ) $table $ds $preset"
+      "$SOFTSHAPE" sweep -table "$table" -datasets "$ds" -seeds "$SEEDS" -set "protocol=$preset" \
+        -backend "$BACKEND" -data "$DATA" -offline -results "reproduction/results/$preset"
+    done
+  done
+done
+echo "== $(date -u +%FT%TZ) all sweeps done"
