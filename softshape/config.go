@@ -194,6 +194,19 @@ func PresetNames() [][2]string {
 	return out
 }
 
+// PresetsHelp describes every preset with its switch values, one per line, in
+// the settings syntax ("protocol=reference_fresh: ... (fold_reset=fresh; ...)").
+func PresetsHelp() string {
+	var b strings.Builder
+	for _, p := range presets {
+		c := Config{}.WithProtocol(p.p)
+		fmt.Fprintf(&b, "%s=%s: %s\n    %s=%s;%s=%s;%s=%s;%s=%t;%s=%s;%s=%s\n", ParamProtocol, p.name, p.doc,
+			ParamFoldReset, c.FoldReset, ParamEvalPath, c.EvalPath, ParamBatchRule, c.BatchRule, ParamShuffle, c.Shuffle,
+			ParamSelectionStat, c.SelectionStat, ParamSelectionWindow, c.SelectionWindow)
+	}
+	return b.String()
+}
+
 // Protocol returns c's protocol switches.
 func (c Config) Protocol() Protocol {
 	return Protocol{c.FoldReset, c.EvalPath, c.BatchRule, c.Shuffle, c.SelectionStat, c.SelectionWindow}

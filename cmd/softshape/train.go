@@ -40,6 +40,7 @@ func runTrain(args []string, stdout io.Writer) error {
 	}
 	if *settings == "help" {
 		fmt.Fprintln(stdout, strings.ReplaceAll(softshape.DefaultConfig().String(), ";", "\n"))
+		fmt.Fprintf(stdout, "\nProtocol presets (applied before the other settings; reference_compat=true = protocol=reference_compat):\n%s", softshape.PresetsHelp())
 		return nil
 	}
 	cfg, err := softshape.DefaultConfig().WithSettings(*settings)
