@@ -72,6 +72,10 @@ type Value struct {
 	// Params and Inference are the mean parameter count and inference time
 	// (seconds for one fold's test split) of the runs; NaN without any.
 	Params, Inference float64
+	// WarmUp counts the averaged runs whose selected model is a dense
+	// warm-up epoch (possible with selection_window=all): for those runs
+	// the column's post-warm-up setting had no effect.
+	WarmUp int
 }
 
 // Complete reports whether every expected run was averaged.
@@ -117,6 +121,10 @@ type Table struct {
 	Summary Summary
 	// Missing lists every expected run that has no ok record.
 	Missing []MissingRun
+	// Protocol names the protocol of the runs with its switches
+	// (softshape.Config.ProtocolString), "" when no variant was recorded;
+	// several, separated by "; ", when the variants differ.
+	Protocol string
 	// Notes are remarks printed with the table.
 	Notes []string
 	// Params holds the parameter count and inference time section of the
@@ -156,6 +164,7 @@ func Build(store *sweep.Store, name string, opts Options) (*Table, error) {
 	for _, pc := range plan.Columns {
 		t.Columns = append(t.Columns, column(pc, variants))
 	}
+	t.Protocol = protocolOf(exp.Variants)
 	cells := newCellIndex(store, exp)
 	for _, ds := range exp.Datasets {
 		row := Row{Dataset: ds}
@@ -236,8 +245,46 @@ func modeTitle(title string, quick bool) string {
 	return title
 }
 
-// FullTitle is the table's title with "ours beside the paper" and, for quick
-// tables, the quick label.
+// FullTitle is the table's title with "ours beside the paper", the protocol
+// preset of the runs and, for quick tables, the quick label.
 func (t *Table) FullTitle() string {
-	return modeTitle(strings.TrimSpace(t.Title)+" — ours beside the paper", t.Quick)
+	title := strings.TrimSpace(t.Title) + " — ours beside the paper"
+	if t.Protocol != "" {
+		name, _, _ := strings.Cut(t.Protocol, " (")
+		title += ", protocol " + name
+	}
+	return modeTitle(title, t.Quick)
+}
+
+// WarmUpSelected returns, per column, the runs that selected a warm-up model
+// over all datasets, and whether any did.
+func (t *Table) WarmUpSelected() (counts, runs []int, any bool) {
+	counts, runs = make([]int, len(t.Columns)), make([]int, len(t.Columns))
+	for _, r := range t.Rows {
+		for j, v := range r.Ours {
+			counts[j] += v.WarmUp
+			runs[j] += v.Runs
+			any = any || v.WarmUp > 0
+		}
+	}
+	return counts, runs, any
+}
+
+// protocolOf describes the protocol of the recorded variants (their resolved
+// configuration strings).
+func protocolOf(variants []sweep.GridVariant) string {
+	var seen []string
+	for _, v := range variants {
+		if v.Config == "" {
+			continue
+		}
+		cfg, err := softshape.DefaultConfig().WithSettings(v.Config)
+		if err != nil {
+			continue
+		}
+		if p := cfg.ProtocolString(); !slices.Contains(seen, p) {
+			seen = append(seen, p)
+		}
+	}
+	return strings.Join(seen, "; ")
 }

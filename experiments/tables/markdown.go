@@ -27,7 +27,11 @@ func (t *Table) Markdown(w io.Writer) error {
 	fmt.Fprintf(b, "Ours: mean test accuracy over folds %s and seeds %s (results folder `%s`, grid %s). ",
 		fmtFolds(t.Folds), fmtSeeds(t.Seeds), t.Root, strings.Join(t.Grids, ", "))
 	fmt.Fprintf(b, "Paper: Liu et al., *Learning Soft Sparse Shapes for Efficient Time-Series Classification*, ICML 2025. Δ = ours − paper.\n\n")
+	if t.Protocol != "" {
+		fmt.Fprintf(b, "Protocol: %s.\n\n", t.Protocol)
+	}
 	t.markdownRows(b)
+	t.markdownWarmUp(b)
 	t.markdownSummary(b)
 	if t.Params != nil {
 		t.markdownParams(b)
@@ -96,6 +100,30 @@ func (t *Table) markdownRows(b *bufio.Writer) {
 	if len(baselines) > 0 {
 		fmt.Fprintf(b, "The paper's baseline methods (%s) are not run here; their per-dataset figures are in experiments/paper and enter the summary below.\n\n", strings.Join(baselines, ", "))
 	}
+}
+
+// markdownWarmUp prints, when any run selected a dense warm-up model, how
+// many did per column: for those runs the column's setting had no effect.
+func (t *Table) markdownWarmUp(b *bufio.Writer) {
+	counts, runs, any := t.WarmUpSelected()
+	if !any {
+		return
+	}
+	fmt.Fprintf(b, "**Runs that selected a dense warm-up model** (the column's post-warm-up setting had no effect on them):\n\n|")
+	align := "|"
+	for _, c := range t.Columns {
+		if c.Measured() {
+			fmt.Fprintf(b, " %s |", mdEscape(c.Name))
+			align += "---:|"
+		}
+	}
+	fmt.Fprintf(b, "\n%s\n|", align)
+	for j, c := range t.Columns {
+		if c.Measured() {
+			fmt.Fprintf(b, " %d of %d |", counts[j], runs[j])
+		}
+	}
+	fmt.Fprintf(b, "\n\n")
 }
 
 // summaryLine is one metric row of the summary.

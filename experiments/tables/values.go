@@ -83,6 +83,9 @@ func (ix *cellIndex) oursValue(v *Value, dataset, variant string) {
 			case rec == nil:
 			case rec.Status == sweep.StatusOK:
 				acc = append(acc, float64(rec.TestAccuracy))
+				if rec.SelectedWarmUp {
+					v.WarmUp++
+				}
 				params = append(params, float64(rec.Params))
 				if x := float64(rec.InferenceSeconds); !math.IsNaN(x) {
 					inf = append(inf, x)
