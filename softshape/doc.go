@@ -75,13 +75,17 @@
 // restored and scored on the test split), and the authors' early stopping after
 // warm-up (80 epochs of |Δval| ≤ 1e-4 or of rising validation loss).
 //
-// By default every fold starts from a fresh initialisation and a fresh optimiser,
-// validation and test run the path of the current training phase, and batches are
-// shuffled each epoch. reference_compat=true reproduces the authors' protocol:
-// weights and Adam state carried over from fold to fold (their reset is a no-op,
-// so later folds have trained on their own test samples), evaluation always on the
-// sparse path, no shuffling, and their batch-scaled validation statistic
-// (Σ_batches mean CE / n_val) for selection and stopping.
+// Each protocol decision is a setting (Protocol): fold_reset (fresh | carry),
+// eval_path (phase | sparse), batch_rule (paper | large), shuffle,
+// selection_stat (mean | batch_scaled) and selection_window (post_warmup | all).
+// The default selects only among post-warm-up epochs, so the model returned is
+// always SoftShape's own sparse model. protocol=reference_compat sets every
+// switch to the authors' published code: weights and Adam state carried over
+// from fold to fold (their reset is a no-op, so later folds have trained on
+// their own test samples), evaluation always on the sparse path, batch
+// min(512, n_train), no shuffling, their batch-scaled validation statistic
+// (Σ_batches mean CE / n_val) and selection over all epochs.
+// protocol=reference_fresh is the same with fresh folds.
 //
 // # Backends
 //
