@@ -1,0 +1,1010 @@
+package softshape
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
+	"github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/model/initializer"
+	"github.com/gomlx/gomlx/ml/train/loss"
+
+	"github.com/softshape-go/softshape/data"
+)
+
+// RunSpec is one training run of a batched job (TrainRuns): a configuration,
+// the protocol seed and a fold.
+type RunSpec struct {
+	// Config holds the run's hyperparameters and protocol switches.
+	Config Config
+	// Seed plays the role of RunOptions.Seed in Train: it fixes the folds
+	// (data.Folds with this seed) and, with Fold, the run's initial weights,
+	// dropout stream and batch order (those of Train's session seed Seed+Fold).
+	Seed int64
+	// Fold is the 0-based fold index.
+	Fold int
+}
+
+// RunError reports a run of TrainRuns that failed (a non-finite loss, say);
+// the other runs of the job go on. TrainRuns joins one per failed run.
+type RunError struct {
+	// Run is the index of the run in TrainRuns' runs.
+	Run  int
+	Spec RunSpec
+	Err  error
+}
+
+// Error names the run and its cause.
+func (e *RunError) Error() string {
+	return fmt.Sprintf("run %d (seed %d fold %d): %v", e.Run, e.Spec.Seed, e.Spec.Fold, e.Err)
+}
+
+// Unwrap returns the cause, so errors.Is(err, ErrNonFinite) sees through.
+func (e *RunError) Unwrap() error { return e.Err }
+
+// TrainRuns trains runs, independent training runs of one dataset, R at a time
+// in one compiled graph per step, and returns one FoldResult per run in the
+// order given. Each run is the computation Train performs for its fold (same
+// folds, initial weights, dropout stream, batch order, model selection, early
+// stopping and test evaluation as Train with RunOptions.Seed = spec.Seed): one
+// graph holds one copy of the model per run under its own scope, the runs'
+// losses are summed (their parameters are disjoint, so each gets its own
+// gradient) and a per-run Adam updates each copy with its own step count and
+// learning rate. A run whose epoch has fewer steps than the others' (a smaller
+// fold, a different batch rule) sits out the extra steps, and a run that
+// stopped early leaves the graph: its weights, Adam state and dropout stream no
+// longer change. No sample is dropped and nothing is padded, so a run's
+// numbers do not depend on which runs share its graph.
+//
+// The runs may differ in any setting (λ, dropout, learning rate, epochs, even
+// the architecture: each run is its own subgraph). Runs with fold_reset=carry
+// form chains (same Config and Seed) whose folds are trained in order, 0 up to
+// the last one asked for, each continuing from the previous one's selected
+// weights and Adam state; chains are batched with each other and with fresh
+// runs, never the folds of one chain with each other.
+//
+// At most DefaultMaxRuns(backend) runs share a graph; the job trains groups of
+// that many one after the other. opts.Seed and
+// opts.Folds are ignored (the RunSpecs carry them); opts.OnEpoch is called
+// after every epoch of every run, from the calling goroutine; with
+// opts.CheckpointDir the selected model of each run is saved to
+// CheckpointDir/fold-N when all runs share one seed, else to
+// CheckpointDir/seed-S/fold-N.
+//
+// Runs that fail (a non-finite loss) are reported by the returned error, which
+// joins one *RunError per failed run; their FoldResult holds the epochs run
+// and a NaN test accuracy, and the other runs' results are complete.
+func TrainRuns(ds *data.Dataset, runs []RunSpec, opts RunOptions) ([]FoldResult, error) {
+	return trainRuns(ds, runs, opts, 0)
+}
+
+// trainRuns is TrainRuns with at most maxRuns runs per graph (0: DefaultMaxRuns).
+func trainRuns(ds *data.Dataset, runs []RunSpec, opts RunOptions, maxRuns int) ([]FoldResult, error) {
+	if len(runs) == 0 {
+		return nil, nil
+	}
+	if opts.NumFolds == 0 {
+		opts.NumFolds = 5
+	}
+	backend := opts.Backend
+	if backend == nil {
+		var err error
+		if backend, err = NewBackend(""); err != nil {
+			return nil, err
+		}
+	}
+	if maxRuns <= 0 {
+		maxRuns = DefaultMaxRuns(backend)
+	}
+	chains, err := planChains(ds, runs, opts)
+	if err != nil {
+		return nil, err
+	}
+	seeds := map[int64]bool{}
+	for _, r := range runs {
+		seeds[r.Seed] = true
+	}
+	results := make([]FoldResult, len(runs))
+	var runErrs []error
+	for lo := 0; lo < len(chains); lo += maxRuns {
+		group := chains[lo:min(lo+maxRuns, len(chains))]
+		job, err := newBatchJob(backend, group, opts.RefShapeLen)
+		if err != nil {
+			return nil, err
+		}
+		errs, err := job.train(ds, opts, len(seeds) > 1, results)
+		job.finalize()
+		if err != nil {
+			return nil, err
+		}
+		runErrs = append(runErrs, errs...)
+	}
+	return results, errors.Join(runErrs...)
+}
+
+// DefaultMaxRuns is TrainRuns' cap on R, the runs per graph: 10 (5 folds × 2
+// seeds) on CPU backends, where a GunPoint-sized run adds ≈50–80 MB of peak
+// memory, and 32 on a CUDA backend, where a small-batch step is latency-bound
+// and more runs fill the device. See README, "Many runs in one graph", for the
+// measured trade-off.
+func DefaultMaxRuns(backend compute.Backend) int {
+	if backend != nil {
+		name := strings.ToLower(backend.Name())
+		desc := strings.ToLower(backend.Description())
+		if strings.Contains(name, "cuda") || strings.Contains(desc, "cuda") || strings.Contains(desc, "gpu") {
+			return 32
+		}
+	}
+	return 10
+}
+
+// chainSpec is the unit of batching: one fresh run, or the folds of one
+// fold_reset=carry chain in training order. want[i] is the index in TrainRuns'
+// runs of the i-th fold's result, or -1 when that fold only feeds the chain.
+type chainSpec struct {
+	cfg   Config
+	seed  int64
+	folds []int
+	want  []int
+	m     *Model
+	fds   []*data.FoldData
+}
+
+// planChains validates the runs, prepares their folds and groups carry runs
+// into chains.
+func planChains(ds *data.Dataset, runs []RunSpec, opts RunOptions) ([]*chainSpec, error) {
+	splitsBySeed := map[int64][]data.Split{}
+	prepared := map[[2]int64]*data.FoldData{}
+	prepare := func(seed int64, fold int) (*data.FoldData, error) {
+		if fd, ok := prepared[[2]int64{seed, int64(fold)}]; ok {
+			return fd, nil
+		}
+		splits, ok := splitsBySeed[seed]
+		if !ok {
+			var err error
+			if splits, err = data.Folds(ds, opts.NumFolds, seed); err != nil {
+				return nil, fmt.Errorf("dataset %s: %w", ds.Name, err)
+			}
+			splitsBySeed[seed] = splits
+		}
+		if fold < 0 || fold >= len(splits) {
+			return nil, fmt.Errorf("fold index %d out of range: %d folds (indices 0..%d)", fold, len(splits), len(splits)-1)
+		}
+		fd, err := data.Prepare(ds, splits[fold])
+		if err != nil {
+			return nil, fmt.Errorf("dataset %s fold %d: %w", ds.Name, fold, err)
+		}
+		prepared[[2]int64{seed, int64(fold)}] = fd
+		return fd, nil
+	}
+	var chains []*chainSpec
+	carry := map[string]*chainSpec{}
+	for i, r := range runs {
+		m, err := New(r.Config, ds.Length, ds.NumClasses(), opts.RefShapeLen)
+		if err != nil {
+			return nil, fmt.Errorf("dataset %s run %d: %w", ds.Name, i, err)
+		}
+		if _, err := prepare(r.Seed, r.Fold); err != nil {
+			return nil, fmt.Errorf("run %d: %w", i, err)
+		}
+		if !r.Config.CarriesFolds() {
+			chains = append(chains, &chainSpec{cfg: r.Config, seed: r.Seed, folds: []int{r.Fold}, want: []int{i}, m: m})
+			continue
+		}
+		key := fmt.Sprintf("%d|%s", r.Seed, r.Config)
+		c, ok := carry[key]
+		if !ok {
+			c = &chainSpec{cfg: r.Config, seed: r.Seed, m: m}
+			carry[key] = c
+			chains = append(chains, c)
+		}
+		for len(c.folds) <= r.Fold {
+			c.folds = append(c.folds, len(c.folds))
+			c.want = append(c.want, -1)
+		}
+		if c.want[r.Fold] >= 0 {
+			return nil, fmt.Errorf("run %d repeats run %d (seed %d fold %d, fold_reset=carry)", i, c.want[r.Fold], r.Seed, r.Fold)
+		}
+		c.want[r.Fold] = i
+	}
+	for _, c := range chains {
+		for _, f := range c.folds {
+			fd, err := prepare(c.seed, f)
+			if err != nil {
+				return nil, err
+			}
+			c.fds = append(c.fds, fd)
+		}
+	}
+	return chains, nil
+}
+
+// batchJob is one store holding the model copies ("slots") of up to R chains,
+// and the compiled graphs that train and evaluate any subset of them.
+type batchJob struct {
+	backend compute.Backend
+	store   *model.Store
+	slots   []*slot
+	rngVar  *model.Variable // the store's own RNG state, swapped for each slot's
+	execs   map[string]*model.Exec
+}
+
+// slot is one chain's model copy in the job: its scope, its own RNG state
+// variable (dropout, initialisation), batch-order generator and the phases
+// whose variables exist already.
+type slot struct {
+	chain      *chainSpec
+	scope      string
+	rng        *model.Variable
+	order      *rand.Rand
+	made       map[Phase]bool
+	lambda, lr float64
+}
+
+func newBatchJob(backend compute.Backend, chains []*chainSpec, refShapeLen int) (*batchJob, error) {
+	store := model.NewStore()
+	if err := store.SetRNGStateFromSeed(0); err != nil {
+		return nil, fmt.Errorf("seeding the batched store: %w", err)
+	}
+	j := &batchJob{backend: backend, store: store, execs: map[string]*model.Exec{},
+		rngVar: store.GetVariable(model.JoinPath("/", model.RNGStateVariableName))}
+	if j.rngVar == nil {
+		return nil, errors.New("batched store: no RNG state variable after seeding")
+	}
+	for i, c := range chains {
+		name := fmt.Sprintf("run_%d", i)
+		sc := store.RootScope().In("%s", name)
+		for _, p := range c.cfg.params() {
+			sc.SetParam(p.name, p.value)
+		}
+		sc.SetParam(paramSeriesLen, c.m.Shape.SeriesLen)
+		sc.SetParam(paramNumClasses, c.m.Shape.NumClasses)
+		sc.SetParam(paramRefShapeLen, refShapeLen)
+		seed := c.seed + int64(c.folds[0])
+		state, err := graph.RNGStateFromSeed(seed)
+		if err != nil {
+			return nil, fmt.Errorf("seeding run %d: %w", i, err)
+		}
+		v, err := sc.CreateVariable("rng_state", state)
+		if err != nil {
+			return nil, fmt.Errorf("run %d RNG state: %w", i, err)
+		}
+		v.SetTrainable(false)
+		j.slots = append(j.slots, &slot{
+			chain: c, scope: "/" + name, rng: v, made: map[Phase]bool{},
+			order:  rand.New(rand.NewPCG(uint64(seed), 0x50f75a9e)),
+			lambda: c.cfg.MoELossWeight, lr: c.cfg.LearningRate,
+		})
+	}
+	return j, nil
+}
+
+func (j *batchJob) finalize() {
+	for _, e := range j.execs {
+		e.Finalize()
+	}
+	j.execs = nil
+	j.store.Finalize()
+}
+
+// part is one slot's share of a graph: which slot, on which path.
+type part struct {
+	slot  int
+	phase Phase
+}
+
+func partsKey(kind string, parts []part) string {
+	var b strings.Builder
+	b.WriteString(kind)
+	for _, p := range parts {
+		fmt.Fprintf(&b, "|%d%c", p.slot, p.phase.String()[0])
+	}
+	return b.String()
+}
+
+// forward builds slot s's model on x, drawing its random numbers (dropout)
+// from the slot's own RNG state instead of the store's.
+func (j *batchJob) forward(root *model.Scope, s *slot, x *graph.Node, phase Phase) *Outputs {
+	g := x.Graph()
+	saved := j.rngVar.NodeValue(g)
+	j.rngVar.SetNodeValue(s.rng.NodeValue(g))
+	out := s.chain.m.Forward(root.Store().Scope(s.scope), x, phase)
+	s.rng.SetNodeValue(j.rngVar.NodeValue(g))
+	j.rngVar.SetNodeValue(saved)
+	return out
+}
+
+// materialize creates and initialises the variables slot s's model has on
+// phase, drawing their initial values from the slot's RNG state exactly as
+// Train's session draws them from its store's, before any graph sharing them
+// with other slots is built (whose lazy initialisation would draw from the
+// store's RNG). It runs one inference forward pass on zeros.
+func (j *batchJob) materialize(si int, phase Phase, batch int) error {
+	s := j.slots[si]
+	if s.made[phase] {
+		return nil
+	}
+	val, err := s.rng.Value()
+	if err != nil {
+		return fmt.Errorf("reading run %d RNG state: %w", si, err)
+	}
+	c, err := val.LocalClone()
+	if err != nil {
+		return err
+	}
+	if err := j.rngVar.SetValue(c); err != nil {
+		return err
+	}
+	e, err := model.NewExec(j.backend, j.store, func(scope *model.Scope, x *graph.Node) *graph.Node {
+		j.store.SetTraining(x.Graph(), false)
+		return s.chain.m.Forward(scope.Store().Scope(s.scope), x, phase).Logits
+	})
+	if err != nil {
+		return fmt.Errorf("run %d %s variables: %w", si, phase, err)
+	}
+	defer e.Finalize()
+	x := tensors.FromFlatDataAndDimensions(make([]float32, batch*s.chain.m.Shape.SeriesLen), batch, s.chain.m.Shape.SeriesLen)
+	out, err := e.Call(x)
+	x.FinalizeAll()
+	if err != nil {
+		return fmt.Errorf("initialising run %d %s variables: %w", si, phase, err)
+	}
+	for _, t := range out {
+		t.FinalizeAll()
+	}
+	after, err := j.rngVar.Value()
+	if err != nil {
+		return err
+	}
+	c, err = after.LocalClone()
+	if err != nil {
+		return err
+	}
+	if err := s.rng.SetValue(c); err != nil {
+		return err
+	}
+	s.made[phase] = true
+	return nil
+}
+
+// trainExec returns the graph of one training step of parts: inputs x, y per
+// part; outputs per part the total loss (CE + λ·aux, as Train's) and the
+// number of correct predictions.
+func (j *batchJob) trainExec(parts []part) (*model.Exec, error) {
+	key := partsKey("train", parts)
+	if e, ok := j.execs[key]; ok {
+		return e, nil
+	}
+	ps := slices.Clone(parts)
+	e, err := model.NewExec(j.backend, j.store, func(scope *model.Scope, inputs []*graph.Node) []*graph.Node {
+		g := inputs[0].Graph()
+		j.store.SetTraining(g, true)
+		outs := make([]*graph.Node, 0, 2*len(ps))
+		var total *graph.Node
+		for i, p := range ps {
+			s := j.slots[p.slot]
+			x, y := inputs[2*i], inputs[2*i+1]
+			out := j.forward(scope, s, x, p.phase)
+			l := loss.SparseCategoricalCrossEntropyLogits([]*graph.Node{y}, []*graph.Node{out.Logits})
+			if !l.Shape().IsScalar() {
+				l = graph.ReduceAllMean(l)
+			}
+			if s.lambda > 0 {
+				l = graph.Add(l, graph.MulScalar(out.AuxLoss, s.lambda))
+			}
+			if total == nil {
+				total = l
+			} else {
+				total = graph.Add(total, l)
+			}
+			outs = append(outs, l, correctCount(out.Logits, y))
+		}
+		grads := scope.BuildTrainableVariablesGradientsGraph(total)
+		j.adamUpdate(scope, g, grads, total.DType())
+		return outs
+	})
+	if err != nil {
+		return nil, fmt.Errorf("batched train graph: %w", err)
+	}
+	j.execs[key] = e
+	return e, nil
+}
+
+// correctCount is the number of rows of logits [B, C] whose arg-max is y [B, 1].
+func correctCount(logits, y *graph.Node) *graph.Node {
+	pred := graph.ArgMax(logits, -1, y.DType())
+	hit := graph.Equal(pred, graph.Reshape(y, y.Shape().Dimensions[0]))
+	return graph.ReduceAllSum(graph.ConvertDType(hit, dtypes.Float32))
+}
+
+// Adam's settings as Train's optimiser has them (optimizer.Adam with
+// Epsilon(1e-8)).
+const (
+	adamBeta1   = 0.9
+	adamBeta2   = 0.999
+	adamEpsilon = 1e-8
+)
+
+// adamUpdate is GoMLX's Adam (optimizer.Adam, the arithmetic of its
+// applyAdamGraph, op for op) with one step counter and learning rate per slot:
+// each trainable variable in the graph is updated with its slot's. Variables of
+// slots not in the graph are untouched.
+func (j *batchJob) adamUpdate(scope *model.Scope, g *graph.Graph, grads []*graph.Node, dtype dtypes.DType) {
+	type slotTerms struct{ lr, b1, d1, b2, d2, eps *graph.Node }
+	terms := map[string]*slotTerms{}
+	termsOf := func(v *model.Variable) *slotTerms {
+		p := v.Path()
+		for _, s := range j.slots {
+			if !strings.HasPrefix(p, s.scope+"/") {
+				continue
+			}
+			if t, ok := terms[s.scope]; ok {
+				return t
+			}
+			os := j.store.Scope(s.scope + "/optimizer")
+			lr := os.VariableWithValue("learning_rate", shapes.CastAsDType(s.lr, dtype)).SetTrainable(false).NodeValue(g)
+			stepVar := os.WithInitializer(initializer.Zero).VariableWithShape("adam_step", shapes.Make(dtype)).SetTrainable(false)
+			step := graph.AddScalar(stepVar.NodeValue(g), 1)
+			stepVar.SetNodeValue(step)
+			b1 := graph.Const(g, shapes.CastAsDType(adamBeta1, dtype))
+			b2 := graph.Const(g, shapes.CastAsDType(adamBeta2, dtype))
+			t := &slotTerms{lr: lr, b1: b1, b2: b2,
+				d1:  graph.Reciprocal(graph.OneMinus(graph.Pow(b1, step))),
+				d2:  graph.Reciprocal(graph.OneMinus(graph.Pow(b2, step))),
+				eps: graph.Const(g, shapes.CastAsDType(adamEpsilon, dtype))}
+			terms[s.scope] = t
+			return t
+		}
+		panic(fmt.Sprintf("batched Adam: variable %s belongs to no run", p))
+	}
+	i := 0
+	for v := range scope.IterVariables() {
+		if !v.Trainable || !v.InUseByGraph(g) {
+			continue
+		}
+		if i >= len(grads) {
+			panic("batched Adam: more trainable variables than gradients")
+		}
+		grad := grads[i]
+		i++
+		t := termsOf(v)
+		shape := v.Shape().Clone()
+		shape.DType = dtype
+		ms := j.store.Scope(path.Join("/adam", v.Scope())).WithInitializer(initializer.Zero)
+		m1Var := ms.VariableWithShape(v.Name()+"_1st_moment", shape).SetTrainable(false)
+		m2Var := ms.VariableWithShape(v.Name()+"_2nd_moment", shape).SetTrainable(false)
+		if grad.DType() != dtype {
+			grad = graph.ConvertDType(grad, dtype)
+		}
+		m1 := graph.Add(graph.Mul(t.b1, m1Var.NodeValue(g)), graph.Mul(graph.OneMinus(t.b1), grad))
+		m1Var.SetNodeValue(m1)
+		debiased1 := graph.Mul(m1, t.d1)
+		m2 := graph.Add(graph.Mul(t.b2, m2Var.NodeValue(g)), graph.Mul(graph.OneMinus(t.b2), graph.Square(grad)))
+		m2Var.SetNodeValue(m2)
+		denominator := graph.Add(graph.Sqrt(graph.Mul(m2, t.d2)), t.eps)
+		value := v.NodeValue(g)
+		if value.DType() != dtype {
+			value = graph.ConvertDType(value, dtype)
+		}
+		step := graph.Div(graph.Mul(t.lr, debiased1), denominator)
+		updated := graph.Sub(value, step)
+		if v.Shape().DType != dtype {
+			updated = graph.ConvertDType(updated, v.Shape().DType)
+		}
+		v.SetNodeValue(updated)
+	}
+	if i != len(grads) {
+		panic(fmt.Sprintf("batched Adam: %d gradients for %d trainable variables", len(grads), i))
+	}
+}
+
+// evalExec returns the inference graph of parts: one input x per part, its
+// logits out.
+func (j *batchJob) evalExec(parts []part) (*model.Exec, error) {
+	key := partsKey("eval", parts)
+	if e, ok := j.execs[key]; ok {
+		return e, nil
+	}
+	ps := slices.Clone(parts)
+	e, err := model.NewExec(j.backend, j.store, func(scope *model.Scope, inputs []*graph.Node) []*graph.Node {
+		j.store.SetTraining(inputs[0].Graph(), false)
+		outs := make([]*graph.Node, len(ps))
+		for i, p := range ps {
+			outs[i] = j.slots[p.slot].chain.m.Forward(scope.Store().Scope(j.slots[p.slot].scope), inputs[i], p.phase).Logits
+		}
+		return outs
+	})
+	if err != nil {
+		return nil, fmt.Errorf("batched evaluation graph: %w", err)
+	}
+	j.execs[key] = e
+	return e, nil
+}
+
+// dropExecs finalises the compiled graphs that include slot si (it left the
+// job: they will not run again).
+func (j *batchJob) dropExecs(si int) {
+	tag := fmt.Sprintf("|%d", si)
+	for k, e := range j.execs {
+		for _, f := range strings.Split(k, "|")[1:] {
+			if "|"+f[:len(f)-1] == tag {
+				e.Finalize()
+				delete(j.execs, k)
+				break
+			}
+		}
+	}
+}
+
+// runState is one slot's current fold: the per-fold state of Train's
+// session.trainFold.
+type runState struct {
+	si, want  int
+	fold      int
+	fd        *data.FoldData
+	cfg       Config
+	bs        int
+	order     []int
+	fr        *FoldResult
+	best      map[string]*tensors.Tensor
+	prevVal   float64
+	stopCount int
+	incCount  int
+	done      bool
+	err       error
+	start     time.Time
+	// per epoch
+	phase          Phase
+	steps, stepsN  int
+	lossSum, right float64
+}
+
+// train runs the job's chains round by round (round k trains the k-th fold of
+// every chain that has one) and fills results. It returns the failed runs'
+// errors; the error is for failures of the job itself.
+func (j *batchJob) train(ds *data.Dataset, opts RunOptions, manySeeds bool, results []FoldResult) ([]error, error) {
+	var runErrs []error
+	rounds := 0
+	for _, s := range j.slots {
+		rounds = max(rounds, len(s.chain.folds))
+	}
+	failed := make([]bool, len(j.slots))
+	for k := range rounds {
+		var states []*runState
+		for si, s := range j.slots {
+			if k >= len(s.chain.folds) || failed[si] {
+				continue
+			}
+			rule, err := data.ParseBatchRule(s.chain.cfg.BatchRule)
+			if err != nil {
+				return nil, err
+			}
+			fd := s.chain.fds[k]
+			st := &runState{si: si, want: s.chain.want[k], fold: s.chain.folds[k], fd: fd, cfg: s.chain.cfg,
+				bs: data.BatchSize(len(fd.TrainY), rule), prevVal: math.NaN(), start: time.Now()}
+			st.fr = &FoldResult{Fold: st.fold, BatchSize: st.bs, ValLoss: math.Inf(1)}
+			st.order = make([]int, len(fd.TrainY))
+			for i := range st.order {
+				st.order[i] = i
+			}
+			states = append(states, st)
+		}
+		if err := j.trainRound(states, opts); err != nil {
+			return nil, err
+		}
+		for _, st := range states {
+			if st.err != nil {
+				failed[st.si] = true
+				fr := *st.fr
+				fr.TestAcc, fr.ValLoss = math.NaN(), math.NaN()
+				fr.Wall = time.Since(st.start)
+				if st.want >= 0 {
+					results[st.want] = fr
+				}
+				want := st.want
+				s := j.slots[st.si]
+				runErrs = append(runErrs, &RunError{Run: want, Spec: RunSpec{Config: s.chain.cfg, Seed: s.chain.seed, Fold: st.fold},
+					Err: fmt.Errorf("dataset %s fold %d: %w", ds.Name, st.fold, st.err)})
+				continue
+			}
+			if st.want >= 0 {
+				results[st.want] = *st.fr
+				if opts.CheckpointDir != "" {
+					dir := fmt.Sprintf("%s/fold-%d", opts.CheckpointDir, st.fold)
+					if manySeeds {
+						dir = fmt.Sprintf("%s/seed-%d/fold-%d", opts.CheckpointDir, j.slots[st.si].chain.seed, st.fold)
+					}
+					if err := j.saveRun(st, dir); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
+	}
+	return runErrs, nil
+}
+
+// trainRound trains one fold per state, all in the same graphs, to the end of
+// each one's protocol (Train's session.trainFold), leaving each slot's store
+// variables at its selected weights and each state's result filled.
+func (j *batchJob) trainRound(states []*runState, opts RunOptions) error {
+	for epoch := 0; ; epoch++ {
+		var act []*runState
+		for _, st := range states {
+			if !st.done && epoch < st.cfg.Epochs {
+				act = append(act, st)
+			}
+		}
+		if len(act) == 0 {
+			break
+		}
+		maxSteps := 0
+		for _, st := range act {
+			st.phase = Sparse
+			if epoch < st.cfg.WarmUpEpochs {
+				st.phase = Dense
+			}
+			if st.cfg.Shuffle {
+				rng := j.slots[st.si].order
+				rng.Shuffle(len(st.order), func(a, b int) { st.order[a], st.order[b] = st.order[b], st.order[a] })
+			}
+			st.stepsN = (len(st.order) + st.bs - 1) / st.bs
+			st.steps, st.lossSum, st.right = 0, 0, 0
+			maxSteps = max(maxSteps, st.stepsN)
+		}
+		if err := j.trainEpoch(act, epoch, maxSteps); err != nil {
+			return err
+		}
+		var live []*runState
+		for _, st := range act {
+			if st.err == nil {
+				live = append(live, st)
+			} else {
+				st.done = true
+				j.dropExecs(st.si)
+			}
+		}
+		phases := make([]Phase, len(live))
+		xs := make([][][]float32, len(live))
+		ys := make([][]int, len(live))
+		for i, st := range live {
+			phases[i] = st.cfg.EvalPhase(st.phase)
+			xs[i], ys[i] = st.fd.ValX, st.fd.ValY
+		}
+		ces, accs, err := j.evaluate(live, phases, xs, ys)
+		if err != nil {
+			return fmt.Errorf("epoch %d validation: %w", epoch, err)
+		}
+		for i, st := range live {
+			if err := j.endEpoch(st, epoch, phases[i], ces[i], accs[i], opts); err != nil {
+				return err
+			}
+			if st.done {
+				j.dropExecs(st.si)
+			}
+		}
+	}
+	// Restore the selected weights and evaluate on the test split.
+	var fin []*runState
+	for _, st := range states {
+		if st.err != nil {
+			continue
+		}
+		if st.fr.ValLoss == math.Inf(1) {
+			st.fr.ValLoss = math.NaN()
+		}
+		if err := j.restore(st.best); err != nil {
+			return err
+		}
+		fin = append(fin, st)
+	}
+	phases := make([]Phase, len(fin))
+	xs := make([][][]float32, len(fin))
+	ys := make([][]int, len(fin))
+	for i, st := range fin {
+		phases[i] = st.fr.SelectedPhase
+		xs[i], ys[i] = st.fd.TestX, st.fd.TestY
+	}
+	_, testAccs, err := j.evaluate(fin, phases, xs, ys)
+	if err != nil {
+		return fmt.Errorf("test evaluation: %w", err)
+	}
+	var meanVal []*runState
+	for i, st := range fin {
+		st.fr.TestAcc = testAccs[i]
+		st.fr.Params = j.paramCount(st.si)
+		st.fr.Wall = time.Since(st.start)
+		if st.cfg.SelectionStat != SelectionStatMean {
+			meanVal = append(meanVal, st)
+		}
+	}
+	if len(meanVal) > 0 {
+		phases, xs, ys = phases[:0], xs[:0], ys[:0]
+		for _, st := range meanVal {
+			phases = append(phases, st.fr.SelectedPhase)
+			xs, ys = append(xs, st.fd.ValX), append(ys, st.fd.ValY)
+		}
+		ces, _, err := j.evaluate(meanVal, phases, xs, ys)
+		for i, st := range meanVal {
+			if err != nil {
+				st.fr.ValLoss = math.NaN()
+			} else {
+				st.fr.ValLoss = meanOf(ces[i])
+			}
+		}
+	}
+	return nil
+}
+
+// trainEpoch runs the steps of one epoch: step k trains every run that has a
+// k-th batch, in one graph.
+func (j *batchJob) trainEpoch(act []*runState, epoch, maxSteps int) error {
+	for k := range maxSteps {
+		var parts []part
+		var in []*runState
+		for _, st := range act {
+			if k < st.stepsN && st.err == nil {
+				parts = append(parts, part{st.si, st.phase})
+				in = append(in, st)
+			}
+		}
+		if len(parts) == 0 {
+			return nil
+		}
+		args := make([]any, 0, 2*len(in))
+		for _, st := range in {
+			if err := j.materialize(st.si, st.phase, min(st.bs, len(st.order))); err != nil {
+				return err
+			}
+			lo := k * st.bs
+			x, y := batchTensors(st.fd.TrainX, st.fd.TrainY, st.order[lo:min(lo+st.bs, len(st.order))])
+			args = append(args, x, y)
+		}
+		exec, err := j.trainExec(parts)
+		if err != nil {
+			return err
+		}
+		outs, err := exec.Call(args...)
+		for _, a := range args {
+			a.(*tensors.Tensor).FinalizeAll()
+		}
+		if err != nil {
+			return fmt.Errorf("epoch %d step %d: %w", epoch, k, err)
+		}
+		for i, st := range in {
+			l, right := scalarOf(outs[2*i]), scalarOf(outs[2*i+1])
+			if math.IsNaN(l) || math.IsInf(l, 0) {
+				st.err = fmt.Errorf("epoch %d step %d (%s phase): training loss is %v: %w", epoch, k, st.phase, l, ErrNonFinite)
+				continue
+			}
+			st.lossSum += l
+			st.right += right
+			st.steps++
+		}
+		for _, t := range outs {
+			t.FinalizeAll()
+		}
+	}
+	return nil
+}
+
+// endEpoch is the end of an epoch of Train's session.trainFold for one run:
+// model selection, the history, OnEpoch and the reference's early stopping.
+func (j *batchJob) endEpoch(st *runState, epoch int, evalPhase Phase, valCE []float64, valAcc float64, opts RunOptions) error {
+	cfg := st.cfg
+	valLoss := meanOf(valCE)
+	if math.IsNaN(valLoss) || math.IsInf(valLoss, 0) {
+		st.err = fmt.Errorf("epoch %d (%s phase): validation loss is %v: %w", epoch, evalPhase, valLoss, ErrNonFinite)
+		st.done = true
+		return nil
+	}
+	selLoss := cfg.SelectionLoss(valCE, st.bs)
+	es := EpochStats{Fold: st.fold, Epoch: epoch, Epochs: cfg.Epochs, Phase: st.phase, TrainLoss: st.lossSum / float64(st.steps),
+		TrainAcc: st.right / float64(len(st.order)), ValLoss: valLoss, ValAcc: valAcc, Elapsed: time.Since(st.start)}
+	fr := st.fr
+	if cfg.Selectable(epoch) && selLoss < fr.ValLoss {
+		fr.ValLoss, fr.BestEpoch, fr.SelectedPhase = selLoss, epoch, evalPhase
+		fr.SelectedWarmUp = st.phase == Dense
+		var err error
+		if st.best, err = j.snapshot(st.si, st.best); err != nil {
+			return err
+		}
+		es.Selected = true
+	}
+	fr.History = append(fr.History, es)
+	fr.EpochsRun = epoch + 1
+	if opts.OnEpoch != nil {
+		opts.OnEpoch(es)
+	}
+	if epoch > cfg.WarmUpEpochs && cfg.Patience > 0 && !math.IsNaN(st.prevVal) {
+		if math.Abs(selLoss-st.prevVal) <= 1e-4 {
+			st.stopCount++
+		} else {
+			st.stopCount = 0
+		}
+		if selLoss > st.prevVal {
+			st.incCount++
+		} else {
+			st.incCount = 0
+		}
+		if st.stopCount >= cfg.Patience || st.incCount >= cfg.Patience {
+			st.done = true
+		}
+	}
+	st.prevVal = selLoss
+	return nil
+}
+
+// evaluate returns, for each run, the per-sample cross-entropy and the
+// accuracy of its current weights on (xs[i], ys[i]) on phases[i], in inference
+// mode: chunk c of every run that has one runs in one graph.
+func (j *batchJob) evaluate(sts []*runState, phases []Phase, xs [][][]float32, ys [][]int) ([][]float64, []float64, error) {
+	ces := make([][]float64, len(sts))
+	correct := make([]int, len(sts))
+	for c := 0; ; c++ {
+		var parts []part
+		var which []int
+		for i, st := range sts {
+			if c*evalChunk < len(ys[i]) {
+				parts = append(parts, part{st.si, phases[i]})
+				which = append(which, i)
+			}
+		}
+		if len(parts) == 0 {
+			break
+		}
+		args := make([]any, len(which))
+		for a, i := range which {
+			if err := j.materialize(sts[i].si, phases[i], min(evalChunk, len(ys[i]))); err != nil {
+				return nil, nil, err
+			}
+			lo, hi := c*evalChunk, min((c+1)*evalChunk, len(ys[i]))
+			idx := make([]int, 0, hi-lo)
+			for r := lo; r < hi; r++ {
+				idx = append(idx, r)
+			}
+			x, _ := batchTensors(xs[i], ys[i], idx)
+			args[a] = x
+		}
+		exec, err := j.evalExec(parts)
+		if err != nil {
+			return nil, nil, err
+		}
+		outs, err := exec.Call(args...)
+		for _, a := range args {
+			a.(*tensors.Tensor).FinalizeAll()
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		for a, i := range which {
+			logits, err := tensors.CopyFlatData[float32](outs[a])
+			if err != nil {
+				return nil, nil, err
+			}
+			lo, hi := c*evalChunk, min((c+1)*evalChunk, len(ys[i]))
+			nc := len(logits) / (hi - lo)
+			for r := lo; r < hi; r++ {
+				l, pred := crossEntropy(logits[(r-lo)*nc:(r-lo+1)*nc], ys[i][r])
+				ces[i] = append(ces[i], l)
+				if pred == ys[i][r] {
+					correct[i]++
+				}
+			}
+		}
+		for _, t := range outs {
+			t.FinalizeAll()
+		}
+	}
+	accs := make([]float64, len(sts))
+	for i := range sts {
+		accs[i] = float64(correct[i]) / float64(len(ys[i]))
+	}
+	return ces, accs, nil
+}
+
+// slotVars yields slot si's trainable variables.
+func (j *batchJob) slotVars(si int) []*model.Variable {
+	prefix := j.slots[si].scope + "/"
+	var vs []*model.Variable
+	for v := range j.store.IterVariables() {
+		if v.Trainable && strings.HasPrefix(v.Path(), prefix) {
+			vs = append(vs, v)
+		}
+	}
+	return vs
+}
+
+// snapshot copies slot si's trainable variables (reusing prev's map).
+func (j *batchJob) snapshot(si int, prev map[string]*tensors.Tensor) (map[string]*tensors.Tensor, error) {
+	for _, t := range prev {
+		t.FinalizeAll()
+	}
+	snap := map[string]*tensors.Tensor{}
+	for _, v := range j.slotVars(si) {
+		val, err := v.Value()
+		if err != nil {
+			return nil, fmt.Errorf("reading variable %s: %w", v.Path(), err)
+		}
+		c, err := val.LocalClone()
+		if err != nil {
+			return nil, fmt.Errorf("copying variable %s: %w", v.Path(), err)
+		}
+		snap[v.Path()] = c
+	}
+	return snap, nil
+}
+
+// restore writes a snapshot back into the store.
+func (j *batchJob) restore(snap map[string]*tensors.Tensor) error {
+	for p, t := range snap {
+		v := j.store.GetVariable(p)
+		if v == nil {
+			return fmt.Errorf("restoring %s: no such variable", p)
+		}
+		c, err := t.LocalClone()
+		if err != nil {
+			return err
+		}
+		if err := v.SetValue(c); err != nil {
+			return fmt.Errorf("restoring variable %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
+func (j *batchJob) paramCount(si int) int {
+	n := 0
+	for _, v := range j.slotVars(si) {
+		n += v.Shape().Size()
+	}
+	return n
+}
+
+// runStore copies slot si's trainable variables and hyperparameters into a
+// store of its own, laid out as Train's (no run scope), e.g. for a checkpoint.
+func (j *batchJob) runStore(si int, seed int64) (*model.Store, error) {
+	s := j.slots[si]
+	store := model.NewStore()
+	s.chain.cfg.Apply(store)
+	root := store.RootScope()
+	root.SetParam(paramSeriesLen, s.chain.m.Shape.SeriesLen)
+	root.SetParam(paramNumClasses, s.chain.m.Shape.NumClasses)
+	root.SetParam(paramRefShapeLen, model.GetParamOr(j.store.Scope(s.scope), paramRefShapeLen, 0))
+	root.SetParam(model.ParamInitialSeed, seed)
+	for _, v := range j.slotVars(si) {
+		val, err := v.Value()
+		if err != nil {
+			return nil, err
+		}
+		c, err := val.LocalClone()
+		if err != nil {
+			return nil, err
+		}
+		if _, err := store.CreateVariable(strings.TrimPrefix(v.Path(), s.scope), c); err != nil {
+			return nil, fmt.Errorf("copying variable %s: %w", v.Path(), err)
+		}
+	}
+	return store, nil
+}
+
+func (j *batchJob) saveRun(st *runState, dir string) error {
+	s := j.slots[st.si]
+	store, err := j.runStore(st.si, s.chain.seed+int64(s.chain.folds[0]))
+	if err != nil {
+		return err
+	}
+	defer store.Finalize()
+	store.RootScope().SetParam(paramPhase, st.fr.SelectedPhase.String())
+	return SaveCheckpoint(store, dir)
+}

@@ -1,0 +1,176 @@
+package softshape
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/train"
+)
+
+// envInt reads an integer environment variable, def when unset.
+func envInt(b *testing.B, name string, def int) int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		b.Fatalf("%s=%q: %v", name, v, err)
+	}
+	return n
+}
+
+// BenchmarkTrainRunsProtocol measures the protocol of 5 folds × 2 seeds one
+// run at a time (Train) and batched (TrainRuns, R = 10 by default), in one
+// process, and logs the table of FormatBatchTimings (wall, speed-up, peak
+// memory per R). Its schedule is short by default (SOFTSHAPE_BATCH_EPOCHS=10:
+// 5 dense + 5 sparse epochs); SOFTSHAPE_BATCH_EPOCHS=500 is the full protocol
+// (150 warm-up epochs, early stopping). SOFTSHAPE_BATCH_DATASETS lists the UCR
+// datasets (default GunPoint,ECG200,ItalyPowerDemand), SOFTSHAPE_BATCH_R the
+// R values (default 10), SOFTSHAPE_BATCH_ROUNDS the rounds (default 1). Run
+// with -benchtime 1x: one iteration is the whole comparison.
+func BenchmarkTrainRunsProtocol(b *testing.B) {
+	epochs := envInt(b, "SOFTSHAPE_BATCH_EPOCHS", 10)
+	rounds := envInt(b, "SOFTSHAPE_BATCH_ROUNDS", 1)
+	names := strings.Split(envOr("SOFTSHAPE_BATCH_DATASETS", "GunPoint,ECG200,ItalyPowerDemand"), ",")
+	var rs []int
+	for _, f := range strings.Split(envOr("SOFTSHAPE_BATCH_R", "10"), ",") {
+		r, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || r < 2 {
+			b.Fatalf("SOFTSHAPE_BATCH_R: %q is not an R ≥ 2", f)
+		}
+		rs = append(rs, r)
+	}
+	cfg := DefaultConfig()
+	cfg.Epochs = epochs
+	if epochs < 500 {
+		cfg.WarmUpEpochs = epochs / 2
+	}
+	backend := testBackend(b)
+	for range b.N {
+		var all []BatchTiming
+		for _, name := range names {
+			ds := loadUCR(b, strings.TrimSpace(name))
+			ts, err := CompareBatched(ds, cfg, []int64{1, 2}, rs, rounds,
+				RunOptions{Backend: backend, RefShapeLen: RefShapeLength(ds.Name, ds.Length)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			all = append(all, ts...)
+		}
+		b.Logf("backend %s, %d epochs (warm-up %d), 5 folds x 2 seeds:\n%s", backend.Description(), cfg.Epochs, cfg.WarmUpEpochs,
+			FormatBatchTimings(all))
+	}
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// BenchmarkBatchedStep times one training step of R GunPoint runs (batch 12,
+// T=150, m=32) in one graph against R steps of separate sessions, after the
+// graphs are compiled: the per-step cost without compilation. R is
+// SOFTSHAPE_BATCH_R's first value (default 10); the phase is sparse.
+func BenchmarkBatchedStep(b *testing.B) {
+	r := 10
+	if v := os.Getenv("SOFTSHAPE_BATCH_R"); v != "" {
+		r, _ = strconv.Atoi(strings.Split(v, ",")[0])
+	}
+	ds := loadUCR(b, "GunPoint")
+	ref := RefShapeLength(ds.Name, ds.Length)
+	cfg := DefaultConfig()
+	cfg.WarmUpEpochs = 0
+	backend := testBackend(b)
+	var runs []RunSpec
+	for f := range r {
+		runs = append(runs, RunSpec{Config: cfg, Seed: int64(f / 5), Fold: f % 5})
+	}
+	chains, err := planChains(ds, runs, RunOptions{NumFolds: 5, RefShapeLen: ref})
+	if err != nil {
+		b.Fatal(err)
+	}
+	job, err := newBatchJob(backend, chains, ref)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer job.finalize()
+	const bs = 12
+	var parts []part
+	for si := range job.slots {
+		parts = append(parts, part{si, Sparse})
+		if err := job.materialize(si, Sparse, bs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	idx := make([]int, bs)
+	for i := range idx {
+		idx[i] = i
+	}
+	batchedStep := func() {
+		exec, err := job.trainExec(parts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		args := make([]any, 0, 2*r)
+		for si := range job.slots {
+			fd := job.slots[si].chain.fds[0]
+			x, y := batchTensors(fd.TrainX, fd.TrainY, idx)
+			args = append(args, x, y)
+		}
+		outs, err := exec.Call(args...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, t := range outs {
+			t.FinalizeAll()
+		}
+	}
+	m, err := New(cfg, ds.Length, ds.NumClasses(), ref)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sessions []*session
+	for i := range r {
+		s, err := newSession(backend, m, int64(i), ref)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sessions = append(sessions, s)
+	}
+	fd := job.slots[0].chain.fds[0]
+	soloSteps := func() {
+		for _, s := range sessions {
+			x, y := batchTensors(fd.TrainX, fd.TrainY, idx)
+			metrics, err := s.trainer.TrainStep(train.Batch{Inputs: []*tensors.Tensor{x}, Labels: []*tensors.Tensor{y}, Spec: Sparse})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, t := range metrics {
+				t.FinalizeAll()
+			}
+		}
+	}
+	for range 3 { // compile and warm up
+		batchedStep()
+		soloSteps()
+	}
+	var tb, ts time.Duration
+	for range b.N {
+		start := time.Now()
+		batchedStep()
+		tb += time.Since(start)
+		start = time.Now()
+		soloSteps()
+		ts += time.Since(start)
+	}
+	b.ReportMetric(float64(tb.Microseconds())/float64(b.N)/1000, "ms/batched-step")
+	b.ReportMetric(float64(ts.Microseconds())/float64(b.N)/1000, "ms/R-solo-steps")
+	b.ReportMetric(ts.Seconds()/tb.Seconds(), "speedup")
+}

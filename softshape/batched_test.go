@@ -1,0 +1,216 @@
+package softshape
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/softshape-go/softshape/data"
+)
+
+// batchTestConfig is a small, quick model: d=32, 3 dense + 3 sparse epochs.
+func batchTestConfig() Config {
+	cfg := DefaultConfig()
+	cfg.Epochs, cfg.WarmUpEpochs, cfg.EmbedDim = 6, 3, 32
+	return cfg
+}
+
+// compareRun checks a batched run's result against the same fold trained
+// alone: epochs run, best epoch and test accuracy equal, every epoch's train
+// and validation loss within tol relative (tol 0: bit-identical). It returns
+// the largest relative difference seen.
+func compareRun(t *testing.T, name string, got, want FoldResult, tol float64) float64 {
+	t.Helper()
+	worst := 0.0
+	if got.EpochsRun != want.EpochsRun || len(got.History) != len(want.History) {
+		t.Errorf("%s: %d epochs run (%d in history), alone %d (%d)", name, got.EpochsRun, len(got.History), want.EpochsRun, len(want.History))
+		return math.Inf(1)
+	}
+	for e := range got.History {
+		g, w := got.History[e], want.History[e]
+		for _, p := range [][3]any{{"train loss", g.TrainLoss, w.TrainLoss}, {"val loss", g.ValLoss, w.ValLoss}} {
+			d := relDiff(p[1].(float64), p[2].(float64))
+			worst = max(worst, d)
+			if d > tol {
+				t.Errorf("%s epoch %d %s: batched %.9g, alone %.9g (rel diff %.3g > %g)", name, e, p[0], p[1], p[2], d, tol)
+			}
+		}
+		if g.Phase != w.Phase || g.Selected != w.Selected {
+			t.Errorf("%s epoch %d: phase %v selected %v, alone %v %v", name, e, g.Phase, g.Selected, w.Phase, w.Selected)
+		}
+	}
+	if got.BestEpoch != want.BestEpoch || got.TestAcc != want.TestAcc || got.SelectedPhase != want.SelectedPhase {
+		t.Errorf("%s: best epoch %d (%v) test acc %.4f, alone %d (%v) %.4f", name, got.BestEpoch, got.SelectedPhase, got.TestAcc,
+			want.BestEpoch, want.SelectedPhase, want.TestAcc)
+	}
+	if got.BatchSize != want.BatchSize || got.Params != want.Params {
+		t.Errorf("%s: batch %d params %d, alone %d %d", name, got.BatchSize, got.Params, want.BatchSize, want.Params)
+	}
+	return worst
+}
+
+// alone trains one fold of ds with Train (the per-run reference path).
+func alone(t *testing.T, ds *data.Dataset, r RunSpec, refShapeLen int) FoldResult {
+	t.Helper()
+	res, err := Train(ds, r.Config, RunOptions{Backend: testBackend(t), Seed: r.Seed, Folds: []int{r.Fold}, RefShapeLen: refShapeLen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Folds[len(res.Folds)-1]
+}
+
+// TestTrainRunsOneRunIsTrain: with R = 1 the batched trainer is the same
+// computation as Train: every epoch's training and validation loss is
+// bit-identical on one backend, and so are the selected epoch and the test
+// accuracy (generated CBF, 3 dense + 3 sparse epochs, so the MoE's
+// initialisation after the warm-up is covered too).
+func TestTrainRunsOneRunIsTrain(t *testing.T) {
+	ds := data.CBF(30, 64, 3)
+	r := RunSpec{Config: batchTestConfig(), Seed: 3, Fold: 1}
+	got, err := TrainRuns(ds, []RunSpec{r}, RunOptions{Backend: testBackend(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := alone(t, ds, r, 0)
+	compareRun(t, "R=1", got[0], want, 0)
+	t.Logf("R=1: test acc %.4f (alone %.4f), epoch-0 train loss %.9g (alone %.9g)", got[0].TestAcc, want.TestAcc,
+		got[0].History[0].TrainLoss, want.History[0].TrainLoss)
+}
+
+// TestTrainRunsFiveFoldsMatchTrain: the five folds of generated CBF trained in
+// one graph (R = 5) give, run by run, the losses of training that fold alone
+// from the same initial weights (within 1e-5 relative, every epoch) and the
+// same selection and test accuracy. 31 series per class make the folds'
+// training splits unequal (55 or 56 series, so 11 or 12 steps of 5 per epoch).
+func TestTrainRunsFiveFoldsMatchTrain(t *testing.T) {
+	ds := data.CBF(31, 64, 5)
+	cfg := batchTestConfig()
+	var runs []RunSpec
+	for f := range 5 {
+		runs = append(runs, RunSpec{Config: cfg, Seed: 5, Fold: f})
+	}
+	got, err := TrainRuns(ds, runs, RunOptions{Backend: testBackend(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	worst := 0.0
+	for i, r := range runs {
+		want := alone(t, ds, r, 0)
+		worst = max(worst, compareRun(t, "fold "+string(rune('1'+i)), got[i], want, 1e-5))
+	}
+	t.Logf("R=5 on CBF: largest relative loss difference to training alone %.3g", worst)
+}
+
+// TestTrainRunsGunPointMatchesTrain is TestTrainRunsFiveFoldsMatchTrain on a
+// real dataset: GunPoint's five folds (the authors' m=32) in one graph, 2 dense
+// + 2 sparse epochs, against each fold trained alone.
+func TestTrainRunsGunPointMatchesTrain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("ten GunPoint runs take a minute; run without -short")
+	}
+	ds := loadUCR(t, "GunPoint")
+	cfg := DefaultConfig()
+	cfg.Epochs, cfg.WarmUpEpochs = 4, 2
+	ref := RefShapeLength("GunPoint", ds.Length)
+	var runs []RunSpec
+	for f := range 5 {
+		runs = append(runs, RunSpec{Config: cfg, Seed: 42, Fold: f})
+	}
+	got, err := TrainRuns(ds, runs, RunOptions{Backend: testBackend(t), RefShapeLen: ref})
+	if err != nil {
+		t.Fatal(err)
+	}
+	worst := 0.0
+	for i, r := range runs {
+		want := alone(t, ds, r, ref)
+		worst = max(worst, compareRun(t, "GunPoint fold "+string(rune('1'+i)), got[i], want, 1e-5))
+	}
+	t.Logf("R=5 on GunPoint: largest relative loss difference to training alone %.3g", worst)
+}
+
+// TestTrainRunsVariantsAndEarlyStop: runs that differ in learning rate,
+// dropout, λ, epochs, patience and batch rule share one graph and still each
+// match training alone; the patience-1 run stops early and leaves the graph
+// (its weights then no longer change: its test accuracy is that of its own
+// selected epoch, as alone), and the 3-epoch run leaves it after its epochs.
+func TestTrainRunsVariantsAndEarlyStop(t *testing.T) {
+	ds := data.CBF(30, 64, 9)
+	base := batchTestConfig()
+	base.Epochs, base.WarmUpEpochs = 8, 2
+	lr, drop, short, stop, large := base, base, base, base, base
+	lr.LearningRate = 3e-3
+	drop.Dropout, drop.MoELossWeight = 0.3, 0.01
+	short.Epochs = 3
+	stop.Patience, stop.LearningRate = 1, 0.02
+	large.BatchRule = "large"
+	runs := []RunSpec{{base, 9, 0}, {lr, 9, 1}, {drop, 9, 2}, {short, 9, 3}, {stop, 9, 4}, {large, 10, 0}}
+	got, err := TrainRuns(ds, runs, RunOptions{Backend: testBackend(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"base", "lr=3e-3", "dropout=0.3,λ=0.01", "epochs=3", "patience=1,lr=0.02", "batch_rule=large seed 10"}
+	for i, r := range runs {
+		want := alone(t, ds, r, 0)
+		d := compareRun(t, names[i], got[i], want, 1e-5)
+		t.Logf("%s: %d epochs, best %d, test %.4f, max rel diff %.3g", names[i], got[i].EpochsRun, got[i].BestEpoch, got[i].TestAcc, d)
+	}
+	if got[3].EpochsRun != 3 {
+		t.Errorf("epochs=3 run trained %d epochs", got[3].EpochsRun)
+	}
+	if got[4].EpochsRun >= base.Epochs {
+		t.Errorf("patience=1 run did not stop early (%d epochs)", got[4].EpochsRun)
+	}
+}
+
+// TestTrainRunsCarryChain: a fold_reset=carry chain (folds 0 and 1, the second
+// continuing from the first's selected weights and Adam state) batched beside a
+// fresh run gives Train's carry results for both folds.
+func TestTrainRunsCarryChain(t *testing.T) {
+	ds := data.CBF(30, 64, 4)
+	carry := batchTestConfig()
+	carry.FoldReset = FoldResetCarry
+	fresh := batchTestConfig()
+	runs := []RunSpec{{carry, 4, 1}, {fresh, 4, 2}, {carry, 4, 0}}
+	got, err := TrainRuns(ds, runs, RunOptions{Backend: testBackend(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Train(ds, carry, RunOptions{Backend: testBackend(t), Seed: 4, Folds: []int{0, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareRun(t, "carry fold 0", got[2], res.Folds[0], 1e-5)
+	compareRun(t, "carry fold 1", got[0], res.Folds[1], 1e-5)
+	compareRun(t, "fresh fold 2", got[1], alone(t, ds, runs[1], 0), 1e-5)
+}
+
+// TestTrainRunsRejectsBadRuns: a fold out of range and an impossible setting
+// are errors naming the run, before any graph is built.
+func TestTrainRunsRejectsBadRuns(t *testing.T) {
+	ds := data.CBF(10, 64, 1)
+	cfg := batchTestConfig()
+	if _, err := TrainRuns(ds, []RunSpec{{cfg, 1, 5}}, RunOptions{Backend: testBackend(t)}); err == nil {
+		t.Error("fold 5 of 5 accepted")
+	}
+	bad := cfg
+	bad.ShapeLength = 65
+	_, err := TrainRuns(ds, []RunSpec{{cfg, 1, 0}, {bad, 1, 1}}, RunOptions{Backend: testBackend(t)})
+	if err == nil || err.Error() != "dataset CBF-generated run 1: shape_length: m=65 is longer than the series (T=64)" {
+		t.Errorf("got %v", err)
+	}
+}
+
+// loadUCR loads a UCR dataset from ../../shared/ucr (or $SOFTSHAPE_SHARED/ucr).
+func loadUCR(t testing.TB, name string) *data.Dataset {
+	t.Helper()
+	root := filepath.Join("..", "..", "shared")
+	if env := os.Getenv("SOFTSHAPE_SHARED"); env != "" {
+		root = env
+	}
+	ds, err := data.Load(filepath.Join(root, "ucr"), name)
+	if err != nil {
+		t.Fatalf("UCR dataset %s (set SOFTSHAPE_SHARED to the folder holding ucr/): %v", name, err)
+	}
+	return ds
+}
