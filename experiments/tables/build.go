@@ -72,10 +72,19 @@ type Value struct {
 	// Params and Inference are the mean parameter count and inference time
 	// (seconds for one fold's test split) of the runs; NaN without any.
 	Params, Inference float64
+	// PerRun holds the test accuracy of each averaged run (Ours columns).
+	PerRun []RunAcc
 	// WarmUp counts the averaged runs whose selected model is a dense
 	// warm-up epoch (possible with selection_window=all): for those runs
 	// the column's post-warm-up setting had no effect.
 	WarmUp int
+}
+
+// RunAcc is the test accuracy of one run (seed, 1-based fold).
+type RunAcc struct {
+	Seed int64
+	Fold int
+	Acc  float64
 }
 
 // Complete reports whether every expected run was averaged.
@@ -112,9 +121,11 @@ type Table struct {
 	// Folds and Seeds are those of the recorded sweeps.
 	Folds []int
 	Seeds []int64
-	// Columns, in the paper's order; Reference is the column p-values compare against.
-	Columns   []Column
-	Reference string
+	// Columns, in the paper's order; Reference is the column p-values
+	// compare against; Default the column of the main experiments'
+	// configuration (a sweep's baseline setting).
+	Columns            []Column
+	Reference, Default string
 	// Rows, one per dataset of the sweeps.
 	Rows []Row
 	// Summary is the summary section.
@@ -153,7 +164,7 @@ func Build(store *sweep.Store, name string, opts Options) (*Table, error) {
 		return nil, err
 	}
 	t := &Table{Name: name, Title: ps.Title, Quick: opts.Quick, Root: store.Root(), Grids: exp.Grids,
-		Folds: exp.Folds, Seeds: exp.Seeds, Reference: plan.Reference}
+		Folds: exp.Folds, Seeds: exp.Seeds, Reference: plan.Reference, Default: plan.Default}
 	if pt != nil {
 		t.Title = pt.Title
 	}

@@ -33,6 +33,7 @@ func (t *Table) Markdown(w io.Writer) error {
 	t.markdownRows(b)
 	t.markdownWarmUp(b)
 	t.markdownSummary(b)
+	t.markdownDifferences(b)
 	if t.Params != nil {
 		t.markdownParams(b)
 	}
@@ -124,6 +125,27 @@ func (t *Table) markdownWarmUp(b *bufio.Writer) {
 		}
 	}
 	fmt.Fprintf(b, "\n\n")
+}
+
+// markdownDifferences prints each setting's paired difference from the
+// default setting with its standard error, beside the paper's, and whether
+// our trend (beyond two standard errors) has the paper's sign.
+func (t *Table) markdownDifferences(b *bufio.Writer) {
+	ds := t.Differences()
+	if len(ds) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "## Differences from %s\n\n", mdEscape(t.Default))
+	fmt.Fprintf(b, "Ours: mean paired difference in test accuracy over every (dataset, seed, fold) run, ± its standard error; a trend is called only beyond two standard errors. Paper: the mean of its per-dataset differences over the same datasets.\n\n")
+	fmt.Fprintf(b, "| setting | ours − %s | paper − %s | trend vs paper |\n|---|---:|---:|---|\n", mdEscape(t.Default), mdEscape(t.Default))
+	for _, d := range ds {
+		p := dash
+		if !math.IsNaN(d.Paper) {
+			p = fmt.Sprintf("%+.4f", d.Paper)
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", mdEscape(d.Column), d, p, d.Verdict())
+	}
+	fmt.Fprintln(b)
 }
 
 // summaryLine is one metric row of the summary.

@@ -83,6 +83,7 @@ func (ix *cellIndex) oursValue(v *Value, dataset, variant string) {
 			case rec == nil:
 			case rec.Status == sweep.StatusOK:
 				acc = append(acc, float64(rec.TestAccuracy))
+				v.PerRun = append(v.PerRun, RunAcc{Seed: seed, Fold: fold, Acc: float64(rec.TestAccuracy)})
 				if rec.SelectedWarmUp {
 					v.WarmUp++
 				}

@@ -1,0 +1,72 @@
+package tables
+
+import (
+	"math"
+	"testing"
+
+	"github.com/softshape-go/softshape/experiments/sweep"
+)
+
+// TestDifferencesByHand: paired differences from the default setting, their
+// standard error and the trend verdicts on hand-computed records.
+func TestDifferencesByHand(t *testing.T) {
+	f := newFixture(t, sweep.GridSpec{Table: "sparse_ratio", Datasets: []string{"GunPoint", "Trace"}, Variants: []string{"10%", "50%", "90%"},
+		Folds: []int{1, 2}, Seeds: []int64{42}})
+	acc := map[string][2]float64{ // dataset/variant → folds 1, 2
+		"GunPoint/50%": {0.90, 0.80}, "GunPoint/10%": {0.95, 0.85}, "GunPoint/90%": {0.80, 0.90},
+		"Trace/50%": {0.70, 0.60}, "Trace/10%": {0.76, 0.64}, "Trace/90%": {0.70, 0.55},
+	}
+	for k, a := range acc {
+		ds, v := k[:len(k)-len("/50%")], k[len(k)-3:]
+		f.put(ds, v, 1, sweep.StatusOK, a[0], 0.1)
+		f.put(ds, v, 2, sweep.StatusOK, a[1], 0.1)
+	}
+	tb, err := Build(f.store, "sparse_ratio", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Difference{}
+	for _, d := range tb.Differences() {
+		got[d.Column] = d
+	}
+	// 10%: diffs .05 .05 .06 .04 → mean .05, sd .0081650, SE .0040825 → up.
+	d := got["10%"]
+	if d.N != 4 || math.Abs(d.Mean-0.05) > 1e-12 || math.Abs(d.SE-0.0040825) > 1e-6 || d.Trend() != 1 {
+		t.Errorf("10%%: %+v trend %d", d, d.Trend())
+	}
+	// 90%: diffs −.10 +.10 0 −.05 → mean −.0125, SE .0426 → no trend.
+	d = got["90%"]
+	if d.N != 4 || math.Abs(d.Mean+0.0125) > 1e-12 || d.Trend() != 0 || d.Verdict() != "no trend (within 2 SE)" {
+		t.Errorf("90%%: %+v trend %d %q", d, d.Trend(), d.Verdict())
+	}
+	// The paper's 10% vs 50% on GunPoint and Trace, averaged.
+	var want float64
+	for _, r := range tb.Rows {
+		want += (r.Paper[colIndex(tb, "10%")] - r.Paper[colIndex(tb, "50%")]) / 2
+	}
+	if math.Abs(got["10%"].Paper-want) > 1e-12 {
+		t.Errorf("paper difference %v, want %v", got["10%"].Paper, want)
+	}
+	for _, c := range []struct {
+		d    Difference
+		want string
+	}{
+		{Difference{Mean: 0.05, SE: 0.01, N: 9, Paper: 0.01}, "matches"},
+		{Difference{Mean: 0.05, SE: 0.01, N: 9, Paper: -0.01}, "opposite"},
+		{Difference{Mean: -0.05, SE: 0.01, N: 9, Paper: math.NaN()}, "no paper figure"},
+		{Difference{Mean: 0.015, SE: 0.01, N: 9, Paper: 0.01}, "no trend (within 2 SE)"},
+	} {
+		if v := c.d.Verdict(); v != c.want {
+			t.Errorf("%+v: %q, want %q", c.d, v, c.want)
+		}
+	}
+}
+
+func colIndex(tb *Table, name string) int {
+	for j, c := range tb.Columns {
+		if c.Name == name {
+			return j
+		}
+	}
+	return -1
+}
