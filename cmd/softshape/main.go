@@ -26,15 +26,16 @@ type command struct {
 // commands returns the sub-commands by name.
 func commands() map[string]command {
 	return map[string]command{
-		"datasets": {summary: "list the UCR registry, or `datasets info NAME` for one dataset", run: runDatasets},
-		"train":    {summary: "train and evaluate SoftShape on one dataset over its folds", run: runTrain},
-		"sweep":    {summary: "run (or resume) the grid of runs behind a paper table, crash-safe and shardable", run: runSweep},
-		"table":    {summary: "build a paper table from stored results, ours beside the paper's", run: runTable},
-		"variants": {summary: "the named variants of the paper's tables, their settings and parameter counts", run: runVariants},
-		"status":   {summary: "done / running / failed / missing runs in a results folder", run: runStatus},
-		"plot":     {summary: "figures (PNG and SVG) from a results folder or a checkpoint: sweep, ranks, cd, curves, attention, tsne", run: runPlot},
-		"timing":   {summary: "training time vs series length per sparse ratio (paper Fig 3), parameters and inference time", run: runTiming},
-		"fidelity": {summary: "the full protocol on a few datasets and seeds per preset, beside the authors' code and the paper", run: runFidelity},
+		"datasets":     {summary: "list the UCR registry, or `datasets info NAME` for one dataset", run: runDatasets},
+		"train":        {summary: "train and evaluate SoftShape on one dataset over its folds", run: runTrain},
+		"sweep":        {summary: "run (or resume) the grid of runs behind a paper table, crash-safe and shardable", run: runSweep},
+		"table":        {summary: "build a paper table from stored results, ours beside the paper's", run: runTable},
+		"variants":     {summary: "the named variants of the paper's tables, their settings and parameter counts", run: runVariants},
+		"status":       {summary: "done / running / failed / missing runs in a results folder", run: runStatus},
+		"plot":         {summary: "figures (PNG and SVG) from a results folder or a checkpoint: sweep, ranks, cd, curves, attention, tsne", run: runPlot},
+		"timing":       {summary: "training time vs series length per sparse ratio (paper Fig 3), parameters and inference time", run: runTiming},
+		"reproduction": {summary: "check the committed full-protocol results; rewrite their manifest and docs/reproduction.md's tables", run: runReproduction},
+		"fidelity":     {summary: "the full protocol on a few datasets and seeds per preset, beside the authors' code and the paper", run: runFidelity},
 	}
 }
 

@@ -48,6 +48,19 @@ func (t *Table) Markdown(w io.Writer) error {
 	return b.Flush()
 }
 
+// MarkdownResults writes the result sections of the Markdown form alone: per
+// dataset, warm-up selections, summary and differences from the default
+// setting (no title, header, missing-run list or notes), for documents that
+// assemble several tables.
+func (t *Table) MarkdownResults(w io.Writer) error {
+	b := bufio.NewWriter(w)
+	t.markdownRows(b)
+	t.markdownWarmUp(b)
+	t.markdownSummary(b)
+	t.markdownDifferences(b)
+	return b.Flush()
+}
+
 // shownColumns are the columns of the per-dataset section: ours, and the
 // paper-only columns that are variants (baseline methods are left out).
 func (t *Table) shownColumns() []int {

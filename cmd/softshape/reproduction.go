@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/softshape-go/softshape/reproduction"
+)
+
+// runReproduction implements "softshape reproduction": it checks the committed
+// full-protocol results and rewrites their manifest and the generated block of
+// docs/reproduction.md (the prose around the block is kept).
+func runReproduction(args []string, stdout io.Writer) error {
+	flags := flag.NewFlagSet("reproduction", flag.ContinueOnError)
+	flags.SetOutput(stdout)
+	dir := flags.String("dir", "reproduction", "the reproduction folder (results/<preset>, manifest.json)")
+	doc := flags.String("doc", filepath.Join("docs", "reproduction.md"), "the document whose generated block is rewritten")
+	commit := flags.String("commit", "", "commit of the binary that trained the runs (recorded in the manifest; default: keep the manifest's)")
+	machine := flags.String("machine", "", "the machine the runs trained on (default: keep the manifest's, else this machine)")
+	check := flags.Bool("check", false, "write nothing: exit with an error if the manifest or the document differs from the results")
+	flags.Usage = func() {
+		fmt.Fprintf(flags.Output(), "Usage: softshape reproduction [flags]\n\nChecks every record under -dir/results (full protocol, the preset of its folder), rebuilds the\n"+
+			"reproduction's tables and rewrites -dir/manifest.json and the generated block of -doc (between its\nmarkers; the rest of the document is kept). -check only compares.\n\nFlags:\n")
+		flags.PrintDefaults()
+	}
+	if err := flags.Parse(args); err != nil {
+		return err
+	}
+	if flags.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", flags.Args())
+	}
+	if st, err := os.Stat(*dir); err != nil || !st.IsDir() {
+		return fmt.Errorf("-dir %s: not a folder", *dir)
+	}
+	entries, err := reproduction.Load(*dir)
+	if err != nil {
+		return err
+	}
+	manifestPath := filepath.Join(*dir, "manifest.json")
+	old, err := reproduction.ReadManifest(manifestPath)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if *commit == "" {
+		*commit = old.CodeCommit
+	}
+	if *machine == "" {
+		*machine = old.Machine
+	}
+	if *machine == "" {
+		*machine = thisMachine()
+	}
+	m := reproduction.NewManifest(entries, *commit, *machine)
+	block, err := reproduction.Render(entries)
+	if err != nil {
+		return err
+	}
+	text, err := os.ReadFile(*doc)
+	if err != nil {
+		return fmt.Errorf("-doc: %w", err)
+	}
+	newDoc, err := reproduction.Replace(string(text), block)
+	if err != nil {
+		return fmt.Errorf("-doc %s: %w", *doc, err)
+	}
+	oldManifest, _ := os.ReadFile(manifestPath)
+	if *check {
+		var drift []string
+		if string(oldManifest) != string(m.JSON()) {
+			drift = append(drift, manifestPath)
+		}
+		if newDoc != string(text) {
+			drift = append(drift, *doc+" (generated block)")
+		}
+		if len(drift) > 0 {
+			return fmt.Errorf("out of date with the results: %s; run softshape reproduction", strings.Join(drift, ", "))
+		}
+		fmt.Fprintln(stdout, "reproduction: manifest and document match the results")
+		return nil
+	}
+	if err := os.WriteFile(manifestPath, m.JSON(), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(*doc, []byte(newDoc), 0o644); err != nil {
+		return err
+	}
+	for _, e := range entries {
+		fmt.Fprintf(stdout, "%-13s %-17s %4d of %4d runs, %.2f h\n", e.Table, e.Preset, e.Recorded, e.Expected, e.WallSeconds/3600)
+	}
+	fmt.Fprintf(stdout, "wrote %s and the generated block of %s\n", manifestPath, *doc)
+	return nil
+}
+
+// thisMachine describes this machine: CPU model, cores and memory.
+func thisMachine() string {
+	model := "unknown CPU"
+	if f, err := os.Open("/proc/cpuinfo"); err == nil {
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+				model = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	mem := ""
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		var kb int64
+		if _, err := fmt.Sscanf(strings.SplitN(string(b), "\n", 2)[0], "MemTotal: %d kB", &kb); err == nil {
+			mem = fmt.Sprintf(", %d GiB", (kb+(1<<19))>>20)
+		}
+	}
+	return fmt.Sprintf("%s, %d cores%s, %s/%s", model, runtime.NumCPU(), mem, runtime.GOOS, runtime.GOARCH)
+}

@@ -1,0 +1,189 @@
+// Package reproduction holds the committed full-protocol results of this
+// toolkit (results/<preset>/: one JSON record per run, as written by softshape
+// sweep), their manifest (manifest.json), and renders the generated sections
+// of docs/reproduction.md from them, so the document can never drift from the
+// data. reproduction/run-sweeps.sh runs the sweeps; `softshape reproduction`
+// rewrites the manifest and the document's generated block.
+package reproduction
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/softshape-go/softshape/experiments/paper"
+	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/experiments/tables"
+	"github.com/softshape-go/softshape/softshape"
+)
+
+// The plan of the reproduction: the paper's 18-dataset sweep tables on the six
+// smallest of their datasets present locally, under two presets, seed 42 (more
+// seeds where time allows).
+var (
+	// Tables are the paper tables, in the order they are run and shown.
+	Tables = []string{"sparse_ratio", "depth_L", "experts_k"}
+	// Presets are the protocols: comparable with the paper, and the same
+	// without the fold leak.
+	Presets = []string{softshape.ProtocolReferenceCompat, softshape.ProtocolReferenceFresh}
+	// Datasets are run smallest first.
+	Datasets = []string{"ItalyPowerDemand", "GunPoint", "DistalPhalanxOutlineAgeGroup", "MiddlePhalanxTW", "ArrowHead", "Trace"}
+	// Seeds are the seeds every table must have.
+	Seeds = []int64{42}
+)
+
+// ResultsDir is the results folder of a preset under the reproduction folder.
+func ResultsDir(dir, preset string) string { return filepath.Join(dir, "results", preset) }
+
+// PlannedGrid is the full grid of one table under one preset.
+func PlannedGrid(table, preset string) (*sweep.Grid, error) {
+	folds := make([]int, sweep.NumFolds)
+	for i := range folds {
+		folds[i] = i + 1
+	}
+	return sweep.NewGrid(sweep.GridSpec{Table: table, Datasets: Datasets, Folds: folds, Seeds: Seeds,
+		Settings: softshape.ParamProtocol + "=" + preset})
+}
+
+// Entry is the state of one table under one preset.
+type Entry struct {
+	Table, Preset string
+	// Expected counts the planned runs; Recorded those with an ok or invalid
+	// record (invalid: a setting the dataset cannot take, e.g. k > Ĉ).
+	Expected, Recorded int
+	// DatasetsDone are the datasets whose planned runs are all recorded.
+	DatasetsDone []string
+	// WallSeconds sums the recorded runs' training wall time.
+	WallSeconds float64
+	// Backends and Hosts are those of the records.
+	Backends, Hosts []string
+	// Built is the table rebuilt from the store (nil when nothing is recorded).
+	Built *tables.Table
+}
+
+// Complete reports whether every planned run is recorded.
+func (e Entry) Complete() bool { return e.Expected > 0 && e.Recorded == e.Expected }
+
+// Load reads the state of every planned table and preset from dir (the
+// reproduction folder) and checks every record it holds: full protocol (not
+// quick mode, the paper's 500 epochs with 150 warm-up) under the preset of its
+// folder. A record that fails the check is an error naming its file.
+func Load(dir string) ([]Entry, error) {
+	var out []Entry
+	for _, table := range Tables {
+		for _, preset := range Presets {
+			e, err := loadEntry(dir, table, preset)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+func loadEntry(dir, table, preset string) (Entry, error) {
+	e := Entry{Table: table, Preset: preset}
+	grid, err := PlannedGrid(table, preset)
+	if err != nil {
+		return e, err
+	}
+	e.Expected = len(grid.Cells)
+	root := ResultsDir(dir, preset)
+	if _, err := os.Stat(root); errors.Is(err, fs.ErrNotExist) {
+		return e, nil
+	}
+	store, err := sweep.Open(root)
+	if err != nil {
+		return e, err
+	}
+	// Every record of the table in the folder, planned or not, must be a
+	// full-protocol run under the folder's preset.
+	err = store.Walk(table, func(path string, r *sweep.Record, err error) error {
+		if err != nil {
+			return err
+		}
+		if err := checkRecord(r, preset); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return e, err
+	}
+	missing := map[string]bool{}
+	for _, c := range grid.Cells {
+		rec, err := store.Read(c.Key)
+		if errors.Is(err, fs.ErrNotExist) {
+			missing[c.Dataset] = true
+			continue
+		}
+		if err != nil {
+			return e, err
+		}
+		if rec.Status == sweep.StatusFailed {
+			missing[c.Dataset] = true
+			continue
+		}
+		e.Recorded++
+		e.WallSeconds += float64(rec.WallSeconds)
+		e.Backends = addOnce(e.Backends, rec.Backend)
+		e.Hosts = addOnce(e.Hosts, rec.Hostname)
+	}
+	for _, ds := range Datasets {
+		if !missing[ds] {
+			e.DatasetsDone = append(e.DatasetsDone, ds)
+		}
+	}
+	if e.Recorded > 0 {
+		if e.Built, err = tables.Build(store, table, tables.Options{}); err != nil {
+			return e, fmt.Errorf("table %s under %s: %w", table, preset, err)
+		}
+	}
+	return e, nil
+}
+
+// checkRecord checks that a record is a full-protocol run under preset.
+func checkRecord(rec *sweep.Record, preset string) error {
+	if rec.Quick || rec.Mode != "full" {
+		return fmt.Errorf("a quick-mode record (%s) in the full-protocol reproduction", rec.Mode)
+	}
+	cfg, err := softshape.DefaultConfig().WithSettings(rec.Config)
+	if err != nil {
+		return fmt.Errorf("configuration: %w", err)
+	}
+	d := softshape.DefaultConfig()
+	if cfg.Epochs != d.Epochs || cfg.WarmUpEpochs != d.WarmUpEpochs {
+		return fmt.Errorf("schedule epochs=%d, warmup_epochs=%d: not the paper's %d/%d", cfg.Epochs, cfg.WarmUpEpochs, d.Epochs, d.WarmUpEpochs)
+	}
+	if name := cfg.ProtocolName(); name != preset || rec.Protocol != preset {
+		return fmt.Errorf("protocol %s (record says %q) in the %s folder", name, rec.Protocol, preset)
+	}
+	return nil
+}
+
+func addOnce(list []string, s string) []string {
+	for _, v := range list {
+		if v == s {
+			return list
+		}
+	}
+	list = append(list, s)
+	sort.Strings(list)
+	return list
+}
+
+// titleOf is the paper's title of a table.
+func titleOf(e Entry) string {
+	if e.Built != nil {
+		return strings.TrimSpace(e.Built.Title)
+	}
+	if t, err := paper.PerDataset(e.Table); err == nil {
+		return strings.TrimSpace(t.Title)
+	}
+	return e.Table
+}

@@ -1,0 +1,105 @@
+package reproduction
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/softshape-go/softshape/experiments/sweep"
+)
+
+// TestCommittedResults is the check that cannot rot: it loads the committed
+// results store, checks every record (full protocol, the preset of its folder),
+// rebuilds every table, and requires manifest.json and the generated block of
+// docs/reproduction.md to equal what the records give — so neither can drift
+// from the data, and a table the manifest calls complete has every run.
+func TestCommittedResults(t *testing.T) {
+	entries, err := Load(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ReadManifest("manifest.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, me := range m.Entries {
+		for _, e := range entries {
+			if e.Table == me.Table && e.Preset == me.Preset && me.Complete && !e.Complete() {
+				t.Errorf("manifest calls %s under %s complete, but %d of %d runs are recorded", me.Table, me.Preset, e.Recorded, e.Expected)
+			}
+		}
+	}
+	want := NewManifest(entries, m.CodeCommit, m.Machine).JSON()
+	got, err := os.ReadFile("manifest.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("manifest.json differs from the results; run `softshape reproduction`.\nhave:\n%s\nwant:\n%s", got, want)
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "reproduction.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	have, err := Generated(string(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, err := Render(entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if have != block {
+		t.Errorf("docs/reproduction.md's generated block differs from the results; run `softshape reproduction`")
+	}
+	for _, e := range entries {
+		if e.Complete() && !strings.Contains(block, "#### "+e.Preset) {
+			t.Errorf("%s under %s is complete but not rendered", e.Table, e.Preset)
+		}
+	}
+}
+
+// TestLoadRejectsForeignRecords: a quick-mode record, a shortened schedule or
+// another preset's run in a preset's folder is an error naming the file.
+func TestLoadRejectsForeignRecords(t *testing.T) {
+	grid, err := PlannedGrid("depth_L", "reference_fresh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := grid.Cells[0]
+	for _, tc := range []struct {
+		name string
+		edit func(r *sweep.Record)
+		want string
+	}{
+		{"quick", func(r *sweep.Record) { r.Quick, r.Mode = true, sweep.QuickLabel }, "quick-mode record"},
+		{"short", func(r *sweep.Record) { r.Config = strings.Replace(r.Config, "epochs=500", "epochs=40", 1) }, "schedule epochs=40"},
+		{"preset", func(r *sweep.Record) {
+			r.Config = strings.Replace(r.Config, "fold_reset=fresh", "fold_reset=carry", 1)
+			r.Protocol = "reference_compat"
+		}, "protocol reference_compat"},
+	} {
+		dir := t.TempDir()
+		store, err := sweep.Open(ResultsDir(dir, "reference_fresh"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := time.Now().UTC()
+		r := &sweep.Record{Schema: sweep.SchemaVersion, Table: c.Table, Dataset: c.Dataset, Variant: c.Variant, Fold: c.Fold, Seed: c.Seed,
+			Hash: c.Hash, Mode: "full", Status: sweep.StatusOK, TestAccuracy: 0.9, ValLoss: 0.1, EpochsRun: 200, Params: 10,
+			WallSeconds: 1, Backend: "test", Config: c.Config.String(), Protocol: "reference_fresh", Started: now, Finished: now, Hostname: "h", PID: 1}
+		tc.edit(r)
+		r.Hash = sweep.ConfigHash(r.Config, r.Quick)
+		if err := store.Write(r); err != nil {
+			t.Fatal(err)
+		}
+		path := store.RecordPath(r.Key())
+		_, err = Load(dir)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
+			t.Errorf("%s: error %v, want %q naming %s", tc.name, err, tc.want, path)
+		}
+	}
+}
+
