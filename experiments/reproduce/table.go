@@ -15,6 +15,7 @@ import (
 	"github.com/softshape-go/softshape/ablations"
 	"github.com/softshape-go/softshape/experiments/sweep"
 	"github.com/softshape-go/softshape/experiments/tables"
+	"github.com/softshape-go/softshape/softshape"
 )
 
 // Result is one paper table reproduced from the results store.
@@ -44,7 +45,19 @@ type Result struct {
 // p.TrainMissing (otherwise lists them in NotTrained), and builds the table
 // of this grid (tables.Build), whose Missing lists every run without an ok
 // record. A second call with the same p trains nothing.
+//
+// In full mode with no results folder given (Params.Results empty), a table of
+// the committed reproduction (IsCommitted) is re-rendered from the committed
+// store under the preset of p.Settings (default CommittedPreset) by
+// CommittedTable, training nothing; give a results folder to train your own.
 func Table(ctx context.Context, name string, p Params) (*Result, error) {
+	if !p.Quick && p.Results == "" && IsCommitted(name) {
+		preset := CommittedPreset
+		if cfg, err := softshape.DefaultConfig().WithSettings(p.Settings); err == nil && cfg.ProtocolName() != softshape.ProtocolDefault && cfg.ProtocolName() != softshape.ProtocolCustom {
+			preset = cfg.ProtocolName()
+		}
+		return CommittedTable(name, preset)
+	}
 	start := time.Now()
 	p, err := p.Resolve()
 	if err != nil {
