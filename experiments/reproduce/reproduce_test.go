@@ -5,7 +5,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/experiments/sweep"
@@ -53,16 +52,12 @@ func TestTableTrainsThenRerendersFromStore(t *testing.T) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}
 	}
-	start := time.Now()
 	r2, err := Table(ctx, "sparse_ratio", p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r2.Trained != 0 || r2.Report.Ran != 0 {
 		t.Fatalf("second call trained %d (ran %d); want nothing", r2.Trained, r2.Report.Ran)
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("re-rendering took %s; want seconds", d)
 	}
 	if !strings.Contains(r2.Markdown(), "nothing trained, re-rendered from the stored records") {
 		t.Errorf("second markdown does not say it re-rendered:\n%s", r2.Markdown())
