@@ -1,0 +1,404 @@
+// Package tablefigures draws the figures of a paper table rebuilt from stored
+// results (experiments/tables): accuracy against the swept value (Sweep), the
+// average rank of each column beside the paper's (Ranks) and the
+// critical-difference diagram of the columns (CD), plus the diagram of the
+// paper's own per-dataset table (PaperCD).
+//
+// It is the one place these figures are built: the command line (softshape
+// plot sweep|ranks|cd) and the notebooks (experiments/reproduce) both call
+// Draw, so a figure of a table is the same figure wherever it is drawn.
+//
+// Every title names the figure and the table, the datasets, the runs (folds,
+// seeds, grid, protocol preset) and, for quick-mode tables, carries the
+// quick-mode note (plots.Meta).
+package tablefigures
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/softshape-go/softshape/experiments/paper"
+	"github.com/softshape-go/softshape/experiments/stats"
+	"github.com/softshape-go/softshape/experiments/tables"
+	"github.com/softshape-go/softshape/plots"
+)
+
+// Kind names one figure of a table.
+type Kind string
+
+const (
+	// KindSweep is accuracy against the swept value (Sweep).
+	KindSweep Kind = "sweep"
+	// KindRanks is the average rank per column, ours beside the paper's (Ranks).
+	KindRanks Kind = "ranks"
+	// KindCD is the critical-difference diagram of the columns (CD).
+	KindCD Kind = "cd"
+)
+
+// AllKinds returns every kind, in the order Draw's callers list them.
+func AllKinds() []Kind { return []Kind{KindSweep, KindRanks, KindCD} }
+
+// DefaultAlpha is the family-wise significance level of the CD diagram's
+// cliques, the paper's 0.05.
+const DefaultAlpha = 0.05
+
+// MinCDDatasets is the fewest datasets (every column complete) a CD diagram
+// is drawn for. With two, each pairwise Wilcoxon signed-rank test has at
+// most two non-zero differences (two-sided p ≥ 0.5), so the diagram would be
+// one clique by construction; the quick-mode notebooks (two datasets) say so
+// instead of drawing it.
+const MinCDDatasets = 3
+
+// ErrNoFigure is wrapped by the constructors when the table has no data for
+// the figure (no finished run, too few complete datasets or columns); the
+// error says what is missing.
+var ErrNoFigure = errors.New("no figure")
+
+// Kinds returns the standard figures of the named table: a sweep chart and
+// rank bars for the tables whose columns are values of one hyperparameter,
+// rank bars and a CD diagram for the others, none for
+// "params_inference_time" (one configuration: its table is the result).
+// Draw accepts any kind for any table.
+func Kinds(table string) []Kind {
+	switch {
+	case table == "params_inference_time":
+		return nil
+	case isSweep(table):
+		return []Kind{KindSweep, KindRanks}
+	default:
+		return []Kind{KindRanks, KindCD}
+	}
+}
+
+// Draw builds the figure of kind k of table t; alpha is the CD diagram's
+// significance level (DefaultAlpha for the paper's).
+func Draw(k Kind, t *tables.Table, alpha float64) (*plots.Figure, error) {
+	if t == nil {
+		return nil, fmt.Errorf("%w: no table", ErrNoFigure)
+	}
+	switch k {
+	case KindSweep:
+		return Sweep(t)
+	case KindRanks:
+		return Ranks(t)
+	case KindCD:
+		return CD(t, alpha)
+	}
+	return nil, fmt.Errorf("unknown figure kind %q: want one of %v", k, AllKinds())
+}
+
+// sweepAxis returns the x-axis label of a table whose columns are values of
+// one hyperparameter, and whether those values are log-spaced (drawn at equal
+// spacing, as on a log axis); ok is false for the other tables.
+func sweepAxis(table string) (label string, logSpaced, ok bool) {
+	switch table {
+	case "sparse_ratio":
+		return "sparse ratio (% of shapes fused)", false, true
+	case "experts_k":
+		return "activated experts k", false, true
+	case "stride_q":
+		return "sliding step q", false, true
+	case "depth_L":
+		return "depth L", false, true
+	case "shape_length_m":
+		return "shape length m", false, true
+	case "num_experts":
+		return "number of experts Ĉ", false, true
+	case "lambda":
+		return "MoE loss weight λ (log-spaced)", true, true
+	}
+	return strings.ReplaceAll(table, "_", " "), false, false
+}
+
+func isSweep(table string) bool {
+	_, _, ok := sweepAxis(table)
+	return ok
+}
+
+// sweptNumber reads the value of a column name such as "50%", "k=2" or
+// "lambda = 0.01".
+var sweptNumber = regexp.MustCompile(`^(?:[^=]*=\s*)?([0-9]*\.?[0-9]+)(%?)$`)
+
+// sweptValues returns the x value of each column: the numbers of the names
+// when every name holds one (with the same unit) and the values are not
+// log-spaced, with nil ticks; otherwise 0, 1, … with the names as ticks.
+func sweptValues(names []string, logSpaced bool) (xs []float64, ticks []string) {
+	xs = make([]float64, len(names))
+	numeric := !logSpaced
+	unit := ""
+	for i, n := range names {
+		m := sweptNumber.FindStringSubmatch(n)
+		if m == nil || (i > 0 && m[2] != unit) {
+			numeric = false
+			break
+		}
+		unit = m[2]
+		xs[i], _ = strconv.ParseFloat(m[1], 64)
+	}
+	if numeric {
+		return xs, nil
+	}
+	for i := range xs {
+		xs[i] = float64(i)
+	}
+	return xs, slices.Clone(names)
+}
+
+// Sweep draws our accuracy against the swept value of t (solid, one line per
+// dataset with our runs, their average thick) and the paper's (dashed). The
+// x axis is numeric where the columns name numbers ("50%", "k=2", "L=3") and
+// categorical, with the column names, otherwise ("q=m", "hatC=C/2",
+// "Multi-Seq") or where the values are log-spaced (λ). The columns are those
+// we run plus those the paper gives per-dataset values for; the paper's
+// baseline methods are left out.
+func Sweep(t *tables.Table) (*plots.Figure, error) {
+	d, err := sweepSeries(t)
+	if err != nil {
+		return nil, err
+	}
+	meta := tableMeta(t, "Accuracy vs "+d.label, d.datasets, "paper dashed")
+	return plots.SweepChart(meta, d.label, d.ticks, d.ours, d.paper)
+}
+
+// sweepData is what Sweep draws.
+type sweepData struct {
+	label       string
+	ticks       []string // nil: a numeric axis
+	ours, paper []plots.SweepSeries
+	datasets    []string // those with our runs
+}
+
+// sweepSeries returns the series of Sweep.
+func sweepSeries(t *tables.Table) (sweepData, error) {
+	label, logSpaced, _ := sweepAxis(t.Name)
+	d := sweepData{label: label}
+	var cols []int
+	var names []string
+	measured := false
+	for j, c := range t.Columns {
+		if c.Kind == tables.Baseline || (!c.Measured() && !anyPaper(t, j)) {
+			continue
+		}
+		cols = append(cols, j)
+		names = append(names, c.Name)
+		measured = measured || c.Measured()
+	}
+	if !measured {
+		return d, fmt.Errorf("%w: no column of table %s is run by this project", ErrNoFigure, t.Name)
+	}
+	var xs []float64
+	xs, d.ticks = sweptValues(names, logSpaced)
+	for _, r := range t.Rows {
+		o := plots.SweepSeries{Label: r.Dataset}
+		p := plots.SweepSeries{Label: r.Dataset, X: xs}
+		anyOurs, anyPaper := false, false
+		for i, j := range cols {
+			if t.Columns[j].Measured() {
+				o.X = append(o.X, xs[i])
+				o.Y = append(o.Y, r.Ours[j].Acc)
+				anyOurs = anyOurs || !math.IsNaN(r.Ours[j].Acc)
+			}
+			p.Y = append(p.Y, r.Paper[j])
+			anyPaper = anyPaper || !math.IsNaN(r.Paper[j])
+		}
+		if anyOurs {
+			d.ours = append(d.ours, o)
+			d.datasets = append(d.datasets, r.Dataset)
+		}
+		if anyPaper {
+			d.paper = append(d.paper, p)
+		}
+	}
+	if len(d.ours) == 0 {
+		return d, fmt.Errorf("%w: table %s has no finished run yet (softshape sweep -table %s, or reproduce.Table)", ErrNoFigure, t.Name, t.Name)
+	}
+	return d, nil
+}
+
+// anyPaper reports whether the paper gives a value of column j for a dataset.
+func anyPaper(t *tables.Table, j int) bool {
+	return slices.ContainsFunc(t.Rows, func(r tables.Row) bool { return !math.IsNaN(r.Paper[j]) })
+}
+
+// Ranks draws the average rank (ties get the best rank, as in the paper) of
+// each column of t's summary over its datasets, beside the paper's: its
+// ranks over the same datasets where it has a per-dataset table, else (the
+// appendix studies) the ranks it prints, over its own datasets.
+func Ranks(t *tables.Table) (*plots.Figure, error) {
+	s := t.Summary
+	if s.Ours == nil {
+		return nil, fmt.Errorf("%w: no dataset has every measured column of table %s complete and valid (%s)",
+			ErrNoFigure, t.Name, strings.Join(append(slices.Clone(s.Problems), s.Excluded...), "; "))
+	}
+	if len(s.Ours.Methods) < 2 {
+		return nil, fmt.Errorf("%w: ranks need at least 2 columns, table %s has %d in its summary", ErrNoFigure, t.Name, len(s.Ours.Methods))
+	}
+	var notes []string
+	if slices.Contains(s.FromPaper, true) {
+		notes = append(notes, "baselines from the paper")
+	}
+	paperRanks, note := paperRanks(s)
+	if note != "" {
+		notes = append(notes, note)
+	}
+	meta := tableMeta(t, "Average rank", s.Datasets, notes...)
+	return plots.RankBars(meta, s.Ours.Methods, s.Ours.AvgRank, paperRanks)
+}
+
+// paperRanks returns the paper's average rank of each column of s.Ours (NaN
+// where it has none; nil when it has none at all) and says where they come
+// from.
+func paperRanks(s tables.Summary) ([]float64, string) {
+	out := make([]float64, len(s.Ours.Methods))
+	found := false
+	for i, m := range s.Ours.Methods {
+		out[i] = math.NaN()
+		switch {
+		case s.Paper != nil:
+			if k := slices.Index(s.Paper.Methods, m); k >= 0 {
+				out[i], found = s.Paper.AvgRank[k], true
+			}
+		case s.Printed != nil:
+			if v, ok := s.Printed.AvgRank(m); ok {
+				out[i], found = v, true
+			}
+		}
+	}
+	switch {
+	case !found:
+		return nil, ""
+	case s.Paper != nil && len(s.PaperDatasets) < len(s.Datasets):
+		return out, fmt.Sprintf("paper over the %d of these datasets in its table", len(s.PaperDatasets))
+	case s.Paper != nil:
+		return out, "paper over the same datasets"
+	}
+	return out, "paper: its printed ranks, over its datasets"
+}
+
+// CD draws the critical-difference diagram of t's summary: average ranks
+// (ties averaged) of its columns over its datasets, and the cliques of
+// columns with no significant pairwise difference (two-sided Wilcoxon
+// signed-rank, Holm-corrected at alpha; DefaultAlpha is the paper's). The
+// columns we do not run enter with the paper's accuracies, as in the
+// summary. It needs MinCDDatasets datasets and two columns.
+func CD(t *tables.Table, alpha float64) (*plots.Figure, error) {
+	if !(alpha > 0 && alpha < 1) {
+		return nil, fmt.Errorf("α = %g: want 0 < α < 1", alpha)
+	}
+	s := t.Summary
+	if s.Ours == nil {
+		return nil, fmt.Errorf("%w: no dataset has every measured column of table %s complete and valid (%s)",
+			ErrNoFigure, t.Name, strings.Join(append(slices.Clone(s.Problems), s.Excluded...), "; "))
+	}
+	if len(s.OursColumns) < 2 || len(s.Datasets) < MinCDDatasets {
+		return nil, fmt.Errorf("%w: a critical-difference diagram needs at least 2 columns and %d datasets with complete results, table %s has %d and %d",
+			ErrNoFigure, MinCDDatasets, t.Name, len(s.OursColumns), len(s.Datasets))
+	}
+	var acc [][]float64
+	for _, ds := range s.Datasets {
+		i := slices.IndexFunc(t.Rows, func(r tables.Row) bool { return r.Dataset == ds })
+		row := make([]float64, len(s.OursColumns))
+		for k, j := range s.OursColumns {
+			v := t.Rows[i].Ours[j].Acc
+			if s.FromPaper[k] {
+				v = t.Rows[i].Paper[j]
+			}
+			row[k] = math.Round(v*1e4) / 1e4 // as the paper prints them
+		}
+		acc = append(acc, row)
+	}
+	notes := []string{wilcoxonHolm(alpha)}
+	if slices.Contains(s.FromPaper, true) {
+		notes = append(notes, "baselines from the paper")
+	}
+	return cdFigure(tableMeta(t, "Critical difference", s.Datasets, notes...), s.Ours.Methods, acc, alpha)
+}
+
+// PaperCD draws the critical-difference diagram of the paper's own
+// per-dataset table (e.g. "main": the 128 UCR datasets) over the datasets
+// where every column has a value, for comparison with CD of ours.
+func PaperCD(name string, alpha float64) (*plots.Figure, error) {
+	if !(alpha > 0 && alpha < 1) {
+		return nil, fmt.Errorf("α = %g: want 0 < α < 1", alpha)
+	}
+	pt, err := paper.PerDataset(name)
+	if err != nil {
+		return nil, err
+	}
+	var acc [][]float64
+	for _, row := range pt.Acc {
+		if !slices.ContainsFunc(row, math.IsNaN) {
+			acc = append(acc, row)
+		}
+	}
+	if len(acc) < MinCDDatasets {
+		return nil, fmt.Errorf("%w: the paper's table %s has %d complete datasets, a critical-difference diagram needs %d",
+			ErrNoFigure, name, len(acc), MinCDDatasets)
+	}
+	meta := plots.Meta{Title: "Critical difference — " + name + ", the paper's table", Dataset: datasetsLabel(nil, len(acc)),
+		Config: "the paper's accuracies; " + wilcoxonHolm(alpha)}
+	return cdFigure(meta, pt.Methods, acc, alpha)
+}
+
+// wilcoxonHolm names the test of the cliques.
+func wilcoxonHolm(alpha float64) string { return fmt.Sprintf("Wilcoxon–Holm α=%g", alpha) }
+
+// cdFigure computes the cliques of acc (rows datasets, columns methods) and
+// draws the diagram.
+func cdFigure(meta plots.Meta, methods []string, acc [][]float64, alpha float64) (*plots.Figure, error) {
+	cd, err := stats.CriticalDifference(methods, acc, alpha)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNoFigure, err)
+	}
+	return plots.CDDiagram(meta, cd.Methods, cd.AvgRanks, cd.Cliques)
+}
+
+// tableMeta is the title of a figure of t: "<what> — <table>", the datasets
+// drawn, the runs behind the numbers (folds, seeds, grid, protocol preset)
+// then notes, and the quick-mode note for quick tables.
+func tableMeta(t *tables.Table, what string, datasets []string, notes ...string) plots.Meta {
+	seeds := make([]string, len(t.Seeds))
+	for i, s := range t.Seeds {
+		seeds[i] = strconv.FormatInt(s, 10)
+	}
+	folds := make([]string, len(t.Folds))
+	for i, f := range t.Folds {
+		folds[i] = strconv.Itoa(f)
+	}
+	cfg := fmt.Sprintf("folds %s, seeds %s, grid %s", strings.Join(folds, ","), strings.Join(seeds, ","), strings.Join(t.Grids, "+"))
+	if p := protocolNames(t.Protocol); p != "" {
+		cfg += ", protocol " + p
+	}
+	for _, n := range notes {
+		cfg += "; " + n
+	}
+	return plots.Meta{Title: what + " — " + t.Name, Dataset: datasetsLabel(datasets, len(datasets)), Config: cfg, Quick: t.Quick}
+}
+
+// protocolNames returns the preset names of a tables.Table.Protocol ("name
+// (switches)", several separated by "; "), joined by "+".
+func protocolNames(protocol string) string {
+	if protocol == "" {
+		return ""
+	}
+	var names []string
+	for _, p := range strings.Split(protocol, "; ") {
+		name, _, _ := strings.Cut(p, " (")
+		names = append(names, name)
+	}
+	return strings.Join(names, "+")
+}
+
+// datasetsLabel names the data of a figure: the dataset when there is one,
+// else their number.
+func datasetsLabel(names []string, n int) string {
+	if len(names) == 1 {
+		return names[0]
+	}
+	return fmt.Sprintf("%d UCR datasets", n)
+}
