@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,8 +15,8 @@ import (
 
 	"github.com/softshape-go/softshape/ablations"
 	"github.com/softshape-go/softshape/data"
-	"github.com/softshape-go/softshape/experiments/stats"
 	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/experiments/tablefigures"
 	"github.com/softshape-go/softshape/experiments/tables"
 	"github.com/softshape-go/softshape/plots"
 	"github.com/softshape-go/softshape/plots/modelplots"
@@ -123,9 +122,10 @@ func newPlotFlags(kind, usage string, stdout io.Writer) *flag.FlagSet {
 // plotTable implements the figures built from a results folder.
 func plotTable(kind string, args []string, stdout io.Writer) error {
 	usage := map[string]string{
-		"sweep": "Accuracy against the swept value of a table (one line per dataset, their average thick), the paper's values dashed.",
-		"ranks": "Average rank (ties get the best rank, as the paper) of each column of a table over the datasets of our summary,\nbeside the paper's average rank over the same datasets.",
-		"cd":    "Critical-difference diagram: average ranks (ties averaged) and the cliques of columns with no significant\npairwise difference (two-sided Wilcoxon signed-rank, Holm-corrected at -alpha).",
+		"sweep": "Accuracy against the swept value of a table (one line per dataset, their average thick), the paper's values dashed;\na numeric axis where the columns name numbers (50%, k=2), else the column names.",
+		"ranks": "Average rank (ties get the best rank, as the paper) of each column of a table over the datasets of our summary,\nbeside the paper's average rank over the same datasets (for the appendix studies, the ranks it prints).",
+		"cd": fmt.Sprintf("Critical-difference diagram: average ranks (ties averaged) and the cliques of columns with no significant\n"+
+			"pairwise difference (two-sided Wilcoxon signed-rank, Holm-corrected at -alpha); needs %d complete datasets.", tablefigures.MinCDDatasets),
 	}[kind]
 	fs := newPlotFlags(kind, usage, stdout)
 	ff := addFigFlags(fs)
@@ -133,7 +133,7 @@ func plotTable(kind string, args []string, stdout io.Writer) error {
 	results := fs.String("results", sweep.DefaultRoot, "results folder written by softshape sweep")
 	quick := fs.Bool("quick", false, "the quick-mode sweeps (labelled "+sweep.QuickLabel+")")
 	grid := fs.String("grid", "", "use only this grid id when several sweeps of the table disagree")
-	alpha := fs.Float64("alpha", 0.05, "significance level of the cliques (cd)")
+	alpha := fs.Float64("alpha", tablefigures.DefaultAlpha, "significance level of the cliques (cd; the paper's 0.05)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -147,181 +147,11 @@ func plotTable(kind string, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var fig *plots.Figure
-	switch kind {
-	case "sweep":
-		fig, err = sweepFigure(t)
-	case "ranks":
-		fig, err = ranksFigure(t)
-	case "cd":
-		fig, err = cdFigure(t, *alpha)
-	}
+	fig, err := tablefigures.Draw(tablefigures.Kind(kind), t, *alpha)
 	if err != nil {
 		return fmt.Errorf("table %s: %w", *table, err)
 	}
 	return ff.write(stdout, fig, kind+"_"+*table)
-}
-
-// tableConfig describes the runs behind a table for a figure title.
-func tableConfig(t *tables.Table) string {
-	seeds := make([]string, len(t.Seeds))
-	for i, s := range t.Seeds {
-		seeds[i] = strconv.FormatInt(s, 10)
-	}
-	folds := make([]string, len(t.Folds))
-	for i, f := range t.Folds {
-		folds[i] = strconv.Itoa(f)
-	}
-	return fmt.Sprintf("folds %s, seeds %s, grid %s", strings.Join(folds, ","), strings.Join(seeds, ","), strings.Join(t.Grids, "+"))
-}
-
-func datasetsLabel(n int) string {
-	if n == 1 {
-		return "1 UCR dataset"
-	}
-	return fmt.Sprintf("%d UCR datasets", n)
-}
-
-// numberName matches a numeric column name such as "50%" or "0.5".
-var numberName = regexp.MustCompile(`^([0-9]*\.?[0-9]+)(%?)$`)
-
-// sweepFigure draws the measured columns of t against the swept value.
-func sweepFigure(t *tables.Table) (*plots.Figure, error) {
-	var cols []int
-	for j, c := range t.Columns {
-		if c.Measured() {
-			cols = append(cols, j)
-		}
-	}
-	if len(cols) == 0 {
-		return nil, fmt.Errorf("no column of this table is run by this project")
-	}
-	// A numeric axis when every column is a percentage (sparse ratio), else
-	// categorical with the column names as ticks.
-	xs := make([]float64, len(cols))
-	var ticks []string
-	xLabel := strings.ReplaceAll(t.Name, "_", " ")
-	percent := false
-	for i, j := range cols {
-		m := numberName.FindStringSubmatch(t.Columns[j].Name)
-		if m == nil {
-			ticks = nil
-			for k := range cols {
-				xs[k] = float64(k)
-				ticks = append(ticks, t.Columns[cols[k]].Name)
-			}
-			percent = false
-			break
-		}
-		xs[i], _ = strconv.ParseFloat(m[1], 64)
-		percent = percent || m[2] == "%"
-	}
-	if percent {
-		xLabel += " (%)"
-	}
-	var ours, paper []plots.SweepSeries
-	for _, r := range t.Rows {
-		o := plots.SweepSeries{Label: r.Dataset, X: xs}
-		p := plots.SweepSeries{Label: r.Dataset, X: xs}
-		anyOurs, anyPaper := false, false
-		for _, j := range cols {
-			o.Y = append(o.Y, r.Ours[j].Acc)
-			p.Y = append(p.Y, r.Paper[j])
-			anyOurs = anyOurs || !math.IsNaN(r.Ours[j].Acc)
-			anyPaper = anyPaper || !math.IsNaN(r.Paper[j])
-		}
-		if anyOurs {
-			ours = append(ours, o)
-		}
-		if anyPaper {
-			paper = append(paper, p)
-		}
-	}
-	if len(ours) == 0 {
-		return nil, fmt.Errorf("no recorded accuracy: run softshape sweep -table %s", t.Name)
-	}
-	meta := plots.Meta{Title: "Accuracy vs " + xLabel + " — " + t.Name, Dataset: datasetsLabel(len(ours)), Config: tableConfig(t) + "; paper dashed", Quick: t.Quick}
-	return plots.SweepChart(meta, xLabel, ticks, ours, paper)
-}
-
-// oursMatrix returns the accuracy matrix of the table's summary: rows are the
-// summary's datasets, columns its OursColumns (paper figures for the
-// columns this project does not run).
-func oursMatrix(t *tables.Table) (methods []string, acc [][]float64, err error) {
-	s := t.Summary
-	if len(s.OursColumns) < 2 || len(s.Datasets) < 2 {
-		return nil, nil, fmt.Errorf("need at least 2 columns and 2 complete datasets, have %d and %d (%s)",
-			len(s.OursColumns), len(s.Datasets), strings.Join(append(slices.Clone(s.Excluded), s.Problems...), "; "))
-	}
-	for _, j := range s.OursColumns {
-		methods = append(methods, t.Columns[j].Name)
-	}
-	for _, r := range t.Rows {
-		if !slices.Contains(s.Datasets, r.Dataset) {
-			continue
-		}
-		row := make([]float64, len(s.OursColumns))
-		for k, j := range s.OursColumns {
-			if s.FromPaper[k] {
-				row[k] = r.Paper[j]
-			} else {
-				row[k] = math.Round(r.Ours[j].Acc*1e4) / 1e4
-			}
-		}
-		acc = append(acc, row)
-	}
-	return methods, acc, nil
-}
-
-// ranksFigure draws our average ranks beside the paper's over the same datasets.
-func ranksFigure(t *tables.Table) (*plots.Figure, error) {
-	s := t.Summary
-	if s.Ours == nil {
-		return nil, fmt.Errorf("no summary of our results: %s", strings.Join(append(slices.Clone(s.Problems), s.Excluded...), "; "))
-	}
-	paperRanks := make([]float64, len(s.Ours.Methods))
-	for i := range paperRanks {
-		paperRanks[i] = math.NaN()
-	}
-	if s.Paper != nil {
-		for i, m := range s.Ours.Methods {
-			if k := slices.Index(s.Paper.Methods, m); k >= 0 {
-				paperRanks[i] = s.Paper.AvgRank[k]
-			}
-		}
-	}
-	cfg := tableConfig(t)
-	if slices.Contains(s.FromPaper, true) {
-		cfg += "; baselines from the paper"
-	}
-	meta := plots.Meta{Title: "Average rank — " + t.Name, Dataset: datasetsLabel(len(s.Datasets)), Config: cfg + "; paper over the same datasets", Quick: t.Quick}
-	return plots.RankBars(meta, s.Ours.Methods, s.Ours.AvgRank, paperRanks)
-}
-
-// cdFigure draws the critical-difference diagram of our summary matrix.
-func cdFigure(t *tables.Table, alpha float64) (*plots.Figure, error) {
-	methods, acc, err := oursMatrix(t)
-	if err != nil {
-		return nil, err
-	}
-	cd, err := stats.CriticalDifference(methods, acc, alpha)
-	if err != nil {
-		return nil, err
-	}
-	// CDDiagram takes the caller's order; cd.Cliques index cd.Methods.
-	cliques := make([][]int, len(cd.Cliques))
-	for i, c := range cd.Cliques {
-		for _, k := range c {
-			cliques[i] = append(cliques[i], cd.Order[k])
-		}
-	}
-	ranks := make([]float64, len(methods))
-	for i, k := range cd.Order {
-		ranks[k] = cd.AvgRanks[i]
-	}
-	meta := plots.Meta{Title: "Critical difference — " + t.Name, Dataset: datasetsLabel(len(acc)),
-		Config: fmt.Sprintf("%s; Wilcoxon–Holm α=%g", tableConfig(t), alpha), Quick: t.Quick}
-	return plots.CDDiagram(meta, methods, ranks, cliques)
 }
 
 // savedHistory is what plot curves -save writes beside a checkpoint.
