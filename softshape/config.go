@@ -332,29 +332,6 @@ func DefaultConfig() Config {
 	return c.WithProtocol(p)
 }
 
-// params lists the Config as name → value, the order used for printing.
-func (c Config) params() []struct {
-	name  string
-	value any
-} {
-	return []struct {
-		name  string
-		value any
-	}{
-		{ParamSparseRatio, c.SparseRatio}, {ParamExpertsK, c.ExpertsK}, {ParamNumExperts, c.NumExperts},
-		{ParamStride, c.Stride}, {ParamDepth, c.Depth}, {ParamShapeLength, c.ShapeLength},
-		{ParamShapeLengthRatio, c.ShapeLengthRatio}, {ParamEmbedDim, c.EmbedDim}, {ParamAttnDim, c.AttnDim},
-		{ParamDropout, c.Dropout}, {ParamMoELossWeight, c.MoELossWeight}, {ParamInceptionKernel, c.InceptionKernel},
-		{ParamSchedule, c.Schedule}, {ParamMoELayers, c.MoELayers}, {ParamFusedToken, c.FusedToken},
-		{ParamIntra, c.Intra}, {ParamInter, c.Inter}, {ParamShapeEmbed, c.ShapeEmbed},
-		{ParamMoEExpert, c.MoEExpert}, {ParamSharedExpert, c.SharedExpert}, {ParamMultiSeq, c.MultiSeq},
-		{ParamWarmUpEpochs, c.WarmUpEpochs}, {ParamEpochs, c.Epochs}, {ParamLearningRate, c.LearningRate},
-		{ParamPatience, c.Patience}, {ParamFoldReset, c.FoldReset}, {ParamEvalPath, c.EvalPath},
-		{ParamBatchRule, c.BatchRule}, {ParamShuffle, c.Shuffle}, {ParamSelectionStat, c.SelectionStat},
-		{ParamSelectionWindow, c.SelectionWindow},
-	}
-}
-
 // Apply writes every hyperparameter of c into the store's root scope.
 func (c Config) Apply(store *model.Store) {
 	for _, p := range c.params() {
@@ -366,40 +343,20 @@ func (c Config) Apply(store *model.Store) {
 // parameters take their defaults.
 func ConfigFromStore(store *model.Store) Config {
 	s := store.RootScope()
-	d := DefaultConfig()
-	return Config{
-		SparseRatio:      model.GetParamOr(s, ParamSparseRatio, d.SparseRatio),
-		ExpertsK:         model.GetParamOr(s, ParamExpertsK, d.ExpertsK),
-		NumExperts:       model.GetParamOr(s, ParamNumExperts, d.NumExperts),
-		Stride:           model.GetParamOr(s, ParamStride, d.Stride),
-		Depth:            model.GetParamOr(s, ParamDepth, d.Depth),
-		ShapeLength:      model.GetParamOr(s, ParamShapeLength, d.ShapeLength),
-		ShapeLengthRatio: model.GetParamOr(s, ParamShapeLengthRatio, d.ShapeLengthRatio),
-		EmbedDim:         model.GetParamOr(s, ParamEmbedDim, d.EmbedDim),
-		AttnDim:          model.GetParamOr(s, ParamAttnDim, d.AttnDim),
-		Dropout:          model.GetParamOr(s, ParamDropout, d.Dropout),
-		MoELossWeight:    model.GetParamOr(s, ParamMoELossWeight, d.MoELossWeight),
-		InceptionKernel:  model.GetParamOr(s, ParamInceptionKernel, d.InceptionKernel),
-		Schedule:         model.GetParamOr(s, ParamSchedule, d.Schedule),
-		MoELayers:        model.GetParamOr(s, ParamMoELayers, d.MoELayers),
-		FusedToken:       model.GetParamOr(s, ParamFusedToken, d.FusedToken),
-		Intra:            model.GetParamOr(s, ParamIntra, d.Intra),
-		Inter:            model.GetParamOr(s, ParamInter, d.Inter),
-		ShapeEmbed:       model.GetParamOr(s, ParamShapeEmbed, d.ShapeEmbed),
-		MoEExpert:        model.GetParamOr(s, ParamMoEExpert, d.MoEExpert),
-		SharedExpert:     model.GetParamOr(s, ParamSharedExpert, d.SharedExpert),
-		MultiSeq:         model.GetParamOr(s, ParamMultiSeq, d.MultiSeq),
-		WarmUpEpochs:     model.GetParamOr(s, ParamWarmUpEpochs, d.WarmUpEpochs),
-		Epochs:           model.GetParamOr(s, ParamEpochs, d.Epochs),
-		LearningRate:     model.GetParamOr(s, ParamLearningRate, d.LearningRate),
-		BatchRule:        model.GetParamOr(s, ParamBatchRule, d.BatchRule),
-		Patience:         model.GetParamOr(s, ParamPatience, d.Patience),
-		Shuffle:          model.GetParamOr(s, ParamShuffle, d.Shuffle),
-		FoldReset:        model.GetParamOr(s, ParamFoldReset, d.FoldReset),
-		EvalPath:         model.GetParamOr(s, ParamEvalPath, d.EvalPath),
-		SelectionStat:    model.GetParamOr(s, ParamSelectionStat, d.SelectionStat),
-		SelectionWindow:  model.GetParamOr(s, ParamSelectionWindow, d.SelectionWindow),
+	c := DefaultConfig()
+	for _, p := range Settings() {
+		switch f := p.field(&c).(type) {
+		case *float64:
+			*f = model.GetParamOr(s, p.Name, *f)
+		case *int:
+			*f = model.GetParamOr(s, p.Name, *f)
+		case *string:
+			*f = model.GetParamOr(s, p.Name, *f)
+		case *bool:
+			*f = model.GetParamOr(s, p.Name, *f)
+		}
 	}
+	return c
 }
 
 // WithSettings returns c updated by a GoMLX settings string such as
@@ -453,8 +410,8 @@ func (c Config) WithSettings(settings string) (Config, error) {
 // syntax WithSettings accepts.
 func (c Config) String() string {
 	parts := make([]string, 0, 32)
-	for _, p := range c.params() {
-		parts = append(parts, fmt.Sprintf("%s=%v", p.name, p.value))
+	for _, p := range Settings() {
+		parts = append(parts, fmt.Sprintf("%s=%v", p.Name, p.Value(c)))
 	}
 	return strings.Join(parts, ";")
 }
@@ -520,22 +477,15 @@ func (c Config) Resolve(seriesLen, numClasses, refShapeLen int) (Shape, error) {
 	if c.Patience < 0 {
 		return s, fmt.Errorf("%s=%d: must be ≥ 0 (0 disables early stopping)", ParamPatience, c.Patience)
 	}
-	if err := oneOf(ParamSchedule, c.Schedule, "reference", "every_layer"); err != nil {
-		return s, err
-	}
-	if err := oneOf(ParamMoELayers, c.MoELayers, "sparse", "all"); err != nil {
-		return s, err
-	}
-	if err := oneOf(ParamShapeEmbed, c.ShapeEmbed, "conv", "linear"); err != nil {
-		return s, err
+	for _, p := range Settings() {
+		if p.Allowed == nil {
+			continue
+		}
+		if err := oneOf(p.Name, p.Value(c).(string), p.Allowed...); err != nil {
+			return s, err
+		}
 	}
 	if err := c.checkProtocol(); err != nil {
-		return s, err
-	}
-	if err := oneOf(ParamMoEExpert, c.MoEExpert, "mlp", "fcn", "icb"); err != nil {
-		return s, err
-	}
-	if err := oneOf(ParamSharedExpert, c.SharedExpert, "inception", "transformer", "mlp"); err != nil {
 		return s, err
 	}
 	if c.SharedExpert == "transformer" && c.EmbedDim%TransformerHeads != 0 {
@@ -601,22 +551,8 @@ func (c Config) Resolve(seriesLen, numClasses, refShapeLen int) (Shape, error) {
 	return s, nil
 }
 
-// checkProtocol checks the protocol switches.
+// checkProtocol checks that the protocol leaves an epoch to select.
 func (c Config) checkProtocol() error {
-	for _, e := range []struct {
-		name, value string
-		allowed     []string
-	}{
-		{ParamFoldReset, c.FoldReset, []string{FoldResetFresh, FoldResetCarry}},
-		{ParamEvalPath, c.EvalPath, []string{EvalPathPhase, EvalPathSparse}},
-		{ParamBatchRule, c.BatchRule, []string{"paper", "large"}},
-		{ParamSelectionStat, c.SelectionStat, []string{SelectionStatMean, SelectionStatBatchScaled}},
-		{ParamSelectionWindow, c.SelectionWindow, []string{SelectionWindowPostWarmUp, SelectionWindowAll}},
-	} {
-		if err := oneOf(e.name, e.value, e.allowed...); err != nil {
-			return err
-		}
-	}
 	if c.SelectionWindow == SelectionWindowPostWarmUp && c.Epochs <= c.WarmUpEpochs {
 		return fmt.Errorf("%s=%s with %s=%d, %s=%d: no epoch after the warm-up to select; train more epochs or set %s=%s",
 			ParamSelectionWindow, c.SelectionWindow, ParamEpochs, c.Epochs, ParamWarmUpEpochs, c.WarmUpEpochs,

@@ -49,6 +49,9 @@ type RunOptions struct {
 	CheckpointDir string
 	// OnEpoch, when set, is called after every epoch (progress bars, live curves).
 	OnEpoch func(EpochStats)
+	// MaxRuns caps the runs TrainRuns trains in one graph (memory); 0 means
+	// DefaultMaxRuns of the backend.
+	MaxRuns int
 }
 
 // EpochStats describes one finished epoch.

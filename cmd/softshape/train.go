@@ -39,8 +39,7 @@ func runTrain(args []string, stdout io.Writer) error {
 		return fmt.Errorf("unexpected argument %q (name the dataset with -dataset)", fs.Arg(0))
 	}
 	if *settings == "help" {
-		fmt.Fprintln(stdout, strings.ReplaceAll(softshape.DefaultConfig().String(), ";", "\n"))
-		fmt.Fprintf(stdout, "\nProtocol presets (applied before the other settings; reference_compat=true = protocol=reference_compat):\n%s", softshape.PresetsHelp())
+		fmt.Fprint(stdout, softshape.SettingsHelp())
 		return nil
 	}
 	cfg, err := softshape.DefaultConfig().WithSettings(*settings)

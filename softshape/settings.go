@@ -1,0 +1,139 @@
+package softshape
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Setting describes one hyperparameter of Config. Settings() is the one place
+// that names each setting, gives its symbol in the paper, documents it and
+// lists its allowed values: Config.Apply, ConfigFromStore, Config.String, the
+// checks of enumerated values, -set help and the README's hyperparameter table
+// (SettingsMarkdown, kept equal by a test) all read it.
+type Setting struct {
+	// Name is the name in the settings syntax ("sparse_ratio").
+	Name string
+	// Symbol is the paper's symbol ("η"), "" where the paper has none.
+	Symbol string
+	// Doc says what the setting does, in one line.
+	Doc string
+	// Allowed lists the values of an enumerated setting; nil otherwise.
+	Allowed []string
+	// field returns a pointer to the setting's field of c.
+	field func(c *Config) any
+}
+
+// Value returns the setting's value in c.
+func (s Setting) Value(c Config) any {
+	switch p := s.field(&c).(type) {
+	case *float64:
+		return *p
+	case *int:
+		return *p
+	case *string:
+		return *p
+	case *bool:
+		return *p
+	}
+	panic(fmt.Sprintf("setting %s: unsupported field type", s.Name))
+}
+
+// Settings lists every hyperparameter in the order Config.String writes them
+// (the order is part of each run's configuration hash: append, never reorder).
+func Settings() []Setting {
+	return []Setting{
+		{ParamSparseRatio, "η", "fraction of the shapes fused into one embedding by the last layer, in [0, 1) (Table 3)", nil, func(c *Config) any { return &c.SparseRatio }},
+		{ParamExpertsK, "k", "experts each shape is routed to, 1 ≤ k ≤ Ĉ (Table 4)", nil, func(c *Config) any { return &c.ExpertsK }},
+		{ParamNumExperts, "Ĉ", "number of experts: an integer, `C` (classes, the authors'), `C/2` or `2C` (appendix)", nil, func(c *Config) any { return &c.NumExperts }},
+		{ParamStride, "q", "shape stride: an integer ≥ 1, `m` (no overlap) or `auto` (4; the authors' q = min(2, m) when m ≤ 4) (Table 5)", nil, func(c *Config) any { return &c.Stride }},
+		{ParamDepth, "L", "number of SoftShape layers (Table 6)", nil, func(c *Config) any { return &c.Depth }},
+		{ParamShapeLength, "m", "shape length; 0 = the authors' per-dataset m (min(16, T) for an unknown dataset) (Table 7)", nil, func(c *Config) any { return &c.ShapeLength }},
+		{ParamShapeLengthRatio, "m/T", "when > 0, m = int(ratio·T) (the paper's 0.1T, 0.8T), overriding shape_length", nil, func(c *Config) any { return &c.ShapeLengthRatio }},
+		{ParamEmbedDim, "d", "width of the shape embeddings", nil, func(c *Config) any { return &c.EmbedDim }},
+		{ParamAttnDim, "d_attn", "hidden width of the gated attention head", nil, func(c *Config) any { return &c.AttnDim }},
+		{ParamDropout, "", "dropout rate (positional embedding, experts, final layer)", nil, func(c *Config) any { return &c.Dropout }},
+		{ParamMoELossWeight, "λ", "weight of the MoE importance and load losses (appendix)", nil, func(c *Config) any { return &c.MoELossWeight }},
+		{ParamInceptionKernel, "", "largest Inception kernel (40 gives kernels 39, 19, 9)", nil, func(c *Config) any { return &c.InceptionKernel }},
+		{ParamSchedule, "", "how sparsification spreads over the layers: the authors' merge fractions linspace(0, η, L), or η in every layer (the paper's literal reading)", []string{"reference", "every_layer"}, func(c *Config) any { return &c.Schedule }},
+		{ParamMoELayers, "", "where the MoE runs: only in layers that merge, never in warm-up (the authors'), or in every layer", []string{"sparse", "all"}, func(c *Config) any { return &c.MoELayers }},
+		{ParamFusedToken, "", "append the score-weighted sum of the merged shapes as one fused token (false: ablation w/o Soft Sparse, Table 2)", nil, func(c *Config) any { return &c.FusedToken }},
+		{ParamIntra, "", "MoE intra-shape learning (false: ablation w/o Intra, Table 2)", nil, func(c *Config) any { return &c.Intra }},
+		{ParamInter, "", "Inception inter-shape learning (false: ablation w/o Inter, Table 2)", nil, func(c *Config) any { return &c.Inter }},
+		{ParamShapeEmbed, "", "shape embedding: 1-D CNN (the paper's) or a linear patch embedding (ablation, Table 2)", []string{"conv", "linear"}, func(c *Config) any { return &c.ShapeEmbed }},
+		{ParamMoEExpert, "", "network of each MoE expert: the paper's MLP, an FCN block or TSLANet's ICB (appendix)", []string{"mlp", "fcn", "icb"}, func(c *Config) any { return &c.MoEExpert }},
+		{ParamSharedExpert, "", "shared (inter-shape) expert: the paper's Inception, a Transformer layer or a token-wise MLP (appendix)", []string{"inception", "transformer", "mlp"}, func(c *Config) any { return &c.SharedExpert }},
+		{ParamMultiSeq, "", "Table 7 Multi-Seq: comma-separated shape lengths run in parallel, e.g. `8,16,32`; empty: off", nil, func(c *Config) any { return &c.MultiSeq }},
+		{ParamWarmUpEpochs, "", "dense (non-sparse) epochs before sparsification starts", nil, func(c *Config) any { return &c.WarmUpEpochs }},
+		{ParamEpochs, "", "maximum number of training epochs", nil, func(c *Config) any { return &c.Epochs }},
+		{ParamLearningRate, "", "Adam's learning rate", nil, func(c *Config) any { return &c.LearningRate }},
+		{ParamPatience, "", "early-stopping patience after warm-up (the authors' rule); 0 disables it", nil, func(c *Config) any { return &c.Patience }},
+		{ParamFoldReset, "", "protocol: a fresh model and Adam per fold, or the previous fold's last weights and Adam state (the authors' leak)", []string{FoldResetFresh, FoldResetCarry}, func(c *Config) any { return &c.FoldReset }},
+		{ParamEvalPath, "", "protocol: validation/test during warm-up on the trained path, or always on the sparse path (the authors')", []string{EvalPathPhase, EvalPathSparse}, func(c *Config) any { return &c.EvalPath }},
+		{ParamBatchRule, "", "protocol: batch min(n_train/10, 16) (the paper's) or min(512, n_train) (the authors' code)", []string{"paper", "large"}, func(c *Config) any { return &c.BatchRule }},
+		{ParamShuffle, "", "protocol: shuffle the training batches every epoch (the authors' code does not)", nil, func(c *Config) any { return &c.Shuffle }},
+		{ParamSelectionStat, "", "protocol: selection and stopping statistic, mean validation CE or the authors' Σ_batches mean CE / n_val", []string{SelectionStatMean, SelectionStatBatchScaled}, func(c *Config) any { return &c.SelectionStat }},
+		{ParamSelectionWindow, "", "protocol: select among post-warm-up epochs only (SoftShape's own model) or among all epochs (the authors')", []string{SelectionWindowPostWarmUp, SelectionWindowAll}, func(c *Config) any { return &c.SelectionWindow }},
+	}
+}
+
+// SettingsHelp lists every setting with its default, symbol, description and
+// allowed values, then the protocol presets (the text of -set help).
+func SettingsHelp() string {
+	var b strings.Builder
+	d := DefaultConfig()
+	for _, s := range Settings() {
+		sym := ""
+		if s.Symbol != "" {
+			sym = " [" + s.Symbol + "]"
+		}
+		fmt.Fprintf(&b, "%s=%v%s\n    %s", s.Name, s.Value(d), sym, s.Doc)
+		if s.Allowed != nil {
+			fmt.Fprintf(&b, " (one of %s)", strings.Join(s.Allowed, ", "))
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "\nProtocol presets (%s=NAME, applied before the other settings; %s=true is %s=%s):\n%s",
+		ParamProtocol, ParamReferenceCompat, ParamProtocol, ProtocolReferenceCompat, PresetsHelp())
+	return b.String()
+}
+
+// SettingsMarkdown is the README's hyperparameter table: one row per setting
+// with its symbol, default, allowed values and description.
+func SettingsMarkdown() string {
+	var b strings.Builder
+	d := DefaultConfig()
+	b.WriteString("| setting | paper | default | values | meaning |\n|---|---|---|---|---|\n")
+	for _, s := range Settings() {
+		def := fmt.Sprint(s.Value(d))
+		if def == "" {
+			def = "(empty)"
+		}
+		vals := ""
+		if s.Allowed != nil {
+			vals = "`" + strings.Join(s.Allowed, "`, `") + "`"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | `%s` | %s | %s |\n", s.Name, s.Symbol, def, vals, s.Doc)
+	}
+	fmt.Fprintf(&b, "| `%s` | | `%s` | `%s`, `%s`, `%s` | a preset of the protocol switches (see Protocol below); `%s=true` is `%s=%s` |\n",
+		ParamProtocol, ProtocolDefault, ProtocolDefault, ProtocolReferenceCompat, ProtocolReferenceFresh,
+		ParamReferenceCompat, ParamProtocol, ProtocolReferenceCompat)
+	return b.String()
+}
+
+// params lists c as name → value, in Settings order.
+func (c Config) params() []struct {
+	name  string
+	value any
+} {
+	out := make([]struct {
+		name  string
+		value any
+	}, 0, 32)
+	for _, s := range Settings() {
+		out = append(out, struct {
+			name  string
+			value any
+		}{s.Name, s.Value(c)})
+	}
+	return out
+}
