@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"image/png"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,7 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/softshape-go/softshape/experiments/reproduce"
 	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/experiments/tablefigures"
+	"github.com/softshape-go/softshape/plots"
 )
 
 // checkPNG checks that path is a PNG of w×h pixels and that its SVG twin exists.
@@ -90,6 +95,64 @@ func TestPlotTableFigures(t *testing.T) {
 		{"cd", "-table", "sparse_ratio", "-quick", "-results", filepath.Join(out, "none")}} {
 		if err := runPlot(bad, &buf); err == nil {
 			t.Errorf("plot %v accepted", bad)
+		}
+	}
+}
+
+// TestPlotTableMatchesNotebook: each figure of one table, drawn by
+// "softshape plot KIND" and by the notebooks' API (reproduce.Table with
+// TrainMissing off, then Result.Figure and Result.Figures) from the same
+// hand-written store, is the same figure: the same title and the same SVG.
+func TestPlotTableMatchesNotebook(t *testing.T) {
+	results := sparseRatioStore(t)
+	p := reproduce.Params{Results: results, Quick: true, Datasets: []string{"ArrowHead", "CBF", "GunPoint", "Trace"},
+		Folds: []int{1}, Seeds: []int64{42}, Settings: "embed_dim=16", Log: io.Discard}
+	r, err := reproduce.Table(context.Background(), "sparse_ratio", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Trained != 0 || len(r.NotTrained) != 0 || len(r.Table.Missing) != 0 {
+		t.Fatalf("the notebook's grid is not the stored one: trained %d, not trained %d, missing %d", r.Trained, len(r.NotTrained), len(r.Table.Missing))
+	}
+	standard := map[string]*plots.Figure{}
+	for _, n := range r.Figures() {
+		if n.Err != nil {
+			t.Fatalf("notebook figure %s: %v", n.Name, n.Err)
+		}
+		standard[n.Name] = n.Figure
+	}
+	if len(standard) != 2 || standard["sparse_ratio_sweep"] == nil || standard["sparse_ratio_ranks"] == nil {
+		t.Fatalf("standard figures of sparse_ratio: %v", standard)
+	}
+	out := t.TempDir()
+	for _, k := range tablefigures.AllKinds() {
+		var buf bytes.Buffer
+		if err := runPlot([]string{string(k), "-table", "sparse_ratio", "-quick", "-results", results, "-out", out}, &buf); err != nil {
+			t.Fatalf("plot %s: %v\n%s", k, err, buf.String())
+		}
+		cli, err := os.ReadFile(filepath.Join(out, string(k)+"_sparse_ratio.svg"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		nb, err := r.Figure(k)
+		if err != nil {
+			t.Fatalf("notebook %s: %v", k, err)
+		}
+		figs := []*plots.Figure{nb}
+		if f := standard["sparse_ratio_"+string(k)]; f != nil {
+			figs = append(figs, f)
+		}
+		for _, f := range figs {
+			if title, _, _ := strings.Cut(buf.String(), "\n"); title != f.Title() {
+				t.Errorf("%s: the CLI titles %q, the notebook %q", k, title, f.Title())
+			}
+			svg, err := f.SVG(f.Size())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(svg, cli) {
+				t.Errorf("%s: the notebook's SVG (%d bytes) differs from the CLI's (%d bytes)", k, len(svg), len(cli))
+			}
 		}
 	}
 }
