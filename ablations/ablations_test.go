@@ -12,7 +12,7 @@ import (
 	"github.com/gomlx/compute"
 
 	"github.com/softshape-go/softshape/data"
-	"github.com/softshape-go/softshape/experiments/paper"
+	"github.com/softshape-go/softshape/paper"
 	"github.com/softshape-go/softshape/softshape"
 )
 

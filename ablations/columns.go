@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/softshape-go/softshape/experiments/paper"
+	"github.com/softshape-go/softshape/paper"
 )
 
 // Column is one column of a paper table and how our value for it is obtained.
@@ -26,7 +26,7 @@ func (c Column) Baseline() bool { return c.Variant == "" && len(c.Select) == 0 }
 
 // Plan is how one paper table maps onto variants.
 type Plan struct {
-	// Table is the table name of experiments/paper.
+	// Table is the table name of package paper.
 	Table string
 	// Columns are the table's columns in the paper's order.
 	Columns []Column

@@ -30,7 +30,7 @@
 // ErrNeedsModelSupport from Apply (never a stand-in configuration); the sweep
 // and table packages list such variants as not run.
 //
-// ForTable maps each paper table (the names of experiments/paper) to its
+// ForTable maps each paper table (the names of package paper) to its
 // columns: the variant whose runs give our value, a Val-Select column chosen
 // among candidate variants by validation loss (ValSelect, RunValSelect), or a
 // baseline method of the paper that this project does not run.

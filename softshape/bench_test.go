@@ -16,11 +16,11 @@ import (
 	"github.com/gomlx/gomlx/ml/train"
 )
 
-// The performance suite. Configuration of the authors' PyTorch timing (reference
-// notes §4): T=500, m=16, q=4, d=128, C=2 (J=122 shapes; the sparse phase keeps 61
-// plus the fused one in layer 2). Reference on a 2-core CPU: ≈55 ms (dense) and
-// ≈73 ms (sparse) per forward+backward with 2 threads; ≈16 ms per inference
-// forward at batch 16.
+// The performance suite. Configuration of the authors' PyTorch timing (see
+// environment.md, "Speed, and what to compare it with"): T=500, m=16, q=4,
+// d=128, C=2 (J=122 shapes; the sparse phase keeps 61 plus the fused one in
+// layer 2). Reference on a 2-core CPU: ≈55 ms (dense) and ≈73 ms (sparse) per
+// forward+backward with 2 threads; ≈16 ms per inference forward at batch 16.
 //
 // Every benchmark has one sub-benchmark per available backend, named by it: "go"
 // (pure Go, go:parallelism=-1) always; "onnx" (ONNX Runtime, CPU) when built with

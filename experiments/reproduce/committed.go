@@ -26,7 +26,7 @@ func IsCommitted(name string) bool { return slices.Contains(reproduction.Tables,
 // training nothing and writing nothing: a full-mode notebook re-renders it in
 // seconds. Runs not recorded yet are listed as missing, and the table is
 // labelled partial.
-func CommittedTable(name, preset string) (*Result, error) {
+func CommittedTable(name, preset string) (*TableResult, error) {
 	start := time.Now()
 	if !IsCommitted(name) {
 		return nil, fmt.Errorf("table %s is not part of the committed reproduction (%v)", name, reproduction.Tables)
@@ -38,7 +38,7 @@ func CommittedTable(name, preset string) (*Result, error) {
 	dir := reproduction.ResultsDir(filepath.Join(RepoRoot(), "reproduction"), preset)
 	p := Params{Quick: false, Datasets: reproduction.Datasets, Seeds: reproduction.Seeds, Results: dir,
 		Settings: softshape.ParamProtocol + "=" + preset}
-	res := &Result{Name: name, Params: p, Grid: grid}
+	res := &TableResult{Name: name, Params: p, Grid: grid}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("no committed results for %s under %s: %s is missing (run reproduction/run-sweeps.sh)", name, preset, dir)
 	}

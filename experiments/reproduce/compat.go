@@ -13,9 +13,9 @@ import (
 
 	"github.com/gomlx/compute"
 
-	"github.com/softshape-go/softshape/experiments/paper"
 	"github.com/softshape-go/softshape/experiments/stats"
 	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/paper"
 	"github.com/softshape-go/softshape/plots"
 	"github.com/softshape-go/softshape/softshape"
 )

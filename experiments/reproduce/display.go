@@ -52,13 +52,13 @@ func ShowFigure(dir, name string, f *plots.Figure, err error) {
 }
 
 // Show shows the table (Markdown) and its standard figures.
-func (r *Result) Show() {
+func (r *TableResult) Show() {
 	r.ShowTable()
 	r.ShowFigures()
 }
 
 // ShowTable shows the table's Markdown.
-func (r *Result) ShowTable() {
+func (r *TableResult) ShowTable() {
 	tableStyle()
 	Markdown(r.Markdown())
 }
@@ -86,7 +86,7 @@ func tableStyle() {
 var styled bool
 
 // ShowFigures shows the standard figures (Figures).
-func (r *Result) ShowFigures() {
+func (r *TableResult) ShowFigures() {
 	for _, n := range r.Figures() {
 		ShowFigure(r.Params.FigureDir(), n.Name, n.Figure, n.Err)
 	}

@@ -10,14 +10,14 @@
 // (or, with TrainMissing off, lists them as missing — never skipping them
 // silently), and rebuilds the table beside the paper's numbers
 // (tables.Build). Re-running after a finished sweep trains nothing and only
-// re-renders from the stored records. Result gives the Markdown and the
+// re-renders from the stored records. TableResult gives the Markdown and the
 // standard figures (sweep chart, rank bars, critical-difference diagram).
 //
-// TrainModel trains (or reloads from its checkpoint) one fold for the
-// quick-start and interpretability notebooks; Compat compares the
-// reference_compat protocol with the default one; Slider is the one
-// interactive panel, with a timeout so that headless runs never wait for a
-// person.
+// TrainModel trains (or reloads from its checkpoint) one fold, a
+// TrainedFold, for the quick-start and interpretability notebooks; Compat
+// compares the reference_compat protocol with the default one; Slider is the
+// one interactive panel, with a timeout so that headless runs never wait for
+// a person.
 //
 // Outputs made in quick mode carry sweep.QuickLabel.
 package reproduce

@@ -25,7 +25,7 @@ type Named struct {
 // critical-difference diagram for the others, none for
 // params_inference_time (a single configuration). Each is named
 // <table>_<kind>; a figure that cannot be drawn carries its reason in Err.
-func (r *Result) Figures() []Named {
+func (r *TableResult) Figures() []Named {
 	var out []Named
 	for _, k := range tablefigures.Kinds(r.Name) {
 		f, err := r.Figure(k)
@@ -37,7 +37,7 @@ func (r *Result) Figures() []Named {
 // Figure draws one figure of the table, any kind for any table, with the
 // paper's α for a CD diagram: the figure "softshape plot KIND -table NAME"
 // draws from the same results. tablefigures.CD takes another α.
-func (r *Result) Figure(kind tablefigures.Kind) (*plots.Figure, error) {
+func (r *TableResult) Figure(kind tablefigures.Kind) (*plots.Figure, error) {
 	return tablefigures.Draw(kind, r.Table, tablefigures.DefaultAlpha)
 }
 

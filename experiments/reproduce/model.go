@@ -18,10 +18,10 @@ import (
 	"github.com/softshape-go/softshape/softshape"
 )
 
-// Model is one trained fold: its data, configuration, result and selected
+// TrainedFold is one trained fold: its data, configuration, result and selected
 // model, kept on disk so that later notebook cells (each a new program under
 // GoNB) reload it instead of training again.
-type Model struct {
+type TrainedFold struct {
 	Params  Params
 	Dataset *data.Dataset
 	// Fold is 1-based.
@@ -60,7 +60,7 @@ func ModelConfig(p Params, settings string) (softshape.Config, error) {
 // reloads it when the same dataset, fold, seed and configuration were trained
 // before (under <Results>/models). With live set and inside a notebook, the
 // training curves are redrawn in place every few epochs.
-func TrainModel(p Params, dataset string, fold int, settings string, live bool) (*Model, error) {
+func TrainModel(p Params, dataset string, fold int, settings string, live bool) (*TrainedFold, error) {
 	p, err := p.Resolve()
 	if err != nil {
 		return nil, err
@@ -76,7 +76,7 @@ func TrainModel(p Params, dataset string, fold int, settings string, live bool) 
 	if err != nil {
 		return nil, err
 	}
-	m := &Model{Params: p, Dataset: ds, Fold: fold, Seed: p.Seeds[0], Config: cfg}
+	m := &TrainedFold{Params: p, Dataset: ds, Fold: fold, Seed: p.Seeds[0], Config: cfg}
 	m.Dir = filepath.Join(p.Results, "models", sweep.Slug(dataset),
 		fmt.Sprintf("fold%d-seed%d-%s", fold, m.Seed, sweep.ConfigHash(cfg.String(), p.Quick)))
 	splits, err := data.Folds(ds, sweep.NumFolds, m.Seed)
@@ -124,7 +124,7 @@ func TrainModel(p Params, dataset string, fold int, settings string, live bool) 
 }
 
 // MustTrainModel is TrainModel that panics on error.
-func MustTrainModel(p Params, dataset string, fold int, settings string, live bool) *Model {
+func MustTrainModel(p Params, dataset string, fold int, settings string, live bool) *TrainedFold {
 	m, err := TrainModel(p, dataset, fold, settings, live)
 	if err != nil {
 		panic(err)
@@ -134,7 +134,7 @@ func MustTrainModel(p Params, dataset string, fold int, settings string, live bo
 
 // liveCurves returns an OnEpoch callback that redraws the training curves in
 // place (notebook) or prints a line every few epochs.
-func liveCurves(m *Model) func(softshape.EpochStats) {
+func liveCurves(m *TrainedFold) func(softshape.EpochStats) {
 	id := ""
 	var c plots.Curves
 	c.WarmUp = m.Config.WarmUpEpochs
@@ -174,13 +174,13 @@ func liveCurves(m *Model) func(softshape.EpochStats) {
 	}
 }
 
-func (m *Model) meta(title string) plots.Meta {
+func (m *TrainedFold) meta(title string) plots.Meta {
 	return plots.Meta{Title: title, Dataset: m.Dataset.Name,
 		Config: fmt.Sprintf("fold %d, seed %d, %d epochs", m.Fold, m.Seed, m.Config.Epochs), Quick: m.Params.Quick}
 }
 
 // Summary is a Markdown paragraph with the fold's outcome.
-func (m *Model) Summary() string {
+func (m *TrainedFold) Summary() string {
 	fr := m.Result
 	how := "trained now"
 	if m.Cached {
@@ -195,13 +195,13 @@ func (m *Model) Summary() string {
 }
 
 // CurvesFigure draws the fold's training curves.
-func (m *Model) CurvesFigure() (*plots.Figure, error) {
+func (m *TrainedFold) CurvesFigure() (*plots.Figure, error) {
 	return modelplots.TrainingCurves(m.meta("Training curves"), m.Result, m.Config.WarmUpEpochs)
 }
 
 // AttentionFigures draws the MIL attention map of the first test series of
 // each class (at most maxClasses classes).
-func (m *Model) AttentionFigures(maxClasses int) ([]Named, error) {
+func (m *TrainedFold) AttentionFigures(maxClasses int) ([]Named, error) {
 	var out []Named
 	for c := 0; c < m.Dataset.NumClasses() && len(out) < maxClasses; c++ {
 		i, err := modelplots.FirstOfClass(m.Data.TestY, c)
@@ -219,7 +219,7 @@ func (m *Model) AttentionFigures(maxClasses int) ([]Named, error) {
 }
 
 // ShowAttention shows AttentionFigures.
-func (m *Model) ShowAttention(maxClasses int) {
+func (m *TrainedFold) ShowAttention(maxClasses int) {
 	figs, err := m.AttentionFigures(maxClasses)
 	if err != nil {
 		Markdownf("*attention maps: %v*", err)
@@ -231,7 +231,7 @@ func (m *Model) ShowAttention(maxClasses int) {
 
 // TSNEFigure embeds the stage embeddings of up to maxSeries series of the
 // fold (test, then validation and training series) with t-SNE.
-func (m *Model) TSNEFigure(maxSeries int) (*plots.Figure, error) {
+func (m *TrainedFold) TSNEFigure(maxSeries int) (*plots.Figure, error) {
 	var x [][]float32
 	var y []int
 	for _, part := range []struct {
@@ -254,7 +254,7 @@ const TinySettings = "epochs=8;warmup_epochs=4;embed_dim=32;patience=0"
 
 // PanelHTML is an HTML fragment with the fold's test accuracy and the MIL
 // attention map of its first test series, for interactive panels.
-func (m *Model) PanelHTML() string {
+func (m *TrainedFold) PanelHTML() string {
 	s := fmt.Sprintf("<p><b>%s</b>: test accuracy <b>%.3f</b> (fold %d, %d epochs%s)</p>",
 		m.Dataset.Name, m.Result.TestAcc, m.Fold, m.Config.Epochs, map[bool]string{true: ", reloaded", false: ""}[m.Cached])
 	figs, err := m.AttentionFigures(1)
@@ -317,13 +317,13 @@ func PresentDatasets(p Params, substitute string, names ...string) []string {
 }
 
 // ShowCurves shows the fold's training curves.
-func (m *Model) ShowCurves() {
+func (m *TrainedFold) ShowCurves() {
 	f, err := m.CurvesFigure()
 	ShowFigure(m.Params.FigureDir(), sweep.Slug(m.Dataset.Name)+"_curves", f, err)
 }
 
 // ShowTSNE shows TSNEFigure.
-func (m *Model) ShowTSNE(maxSeries int) {
+func (m *TrainedFold) ShowTSNE(maxSeries int) {
 	f, err := m.TSNEFigure(maxSeries)
 	ShowFigure(m.Params.FigureDir(), sweep.Slug(m.Dataset.Name)+"_tsne", f, err)
 }

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -254,40 +253,29 @@ func RepoRoot() string {
 	}
 }
 
+// modulePath is the module path of this repository's go.mod.
+const modulePath = "github.com/softshape-go/softshape"
+
+// isRepo reports whether dir holds a go.mod declaring this module
+// ("module github.com/softshape-go/softshape", quoted or not, with any
+// comment after it), whatever else the file says.
 func isRepo(dir string) bool {
 	b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-	return err == nil && strings.Contains(string(b), "module github.com/softshape-go/softshape\n")
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		line, _, _ = strings.Cut(line, "//")
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" {
+			return strings.Trim(f[1], "\"`") == modulePath
+		}
+	}
+	return false
 }
 
-// ParseFolds reads 1-based folds: "1-5", "1,3", "2".
-func ParseFolds(s string) ([]int, error) {
-	var out []int
-	for _, part := range splitList(s) {
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := strconv.Atoi(strings.TrimSpace(lo))
-		if err != nil {
-			return nil, fmt.Errorf("folds %q: %q is not a number", s, lo)
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(strings.TrimSpace(hi)); err != nil {
-				return nil, fmt.Errorf("folds %q: %q is not a number", s, hi)
-			}
-		}
-		if a < 1 || b > sweep.NumFolds || a > b {
-			return nil, fmt.Errorf("folds %q: want 1..%d", s, sweep.NumFolds)
-		}
-		for f := a; f <= b; f++ {
-			if !slices.Contains(out, f) {
-				out = append(out, f)
-			}
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("folds %q: none given", s)
-	}
-	return out, nil
-}
+// ParseFolds reads 1-based folds of the sweep's protocol: "1-5", "1,3", "2"
+// (data.ParseFolds with sweep.NumFolds folds).
+func ParseFolds(s string) ([]int, error) { return data.ParseFolds(s, sweep.NumFolds) }
 
 func parseBool(name, v string) (bool, error) {
 	switch strings.ToLower(v) {

@@ -16,7 +16,7 @@ import (
 // inference time recorded by the sweep for each variant of the table (mean
 // over the ok records of the grid): the running-time side of a table read
 // from the store, without new measurements.
-func (r *Result) EpochTimes() (string, error) {
+func (r *TableResult) EpochTimes() (string, error) {
 	store, err := sweep.Open(r.Params.Results)
 	if err != nil {
 		return "", err

@@ -18,8 +18,8 @@ import (
 	"github.com/softshape-go/softshape/softshape"
 )
 
-// Result is one paper table reproduced from the results store.
-type Result struct {
+// TableResult is one paper table reproduced from the results store.
+type TableResult struct {
 	// Name is the table name (ablations.TableNames).
 	Name string
 	// Params are the resolved parameters the table was built with.
@@ -50,7 +50,7 @@ type Result struct {
 // the committed reproduction (IsCommitted) is re-rendered from the committed
 // store under the preset of p.Settings (default CommittedPreset) by
 // CommittedTable, training nothing; give a results folder to train your own.
-func Table(ctx context.Context, name string, p Params) (*Result, error) {
+func Table(ctx context.Context, name string, p Params) (*TableResult, error) {
 	if !p.Quick && p.Results == "" && IsCommitted(name) {
 		preset := CommittedPreset
 		if cfg, err := softshape.DefaultConfig().WithSettings(p.Settings); err == nil && cfg.ProtocolName() != softshape.ProtocolDefault && cfg.ProtocolName() != softshape.ProtocolCustom {
@@ -74,7 +74,7 @@ func Table(ctx context.Context, name string, p Params) (*Result, error) {
 	if err := store.SaveGrid(grid); err != nil {
 		return nil, err
 	}
-	res := &Result{Name: name, Params: p, Grid: grid}
+	res := &TableResult{Name: name, Params: p, Grid: grid}
 	var todo []sweep.Cell
 	for _, c := range grid.Cells {
 		if store.CellStatus(c.Key).State == sweep.StateMissing {
@@ -129,7 +129,7 @@ func Table(ctx context.Context, name string, p Params) (*Result, error) {
 }
 
 // MustTable is Table that panics on error (for notebook cells).
-func MustTable(ctx context.Context, name string, p Params) *Result {
+func MustTable(ctx context.Context, name string, p Params) *TableResult {
 	r, err := Table(ctx, name, p)
 	if err != nil {
 		panic(err)
@@ -159,7 +159,7 @@ func NewGrid(name string, p Params) (*sweep.Grid, error) {
 
 // Status is one line saying where the numbers come from: what this call
 // trained, what was re-rendered from the store and what is missing.
-func (r *Result) Status() string {
+func (r *TableResult) Status() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s — %s: %d runs in the grid (%d datasets × %d folds × %d seeds × %d variants run here)",
 		r.Name, r.Params.Mode(), len(r.Grid.Cells), len(r.Grid.Spec.Datasets), len(r.Grid.Spec.Folds),
@@ -189,7 +189,7 @@ func (r *Result) Status() string {
 // tables.Table.Markdown (title with the quick-mode label, rows ours beside
 // the paper's, summary rows, notes and every missing run), then the blocked
 // variants and the cells left untrained.
-func (r *Result) Markdown() string {
+func (r *TableResult) Markdown() string {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "*%s%s*\n\n", mdLine(r.Status()), settingsNote(r.Params.Settings))
 	if err := r.Table.Markdown(&b); err != nil {
@@ -215,7 +215,7 @@ func (r *Result) Markdown() string {
 }
 
 // WriteMarkdown writes Markdown to w.
-func (r *Result) WriteMarkdown(w io.Writer) error {
+func (r *TableResult) WriteMarkdown(w io.Writer) error {
 	_, err := io.WriteString(w, r.Markdown())
 	return err
 }

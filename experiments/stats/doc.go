@@ -8,7 +8,7 @@
 // # The paper's conventions (reproduced exactly)
 //
 // The summary rows of the paper's Tables 1-7 are reproduced from the
-// per-dataset tables (see the tests, which use experiments/paper):
+// per-dataset tables (see the tests, which use package paper):
 //
 //   - Avg. Acc: MeanAccuracy, the plain mean over datasets.
 //   - Avg. Rank: AverageRanks with TiesMin. Rank 1 is the highest accuracy and

@@ -3,8 +3,8 @@ package stats_test
 import (
 	"fmt"
 
-	"github.com/softshape-go/softshape/experiments/paper"
 	"github.com/softshape-go/softshape/experiments/stats"
+	"github.com/softshape-go/softshape/paper"
 )
 
 // Reproduce Table 3 of Liu et al. (ICML 2025) from its per-dataset table:

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/softshape-go/softshape/experiments/paper"
 	"github.com/softshape-go/softshape/experiments/stats"
+	"github.com/softshape-go/softshape/paper"
 )
 
 // roundsTo reports whether x rounds to the printed decimal string (fixed
@@ -35,7 +35,7 @@ func roundsTo(x float64, printed string) bool {
 // paperCase is one printed summary table checked against its per-dataset
 // table.
 type paperCase struct {
-	name string // experiments/paper table name
+	name string // package paper table name
 	// pDiffers lists methods whose printed P-value the per-dataset table does
 	// not reproduce to the printed digits, with the value computed here.
 	pDiffers map[string]string

@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/softshape-go/softshape/data"
-	"github.com/softshape-go/softshape/experiments/paper"
+	"github.com/softshape-go/softshape/paper"
 )
 
 // quickDatasets are the small datasets that quick mode prefers.

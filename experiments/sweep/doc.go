@@ -6,7 +6,7 @@
 // # Grid and keys
 //
 // A grid (GridSpec, NewGrid) is datasets × folds × variants × seeds for one
-// paper table (the names of experiments/paper; the variants come from
+// paper table (the names of package paper; the variants come from
 // ablations.ForTable). Each cell is one training run of one fold, identified
 // by a Key: table, dataset, variant, fold (1-based), seed, the quick flag and
 // ConfigHash, a short sha256 of the fully resolved configuration string

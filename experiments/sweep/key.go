@@ -14,7 +14,7 @@ const HashLen = 12
 
 // Key identifies one training run (one cell of a grid).
 type Key struct {
-	// Table is the paper table the run belongs to (experiments/paper name).
+	// Table is the paper table the run belongs to (package paper name).
 	Table string
 	// Dataset is the UCR dataset name.
 	Dataset string

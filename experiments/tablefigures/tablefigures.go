@@ -22,9 +22,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/softshape-go/softshape/experiments/paper"
 	"github.com/softshape-go/softshape/experiments/stats"
 	"github.com/softshape-go/softshape/experiments/tables"
+	"github.com/softshape-go/softshape/paper"
 	"github.com/softshape-go/softshape/plots"
 )
 

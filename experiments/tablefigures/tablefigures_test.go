@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/softshape-go/softshape/experiments/paper"
 	"github.com/softshape-go/softshape/experiments/stats"
 	"github.com/softshape-go/softshape/experiments/tables"
+	"github.com/softshape-go/softshape/paper"
 	"github.com/softshape-go/softshape/plots"
 )
 

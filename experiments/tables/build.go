@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/softshape-go/softshape/ablations"
-	"github.com/softshape-go/softshape/experiments/paper"
 	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/paper"
 	"github.com/softshape-go/softshape/softshape"
 )
 

@@ -8,9 +8,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/softshape-go/softshape/experiments/paper"
 	"github.com/softshape-go/softshape/experiments/stats"
 	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/paper"
 )
 
 // MaxMarkdownMissing is how many missing runs Markdown lists one by one
@@ -112,7 +112,7 @@ func (t *Table) markdownRows(b *bufio.Writer) {
 		}
 	}
 	if len(baselines) > 0 {
-		fmt.Fprintf(b, "The paper's baseline methods (%s) are not run here; their per-dataset figures are in experiments/paper and enter the summary below.\n\n", strings.Join(baselines, ", "))
+		fmt.Fprintf(b, "The paper's baseline methods (%s) are not run here; their per-dataset figures are in package paper and enter the summary below.\n\n", strings.Join(baselines, ", "))
 	}
 }
 

@@ -3,7 +3,7 @@ package tables
 import (
 	"math"
 
-	"github.com/softshape-go/softshape/experiments/paper"
+	"github.com/softshape-go/softshape/paper"
 )
 
 // ParamsRow is one dataset of the parameter and inference time section.

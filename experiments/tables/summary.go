@@ -5,8 +5,8 @@ import (
 	"math"
 	"slices"
 
-	"github.com/softshape-go/softshape/experiments/paper"
 	"github.com/softshape-go/softshape/experiments/stats"
+	"github.com/softshape-go/softshape/paper"
 )
 
 // Summary is the summary section of a table.

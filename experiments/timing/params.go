@@ -8,9 +8,7 @@ import (
 	"time"
 
 	"github.com/gomlx/compute"
-	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
-	"github.com/gomlx/gomlx/ml/model"
 
 	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/softshape"
@@ -105,16 +103,11 @@ func inferRow(row *ParamsRow, xs [][]float64, cfg softshape.Config, backend comp
 		return err
 	}
 	row.ShapeLen, row.Stride, row.NumShapes = m.Shape.ShapeLen, m.Shape.Stride, m.Shape.NumShapes
-	store := model.NewStore()
-	cfg.Apply(store)
-	store.RootScope().SetParam(model.ParamInitialSeed, seed)
-	defer store.Finalize()
-	exec, err := model.NewExec(backend, store, func(scope *model.Scope, x *graph.Node) *graph.Node {
-		return m.Forward(scope, x, row.Phase).Logits
-	})
+	store, exec, err := softshape.NewLogitsExec(backend, m, row.Phase, seed)
 	if err != nil {
 		return err
 	}
+	defer store.Finalize()
 	defer exec.Finalize()
 	var chunks []*tensors.Tensor
 	for lo := 0; lo < len(xs); lo += InferenceChunk {

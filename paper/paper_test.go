@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/softshape-go/softshape/experiments/paper"
+	"github.com/softshape-go/softshape/paper"
 )
 
 func TestNames(t *testing.T) {
