@@ -18,6 +18,7 @@ import (
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/gomlx/gomlx/ml/model/initializer"
 	"github.com/gomlx/gomlx/ml/train/loss"
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/softshape-go/softshape/data"
 )
@@ -73,8 +74,9 @@ func (e *RunError) Unwrap() error { return e.Err }
 // weights and Adam state; chains are batched with each other and with fresh
 // runs, never the folds of one chain with each other.
 //
-// At most DefaultMaxRuns(backend) runs share a graph; the job trains groups of
-// that many one after the other. opts.Seed and
+// At most opts.MaxRuns runs (0: DefaultMaxRuns(backend)) share a graph; the
+// job trains groups of that many one after the other (a fold_reset=carry
+// chain counts as one run). opts.Seed and
 // opts.Folds are ignored (the RunSpecs carry them); opts.OnEpoch is called
 // after every epoch of every run, from the calling goroutine; with
 // opts.CheckpointDir the selected model of each run is saved to
@@ -85,7 +87,7 @@ func (e *RunError) Unwrap() error { return e.Err }
 // joins one *RunError per failed run; their FoldResult holds the epochs run
 // and a NaN test accuracy, and the other runs' results are complete.
 func TrainRuns(ds *data.Dataset, runs []RunSpec, opts RunOptions) ([]FoldResult, error) {
-	return trainRuns(ds, runs, opts, 0)
+	return trainRuns(ds, runs, opts, opts.MaxRuns)
 }
 
 // trainRuns is TrainRuns with at most maxRuns runs per graph (0: DefaultMaxRuns).
@@ -132,11 +134,18 @@ func trainRuns(ds *data.Dataset, runs []RunSpec, opts RunOptions, maxRuns int) (
 	return results, errors.Join(runErrs...)
 }
 
-// DefaultMaxRuns is TrainRuns' cap on R, the runs per graph: 10 (5 folds × 2
-// seeds) on CPU backends, where a GunPoint-sized run adds ≈50–80 MB of peak
-// memory, and 32 on a CUDA backend, where a small-batch step is latency-bound
-// and more runs fill the device. See README, "Many runs in one graph", for the
-// measured trade-off.
+// DefaultMaxRuns is the default cap on R, the runs per graph of TrainRuns,
+// Train and the sweeps: 1 on CPU backends, 32 on a CUDA backend.
+//
+// On CPU a run's step is bound by arithmetic, not by per-step overhead, so
+// runs sharing a graph gain nothing: measured on this project's 2-core
+// machines (BenchmarkBatchedStep, GunPoint, one core, compiled graphs), R
+// runs in one graph cost 1.00× the R separate steps on pure Go and 1.2×
+// (R = 2) to 2.2× (R = 10) on ONNX Runtime, whose execution of R interleaved
+// subgraphs loses cache locality; the full protocol batched was 0.5–0.6× as
+// fast. On a GPU a small-batch step is latency-bound (2–5 ms on an H100
+// whatever the batch), which is where batching pays. See README, "Many runs
+// in one graph". RunOptions.MaxRuns and the CLI's -max-runs override it.
 func DefaultMaxRuns(backend compute.Backend) int {
 	if backend != nil {
 		name := strings.ToLower(backend.Name())
@@ -145,7 +154,7 @@ func DefaultMaxRuns(backend compute.Backend) int {
 			return 32
 		}
 	}
-	return 10
+	return 1
 }
 
 // chainSpec is the unit of batching: one fresh run, or the folds of one
@@ -1007,4 +1016,54 @@ func (j *batchJob) saveRun(st *runState, dir string) error {
 	defer store.Finalize()
 	store.RootScope().SetParam(paramPhase, st.fr.SelectedPhase.String())
 	return SaveCheckpoint(store, dir)
+}
+
+// trainFoldsBatched is Train's batched path: the folds of ds under one fresh
+// (fold_reset=fresh) configuration and seed, trained by TrainRuns in as few
+// graphs as opts.MaxRuns (or DefaultMaxRuns) allows. ok is false when Train
+// should use its one-run-at-a-time path instead: fold_reset=carry (folds
+// depend on each other), fewer than two folds, or a cap of one run per graph
+// (the default on CPU backends).
+func trainFoldsBatched(ds *data.Dataset, cfg Config, opts RunOptions) (res *Result, ok bool, err error) {
+	if cfg.CarriesFolds() || opts.Backend == nil {
+		return nil, false, nil
+	}
+	maxRuns := opts.MaxRuns
+	if maxRuns <= 0 {
+		maxRuns = DefaultMaxRuns(opts.Backend)
+	}
+	if maxRuns == 1 || (opts.Folds != nil && len(opts.Folds) < 2) {
+		return nil, false, nil
+	}
+	backend, m, splits, err := setUp(ds, cfg, &opts)
+	if err != nil {
+		return nil, true, err
+	}
+	folds := opts.Folds
+	if folds == nil {
+		for i := range splits {
+			folds = append(folds, i)
+		}
+	}
+	runs := make([]RunSpec, len(folds))
+	for i, f := range folds {
+		if f < 0 || f >= len(splits) {
+			return nil, true, fmt.Errorf("fold index %d out of range: %d folds (indices 0..%d)", f, len(splits), len(splits)-1)
+		}
+		runs[i] = RunSpec{Config: cfg, Seed: opts.Seed, Fold: f}
+	}
+	frs, err := trainRuns(ds, runs, opts, maxRuns)
+	if err != nil {
+		return nil, true, err
+	}
+	res = &Result{Dataset: ds.Name, Backend: backend.Description(), Config: cfg, Shape: m.Shape, Folds: frs}
+	accs := make([]float64, len(frs))
+	for i, fr := range frs {
+		accs[i] = fr.TestAcc
+	}
+	res.MeanAcc = meanOf(accs)
+	if len(accs) > 1 {
+		res.StdAcc = stat.StdDev(accs, nil)
+	}
+	return res, true, nil
 }

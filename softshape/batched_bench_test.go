@@ -61,6 +61,7 @@ func BenchmarkTrainRunsProtocol(b *testing.B) {
 				b.Fatal(err)
 			}
 			all = append(all, ts...)
+			os.Stderr.WriteString(FormatBatchTimings(ts)) // progress: the full protocol takes hours
 		}
 		b.Logf("backend %s, %d epochs (warm-up %d), 5 folds x 2 seeds:\n%s", backend.Description(), cfg.Epochs, cfg.WarmUpEpochs,
 			FormatBatchTimings(all))

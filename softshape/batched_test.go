@@ -9,6 +9,10 @@ import (
 	"github.com/softshape-go/softshape/data"
 )
 
+// testMaxRuns puts every run of a test in one graph: DefaultMaxRuns is 1 on
+// CPU backends, which would train them one at a time.
+const testMaxRuns = 10
+
 // batchTestConfig is a small, quick model: d=32, 3 dense + 3 sparse epochs.
 func batchTestConfig() Config {
 	cfg := DefaultConfig()
@@ -68,7 +72,7 @@ func alone(t *testing.T, ds *data.Dataset, r RunSpec, refShapeLen int) FoldResul
 func TestTrainRunsOneRunIsTrain(t *testing.T) {
 	ds := data.CBF(30, 64, 3)
 	r := RunSpec{Config: batchTestConfig(), Seed: 3, Fold: 1}
-	got, err := TrainRuns(ds, []RunSpec{r}, RunOptions{Backend: testBackend(t)})
+	got, err := TrainRuns(ds, []RunSpec{r}, RunOptions{Backend: testBackend(t), MaxRuns: testMaxRuns})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,6 +80,39 @@ func TestTrainRunsOneRunIsTrain(t *testing.T) {
 	compareRun(t, "R=1", got[0], want, 0)
 	t.Logf("R=1: test acc %.4f (alone %.4f), epoch-0 train loss %.9g (alone %.9g)", got[0].TestAcc, want.TestAcc,
 		got[0].History[0].TrainLoss, want.History[0].TrainLoss)
+}
+
+// TestTrainBatchesFoldsWhenAsked: Train with MaxRuns > 1 trains its folds in
+// one graph (the path a CUDA backend takes by default) and returns, fold by
+// fold, what it returns one fold at a time (MaxRuns 1, the CPU default):
+// same losses every epoch within 1e-5 relative, same selection and test
+// accuracy, and the same mean.
+func TestTrainBatchesFoldsWhenAsked(t *testing.T) {
+	ds := data.CBF(31, 64, 7)
+	cfg := batchTestConfig()
+	one, err := Train(ds, cfg, RunOptions{Backend: testBackend(t), Seed: 7, MaxRuns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	batched, err := Train(ds, cfg, RunOptions{Backend: testBackend(t), Seed: 7, MaxRuns: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(batched.Folds) != 5 || len(one.Folds) != 5 {
+		t.Fatalf("%d batched folds, %d one at a time: want 5 each", len(batched.Folds), len(one.Folds))
+	}
+	for i := range one.Folds {
+		if batched.Folds[i].Fold != i {
+			t.Errorf("batched fold %d reports fold %d", i, batched.Folds[i].Fold)
+		}
+		compareRun(t, "fold "+string(rune('1'+i)), batched.Folds[i], one.Folds[i], 1e-5)
+	}
+	if batched.MeanAcc != one.MeanAcc {
+		t.Errorf("mean accuracy %.4f batched, %.4f one at a time", batched.MeanAcc, one.MeanAcc)
+	}
+	if DefaultMaxRuns(testBackend(t)) != 1 {
+		t.Errorf("DefaultMaxRuns(%s) = %d, want 1 on a CPU backend", testBackend(t).Name(), DefaultMaxRuns(testBackend(t)))
+	}
 }
 
 // TestTrainRunsFiveFoldsMatchTrain: the five folds of generated CBF trained in
@@ -90,7 +127,7 @@ func TestTrainRunsFiveFoldsMatchTrain(t *testing.T) {
 	for f := range 5 {
 		runs = append(runs, RunSpec{Config: cfg, Seed: 5, Fold: f})
 	}
-	got, err := TrainRuns(ds, runs, RunOptions{Backend: testBackend(t)})
+	got, err := TrainRuns(ds, runs, RunOptions{Backend: testBackend(t), MaxRuns: testMaxRuns})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +154,7 @@ func TestTrainRunsGunPointMatchesTrain(t *testing.T) {
 	for f := range 5 {
 		runs = append(runs, RunSpec{Config: cfg, Seed: 42, Fold: f})
 	}
-	got, err := TrainRuns(ds, runs, RunOptions{Backend: testBackend(t), RefShapeLen: ref})
+	got, err := TrainRuns(ds, runs, RunOptions{Backend: testBackend(t), RefShapeLen: ref, MaxRuns: testMaxRuns})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +182,7 @@ func TestTrainRunsVariantsAndEarlyStop(t *testing.T) {
 	stop.Patience, stop.LearningRate = 1, 0.02
 	large.BatchRule = "large"
 	runs := []RunSpec{{base, 9, 0}, {lr, 9, 1}, {drop, 9, 2}, {short, 9, 3}, {stop, 9, 4}, {large, 10, 0}}
-	got, err := TrainRuns(ds, runs, RunOptions{Backend: testBackend(t)})
+	got, err := TrainRuns(ds, runs, RunOptions{Backend: testBackend(t), MaxRuns: testMaxRuns})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +209,7 @@ func TestTrainRunsCarryChain(t *testing.T) {
 	carry.FoldReset = FoldResetCarry
 	fresh := batchTestConfig()
 	runs := []RunSpec{{carry, 4, 1}, {fresh, 4, 2}, {carry, 4, 0}}
-	got, err := TrainRuns(ds, runs, RunOptions{Backend: testBackend(t)})
+	got, err := TrainRuns(ds, runs, RunOptions{Backend: testBackend(t), MaxRuns: testMaxRuns})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,12 +227,12 @@ func TestTrainRunsCarryChain(t *testing.T) {
 func TestTrainRunsRejectsBadRuns(t *testing.T) {
 	ds := data.CBF(10, 64, 1)
 	cfg := batchTestConfig()
-	if _, err := TrainRuns(ds, []RunSpec{{cfg, 1, 5}}, RunOptions{Backend: testBackend(t)}); err == nil {
+	if _, err := TrainRuns(ds, []RunSpec{{cfg, 1, 5}}, RunOptions{Backend: testBackend(t), MaxRuns: testMaxRuns}); err == nil {
 		t.Error("fold 5 of 5 accepted")
 	}
 	bad := cfg
 	bad.ShapeLength = 65
-	_, err := TrainRuns(ds, []RunSpec{{cfg, 1, 0}, {bad, 1, 1}}, RunOptions{Backend: testBackend(t)})
+	_, err := TrainRuns(ds, []RunSpec{{cfg, 1, 0}, {bad, 1, 1}}, RunOptions{Backend: testBackend(t), MaxRuns: testMaxRuns})
 	if err == nil || err.Error() != "dataset CBF-generated run 1: shape_length: m=65 is longer than the series (T=64)" {
 		t.Errorf("got %v", err)
 	}

@@ -61,7 +61,7 @@ func CompareBatched(ds *data.Dataset, cfg Config, seeds []int64, rs []int, round
 			if r == 1 {
 				for _, seed := range seeds {
 					o := opts
-					o.Seed, o.Folds = seed, nil
+					o.Seed, o.Folds, o.MaxRuns = seed, nil, 1
 					res, err := Train(ds, cfg, o)
 					if err != nil {
 						return out, fmt.Errorf("one run at a time, seed %d: %w", seed, err)

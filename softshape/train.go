@@ -49,8 +49,9 @@ type RunOptions struct {
 	CheckpointDir string
 	// OnEpoch, when set, is called after every epoch (progress bars, live curves).
 	OnEpoch func(EpochStats)
-	// MaxRuns caps the runs TrainRuns trains in one graph (memory); 0 means
-	// DefaultMaxRuns of the backend.
+	// MaxRuns caps the runs Train, TrainRuns and the sweeps train together in
+	// one graph (memory, speed); 0 means DefaultMaxRuns of the backend (1 on
+	// CPU backends, where batching does not pay), 1 one run at a time.
 	MaxRuns int
 }
 
@@ -113,7 +114,21 @@ var ErrNonFinite = errors.New("non-finite loss")
 // With fold_reset=carry a fold depends on the ones before it, so Train trains
 // every fold from the first up to the last one requested, in order (FoldChain),
 // and returns the requested ones; their order must then be increasing.
+//
+// With fold_reset=fresh and a cap of more than one run per graph
+// (opts.MaxRuns, or DefaultMaxRuns of the backend: on CUDA), the folds train
+// together in one graph (TrainRuns), the same computation as one at a time.
 func Train(ds *data.Dataset, cfg Config, opts RunOptions) (*Result, error) {
+	if opts.Backend == nil {
+		b, err := NewBackend("")
+		if err != nil {
+			return nil, err
+		}
+		opts.Backend = b
+	}
+	if res, ok, err := trainFoldsBatched(ds, cfg, opts); ok {
+		return res, err
+	}
 	chain, err := NewFoldChain(ds, cfg, opts)
 	if err != nil {
 		return nil, err
