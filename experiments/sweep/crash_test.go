@@ -15,7 +15,7 @@ import (
 
 // Environment of the helper process (TestHelperProcess).
 const (
-	helperEnv     = "SOFTSHAPE_SWEEP_HELPER" // "train" (real tiny training) or "fake"
+	helperEnv     = "SOFTSHAPE_SWEEP_HELPER" // "train" (real tiny training), "batched" (the same, 3 runs per graph) or "fake"
 	helperRootEnv = "SOFTSHAPE_SWEEP_HELPER_ROOT"
 	helperLogEnv  = "SOFTSHAPE_SWEEP_HELPER_LOG" // file that gets one line per execution
 )
@@ -50,8 +50,11 @@ func TestHelperProcess(t *testing.T) {
 	// that some kills land there.
 	s.beforeRename = func(string) { time.Sleep(20 * time.Millisecond) }
 	r := &Runner{Store: s, Load: cbfLoader, Workers: 2, NoReuse: true}
-	if mode == "fake" {
+	switch mode {
+	case "fake":
 		r.Train = fakeTrain(5 * time.Millisecond)
+	case "batched":
+		r.MaxRuns = 3
 	}
 	if log := os.Getenv(helperLogEnv); log != "" {
 		r.OnExecute = func(k Key) {
@@ -84,10 +87,18 @@ func helperCmd(mode, root, log string) *exec.Cmd {
 
 // TestCrashSafety kills a sweep process with SIGKILL at random moments, each
 // time after it has made progress, resumes, and finally checks that every cell
-// has exactly one complete record and no lock or temporary file is left.
+// has exactly one complete record and no lock or temporary file is left: for
+// cells trained one at a time and for cells trained three to a graph
+// (Runner.MaxRuns), whose records are written together when their group ends.
 func TestCrashSafety(t *testing.T) {
+	for _, mode := range []string{"train", "batched"} {
+		t.Run(mode, func(t *testing.T) { crashSafety(t, mode) })
+	}
+}
+
+func crashSafety(t *testing.T, mode string) {
 	s := openStore(t)
-	g := helperGrid(t, "train")
+	g := helperGrid(t, mode)
 	log := s.Root() + ".log"
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
 	kills, partial, tmpLeft := 0, 0, 0
@@ -97,7 +108,7 @@ func TestCrashSafety(t *testing.T) {
 		if before == len(g.Cells) {
 			break
 		}
-		cmd := helperCmd("train", s.Root(), log)
+		cmd := helperCmd(mode, s.Root(), log)
 		cmd.Stderr = os.Stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -162,7 +173,7 @@ func TestCrashSafety(t *testing.T) {
 		}
 	}
 	// The final, clean run.
-	if out, err := helperCmd("train", s.Root(), log).CombinedOutput(); err != nil {
+	if out, err := helperCmd(mode, s.Root(), log).CombinedOutput(); err != nil {
 		t.Fatalf("final run: %v\n%s", err, out)
 	}
 	files := recordFiles(t, s.Root())
@@ -177,6 +188,9 @@ func TestCrashSafety(t *testing.T) {
 		}
 		if rec.Status != StatusOK || rec.EpochsRun != 30 || rec.Params <= 0 {
 			t.Errorf("%s: incomplete record %+v", c.Key, rec)
+		}
+		if mode == "batched" && rec.BatchRuns < 1 {
+			t.Errorf("%s: batch_runs %d in a batched sweep", c.Key, rec.BatchRuns)
 		}
 	}
 	if l := leftovers(t, s.Root()); len(l) != 0 {

@@ -95,6 +95,12 @@ type Record struct {
 	// to evaluate the fold's test split with the selected model.
 	WallSeconds      Float `json:"wall_seconds"`
 	InferenceSeconds Float `json:"inference_seconds"`
+	// BatchRuns is the number of runs (cells) trained by one batched job
+	// with this one (softshape.TrainRuns: fresh runs share a graph, the folds
+	// of a fold_reset=carry run train in order beside the other runs'); 0 for
+	// a run trained alone. A batched run's wall time is shared with its job's
+	// other runs, and its inference time is not measured (NaN).
+	BatchRuns int `json:"batch_runs,omitempty"`
 	// Backend is the GoMLX backend that trained the model.
 	Backend string `json:"backend"`
 	// Config is the fully resolved configuration string (ConfigHash input).

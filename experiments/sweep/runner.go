@@ -43,8 +43,18 @@ type Runner struct {
 	// Load returns a dataset by name; nil means data.LoadOrDownload from
 	// DataRoot. Each dataset is loaded once per Run.
 	Load func(name string) (*data.Dataset, error)
-	// Train trains one fold; nil means DefaultTrain.
+	// Train trains one fold; nil means the default training: the cells of one
+	// dataset batched by softshape.TrainRuns, MaxRuns runs per graph.
 	Train TrainFunc
+	// MaxRuns caps the runs trained together in one graph by the default
+	// training (softshape.TrainRuns; a fold_reset=carry run's folds count as
+	// one, as they train in order): 0 means softshape.DefaultMaxRuns of the
+	// backend, 1 trains one cell at a time (DefaultTrain). Cells of tables
+	// that report time per run (TimedTable) always train one at a time, as
+	// do all cells when Train is set. Every run's record is written as soon
+	// as its group of runs has finished, so a killed sweep loses only the
+	// runs of the groups in flight.
+	MaxRuns int
 	// Log receives one line per cell started and finished; nil discards.
 	Log io.Writer
 	// NoReuse trains every cell even when an ok record of the same
@@ -137,7 +147,8 @@ func (r *Runner) Run(ctx context.Context, cells []Cell) (Report, error) {
 		}
 	}()
 	workers := max(1, r.Workers)
-	jobs := make(chan []Cell)
+	groups := batchGroups(carryGroups(cells), r.batchSize())
+	jobs := make(chan job)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
@@ -145,8 +156,15 @@ func (r *Runner) Run(ctx context.Context, cells []Cell) (Report, error) {
 			defer wg.Done()
 			w := &worker{st: st}
 			defer w.close()
-			for group := range jobs {
-				for _, c := range group {
+			for jb := range jobs {
+				if ctx.Err() != nil {
+					continue
+				}
+				if jb.batched {
+					w.runBatch(jb.cells)
+					continue
+				}
+				for _, c := range jb.cells {
 					if ctx.Err() != nil {
 						break
 					}
@@ -157,7 +175,7 @@ func (r *Runner) Run(ctx context.Context, cells []Cell) (Report, error) {
 	}
 	var err error
 feed:
-	for _, group := range carryGroups(cells) {
+	for _, group := range groups {
 		select {
 		case <-ctx.Done():
 			err = ctx.Err()
@@ -248,50 +266,80 @@ func (w *worker) close() {
 // runCell runs one cell if nobody has.
 func (w *worker) runCell(c Cell) {
 	st := w.st
-	s := st.r.Store
-	if done, err := st.existing(c.Key); err != nil || done {
-		if err != nil {
-			st.fail(c.Key, err)
-		} else {
-			st.count(func(r *Report) { r.Done++ })
-		}
+	claim := st.claim(c.Key)
+	if claim == nil {
 		return
 	}
-	claim, err := s.Claim(c.Key)
-	if errors.Is(err, ErrBusy) {
-		st.count(func(r *Report) { r.Busy++ })
-		return
-	}
-	if err != nil {
-		st.fail(c.Key, err)
-		return
-	}
-	defer func() {
-		if err := claim.Release(); err != nil {
-			st.fail(c.Key, err)
-		}
-	}()
-	// Another process may have finished the cell between the check and the claim.
-	if done, err := st.existing(c.Key); err != nil || done {
-		if err != nil {
-			st.fail(c.Key, err)
-		} else {
-			st.count(func(r *Report) { r.Done++ })
-		}
-		return
-	}
-	if ok, err := st.reuseRecord(c.Key); ok || err != nil {
-		if err != nil {
-			st.fail(c.Key, err)
-		}
-		return
-	}
+	defer st.release(c.Key, claim)
 	ds, err := st.dataset(c.Dataset)
 	if err != nil {
 		st.fail(c.Key, err)
 		return
 	}
-	rec := st.train(c, ds, w.getBackend, w.trainFunc())
+	st.write(c, st.train(c, ds, w.getBackend, w.trainFunc()))
+}
+
+// claim takes the lock of cell k when it still has to be trained: no record
+// (or a failed one with RetryFailed), not held by another live process, and
+// no record of the same computation to reuse. It returns nil, having counted
+// the cell, when there is nothing to train.
+func (st *runState) claim(k Key) *Claim {
+	if done, err := st.existing(k); err != nil || done {
+		if err != nil {
+			st.fail(k, err)
+		} else {
+			st.count(func(r *Report) { r.Done++ })
+		}
+		return nil
+	}
+	claim, err := st.r.Store.Claim(k)
+	if errors.Is(err, ErrBusy) {
+		st.count(func(r *Report) { r.Busy++ })
+		return nil
+	}
+	if err != nil {
+		st.fail(k, err)
+		return nil
+	}
+	if !st.stillToRun(k) {
+		st.release(k, claim)
+		return nil
+	}
+	return claim
+}
+
+// release gives back the lock of cell k.
+func (st *runState) release(k Key, claim *Claim) {
+	if err := claim.Release(); err != nil {
+		st.fail(k, err)
+	}
+}
+
+// stillToRun is called with c's claim held: it reports whether the cell must
+// be trained, i.e. no other process finished it between the first check and
+// the claim and no record of the same computation can be reused.
+func (st *runState) stillToRun(k Key) bool {
+	if done, err := st.existing(k); err != nil || done {
+		if err != nil {
+			st.fail(k, err)
+		} else {
+			st.count(func(r *Report) { r.Done++ })
+		}
+		return false
+	}
+	if ok, err := st.reuseRecord(k); ok || err != nil {
+		if err != nil {
+			st.fail(k, err)
+		}
+		return false
+	}
+	return true
+}
+
+// write stores the record of a cell trained (ok, failed or invalid), counts
+// it and logs it.
+func (st *runState) write(c Cell, rec *Record) {
+	s := st.r.Store
 	if err := s.Write(rec); err != nil {
 		st.fail(c.Key, err)
 		return
@@ -384,46 +432,74 @@ func (st *runState) getBackend() (compute.Backend, error) {
 // train runs one cell on the backend getBackend returns and returns its
 // record (ok, failed or invalid).
 func (st *runState) train(c Cell, ds *data.Dataset, getBackend func() (compute.Backend, error), trainFn TrainFunc) *Record {
-	rec := &Record{Schema: SchemaVersion, Table: c.Table, Dataset: c.Dataset, Variant: c.Variant, Fold: c.Fold, Seed: c.Seed,
-		Quick: c.Quick, Hash: c.Hash, Mode: modeOf(c.Quick), Config: c.Config.String(), Protocol: c.Config.ProtocolName(),
-		Started: time.Now().UTC(), Hostname: st.r.Store.host, PID: st.r.Store.pid,
-		TestAccuracy: Float(nanValue()), ValLoss: Float(nanValue()), WallSeconds: Float(nanValue()), InferenceSeconds: Float(nanValue())}
-	finish := func(status Status, err error) *Record {
-		rec.Status = status
-		if err != nil {
-			rec.Error = err.Error()
-		}
-		rec.Finished = time.Now().UTC()
-		return rec
-	}
+	rec := st.newRecord(c)
 	refM := softshape.RefShapeLength(ds.Name, ds.Length)
-	if _, err := c.Config.Resolve(ds.Length, ds.NumClasses(), refM); err != nil {
-		return finish(StatusInvalid, fmt.Errorf("dataset %s (T=%d, C=%d): %w", ds.Name, ds.Length, ds.NumClasses(), err))
+	if err := checkResolves(c, ds, refM); err != nil {
+		return rec.finish(StatusInvalid, err)
 	}
 	backend, err := getBackend()
 	if err != nil {
-		return finish(StatusFailed, err)
+		return rec.finish(StatusFailed, err)
 	}
 	rec.Backend = backend.Name()
+	st.starting(c)
+	out, err := safeTrain(trainFn, ds, c.Config, c.Fold-1, softshape.RunOptions{Backend: backend, Seed: c.Seed, NumFolds: NumFolds, RefShapeLen: refM})
+	if err != nil {
+		return rec.finish(StatusFailed, err)
+	}
+	rec.InferenceSeconds = Float(out.InferenceSeconds)
+	return rec.fill(out.Result)
+}
+
+// newRecord starts the record of cell c: its key, configuration and
+// provenance, the result fields NaN until filled.
+func (st *runState) newRecord(c Cell) *Record {
+	return &Record{Schema: SchemaVersion, Table: c.Table, Dataset: c.Dataset, Variant: c.Variant, Fold: c.Fold, Seed: c.Seed,
+		Quick: c.Quick, Hash: c.Hash, Mode: modeOf(c.Quick), Config: c.Config.String(), Protocol: c.Config.ProtocolName(),
+		Started: time.Now().UTC(), Hostname: st.r.Store.host, PID: st.r.Store.pid,
+		TestAccuracy: Float(nanValue()), ValLoss: Float(nanValue()), WallSeconds: Float(nanValue()), InferenceSeconds: Float(nanValue())}
+}
+
+// checkResolves reports, as the reason of an invalid record, a configuration
+// that cannot be built for the dataset (e.g. k > Ĉ).
+func checkResolves(c Cell, ds *data.Dataset, refM int) error {
+	if _, err := c.Config.Resolve(ds.Length, ds.NumClasses(), refM); err != nil {
+		return fmt.Errorf("dataset %s (T=%d, C=%d): %w", ds.Name, ds.Length, ds.NumClasses(), err)
+	}
+	return nil
+}
+
+// starting counts and logs a cell whose training starts.
+func (st *runState) starting(c Cell) {
 	if st.r.OnExecute != nil {
 		st.r.OnExecute(c.Key)
 	}
 	n := st.started.Add(1)
 	st.logf("start  [%d/%d] %s", n, st.total, c.Key)
-	out, err := safeTrain(trainFn, ds, c.Config, c.Fold-1, softshape.RunOptions{Backend: backend, Seed: c.Seed, NumFolds: NumFolds, RefShapeLen: refM})
+}
+
+// finish closes the record with its status and error.
+func (rec *Record) finish(status Status, err error) *Record {
+	rec.Status = status
 	if err != nil {
-		return finish(StatusFailed, err)
+		rec.Error = err.Error()
 	}
-	fr := out.Result
+	rec.Finished = time.Now().UTC()
+	return rec
+}
+
+// fill closes the record of a run trained to the end with its result; a
+// result that fails Validate makes it a failed record.
+func (rec *Record) fill(fr softshape.FoldResult) *Record {
 	rec.TestAccuracy, rec.ValLoss = Float(fr.TestAcc), Float(fr.ValLoss)
 	rec.BestEpoch, rec.EpochsRun, rec.SelectedPhase = fr.BestEpoch, fr.EpochsRun, fr.SelectedPhase.String()
 	rec.SelectedWarmUp = fr.SelectedWarmUp
 	rec.BatchSize, rec.Params = fr.BatchSize, fr.Params
-	rec.WallSeconds, rec.InferenceSeconds = Float(fr.Wall.Seconds()), Float(out.InferenceSeconds)
-	finish(StatusOK, nil)
+	rec.WallSeconds = Float(fr.Wall.Seconds())
+	rec.finish(StatusOK, nil)
 	if err := rec.Validate(); err != nil {
 		rec.TestAccuracy = Float(nanValue())
-		return finish(StatusFailed, fmt.Errorf("incomplete training result: %w", err))
+		return rec.finish(StatusFailed, fmt.Errorf("incomplete training result: %w", err))
 	}
 	return rec
 }
