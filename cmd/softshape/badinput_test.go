@@ -114,6 +114,8 @@ func TestBadInputs(t *testing.T) {
 		{name: "train -folds 6", cmd: train, args: []string{"-folds", "6"}, want: []string{`-folds "6": fold 6 does not exist`}},
 		{name: "train -folds 3-1", cmd: train, args: []string{"-folds", "3-1"}, want: []string{`-folds "3-1": bad range`}},
 		{name: "train -folds 2,2", cmd: train, args: []string{"-folds", "2,2"}, want: []string{"increasing order without repeats"}},
+		{name: "train -max-runs -1", cmd: train, args: []string{"-max-runs", "-1"}, want: []string{"-max-runs -1: want 0"}},
+		{name: "sweep -max-runs -2", cmd: "sweep", args: []string{"-table", "ablation", "-quick", "-max-runs", "-2"}, want: []string{"-max-runs -2: want 0"}},
 		{name: "train -seed overflow", cmd: train, args: []string{"-seed", "99999999999999999999"}, want: []string{"flag -seed", "out of range"}},
 		{name: "train positional dataset", cmd: train, args: []string{"GunPoint"}, want: []string{`unexpected argument "GunPoint"`, "-dataset"}},
 		{name: "train unknown dataset", cmd: train, args: []string{"-dataset", "GunPiont", "-offline", "-data", t.TempDir()}, want: []string{`unknown dataset "GunPiont"`, "did you mean GunPoint"}},

@@ -30,6 +30,17 @@ func addRunFlags(fs *flag.FlagSet) runFlags {
 	}
 }
 
+// maxRunsHelp documents -max-runs, the cap on runs trained in one graph.
+const maxRunsHelp = "runs trained together in one graph (softshape.TrainRuns): 0 = the backend's default (1 on CPU backends, where batching does not pay; 32 on CUDA), 1 = one run at a time, N = at most N (memory)"
+
+// checkMaxRuns rejects a negative -max-runs.
+func checkMaxRuns(n int) error {
+	if n < 0 {
+		return fmt.Errorf("-max-runs %d: want 0 (the backend's default) or a positive number of runs", n)
+	}
+	return nil
+}
+
 // optInt is an integer flag that remembers whether it was given, so that
 // leaving it out (use the setting) differs from every value given.
 type optInt struct {

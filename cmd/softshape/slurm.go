@@ -50,7 +50,7 @@ type slurmSweep struct {
 	grid                            *sweep.Grid
 	folds, seeds, dataRoot, backend string
 	results                         string
-	workers                         int
+	workers, maxRuns                int
 	offline, retryFailed, noReuse   bool
 }
 
@@ -82,6 +82,9 @@ func (s slurmSweep) sweepArgs() ([]string, error) {
 	// $SLURM_CPUS_PER_TASK); an explicit -workers N (1 included) is passed on.
 	if s.workers != 0 {
 		args = append(args, "-workers", strconv.Itoa(s.workers))
+	}
+	if s.maxRuns != 0 {
+		args = append(args, "-max-runs", strconv.Itoa(s.maxRuns))
 	}
 	if s.retryFailed {
 		args = append(args, "-retry-failed")

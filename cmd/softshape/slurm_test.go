@@ -45,6 +45,12 @@ func TestSweepEmitSlurm(t *testing.T) {
 		b, _ = os.ReadFile(script)
 		contains(t, string(b), "  -workers "+w+" \\\n")
 	}
+	// So does an explicit -max-runs (runs per graph).
+	if out, err := sweepCLI(t, results, "-emit-slurm", script, "-slurm-tasks", "2", "-slurm-binary", "/opt/softshape", "-max-runs", "8"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	b, _ = os.ReadFile(script)
+	contains(t, string(b), "  -max-runs 8 \\\n")
 
 	// GPUs: xla:cuda unless told otherwise.
 	out, err = sweepCLI(t, results, "-emit-slurm", script, "-slurm-tasks", "3", "-slurm-gpus-per-task", "1", "-slurm-binary", "/opt/softshape")

@@ -28,6 +28,7 @@ func runSweep(args []string, stdout io.Writer) error {
 	quick := fs.Bool("quick", false, fmt.Sprintf("quick mode: %d epochs (%d warm-up), few datasets; results labelled %q", sweep.QuickEpochs, sweep.QuickWarmUp, sweep.QuickLabel))
 	shard := fs.String("shard", "", "run only shard i of n (\"i/n\", 1-based): cells whose index in the sorted grid is i-1 mod n")
 	workers := fs.Int("workers", 0, "cells trained at once: 0 = automatic (pure-Go backend: one worker per core (GOMAXPROCS) sharing the backend, or each on its own with -backend go:parallelism=0; ONNX Runtime, XLA: 1); N = N goroutines sharing one backend")
+	maxRuns := fs.Int("max-runs", 0, maxRunsHelp)
 	results := fs.String("results", sweep.DefaultRoot, "results folder (one JSON record per run)")
 	seeds := fs.String("seeds", "42", "comma-separated run seeds")
 	settings := fs.String("set", "", "hyperparameters applied before each variant, e.g. \"embed_dim=64\" (part of every run's key)")
@@ -50,6 +51,9 @@ func runSweep(args []string, stdout io.Writer) error {
 	if *table == "" {
 		return fmt.Errorf("-table is required: one of %s", strings.Join(ablations.TableNames(), ", "))
 	}
+	if err := checkMaxRuns(*maxRuns); err != nil {
+		return err
+	}
 	spec := sweep.GridSpec{Table: *table, Quick: *quick, Settings: *settings, Variants: splitList(*variants)}
 	if spec.Datasets = splitList(*datasets); spec.Datasets == nil {
 		var err error
@@ -70,6 +74,7 @@ func runSweep(args []string, stdout io.Writer) error {
 	if *workers < 0 {
 		return fmt.Errorf("-workers %d: want 0 (automatic) or a positive number", *workers)
 	}
+
 	sh, err := sweep.ParseShard(*shard)
 	if err != nil {
 		return err
@@ -83,7 +88,7 @@ func runSweep(args []string, stdout io.Writer) error {
 			return errors.New("-emit-slurm writes the job of every shard: leave out -shard and -dry-run")
 		}
 		return emitSlurm(stdout, sf, slurmSweep{spec: spec, grid: grid, folds: *rf.folds, seeds: *seeds, dataRoot: *rf.dataRoot,
-			backend: *rf.backend, results: *results, workers: *workers, offline: *rf.offline, retryFailed: *retry, noReuse: *noReuse})
+			backend: *rf.backend, results: *results, workers: *workers, maxRuns: *maxRuns, offline: *rf.offline, retryFailed: *retry, noReuse: *noReuse})
 	}
 	cells := sh.Select(grid.Cells)
 	mode := "full"
@@ -111,7 +116,8 @@ func runSweep(args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("-workers: %w", err)
 	}
-	r := &sweep.Runner{Store: store, DataRoot: *rf.dataRoot, Offline: *rf.offline, Log: stdout, NoReuse: *noReuse, RetryFailed: *retry}
+	r := &sweep.Runner{Store: store, DataRoot: *rf.dataRoot, Offline: *rf.offline, Log: stdout, NoReuse: *noReuse, RetryFailed: *retry,
+		MaxRuns: *maxRuns}
 	backend, err := plan.Apply(r, *rf.backend)
 	if err != nil {
 		return fmt.Errorf("-backend: %w", err)

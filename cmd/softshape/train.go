@@ -28,6 +28,7 @@ func runTrain(args []string, stdout io.Writer) error {
 	settings := fs.String("set", "", "hyperparameters, e.g. \"sparse_ratio=0.3;experts_k=2;depth=3\"; -set help lists them with defaults")
 	checkpoints := fs.String("checkpoint", "", "folder to save the selected model and the per-epoch history of each fold (fold-N subfolders, N from 0; plot curves/attention/tsne -checkpoint read them)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
+	maxRuns := fs.Int("max-runs", 0, maxRunsHelp+"; the folds of a fold_reset=fresh configuration then train together")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: softshape train [flags]\n\nTrains SoftShape on one dataset with the paper's protocol (stratified 5 folds, 60/20/20,\nmodel selection by validation loss) and prints the per-fold table.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -52,6 +53,9 @@ func runTrain(args []string, stdout io.Writer) error {
 	}
 	if warning != "" {
 		fmt.Fprintln(os.Stderr, "softshape train: "+warning)
+	}
+	if err := checkMaxRuns(*maxRuns); err != nil {
+		return err
 	}
 	foldList, err := parseFolds(*rf.folds)
 	if err != nil {
@@ -79,9 +83,21 @@ func runTrain(args []string, stdout io.Writer) error {
 	var bar *progressbar.ProgressBar
 	opts := softshape.RunOptions{
 		Backend: backend, Seed: *seed, Folds: foldList, CheckpointDir: *checkpoints,
-		RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length),
+		RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length), MaxRuns: *maxRuns,
 	}
-	if !*quiet {
+	runs := opts.MaxRuns
+	if runs == 0 {
+		runs = softshape.DefaultMaxRuns(backend)
+	}
+	if runs > 1 && len(foldList) > 1 && !cfg.CarriesFolds() {
+		fmt.Fprintf(stdout, "folds %s trained together, at most %d per graph\n", *rf.folds, runs)
+		if !*quiet {
+			// One bar over every fold's epochs: the folds advance together.
+			bar = progressbar.NewOptions(cfg.Epochs*len(foldList), progressbar.OptionSetWriter(os.Stderr),
+				progressbar.OptionSetDescription("folds "+*rf.folds), progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
+			opts.OnEpoch = func(softshape.EpochStats) { _ = bar.Add(1) }
+		}
+	} else if !*quiet {
 		opts.OnEpoch = func(s softshape.EpochStats) {
 			if s.Epoch == 0 {
 				bar = progressbar.NewOptions(s.Epochs, progressbar.OptionSetWriter(os.Stderr),
