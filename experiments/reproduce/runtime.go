@@ -36,8 +36,12 @@ func (r *TableResult) EpochTimes() (string, error) {
 			a = &acc{}
 			byVariant[c.Variant] = a
 		}
-		a.perEpoch = append(a.perEpoch, float64(rec.WallSeconds)/float64(rec.EpochsRun))
-		a.infer = append(a.infer, float64(rec.InferenceSeconds))
+		// A run trained in a batched job shares its wall time with the job's
+		// other runs (of the same variant): count its share.
+		a.perEpoch = append(a.perEpoch, float64(rec.WallSeconds)/float64(max(1, rec.BatchRuns))/float64(rec.EpochsRun))
+		if x := float64(rec.InferenceSeconds); !math.IsNaN(x) {
+			a.infer = append(a.infer, x)
+		}
 		a.params = append(a.params, float64(rec.Params))
 	}
 	var b bytes.Buffer
@@ -45,14 +49,18 @@ func (r *TableResult) EpochTimes() (string, error) {
 	if r.Params.Quick {
 		b.WriteString(" — " + sweep.QuickLabel)
 	}
-	b.WriteString("\n\nMean over the ok records of this grid (wall time of the fold ÷ epochs run, which includes evaluation each epoch; inference = one pass over the fold's test split). Records come from whichever machine ran them, so compare within one machine only.\n\n| variant | runs | s / epoch | inference s | parameters |\n|---|---:|---:|---:|---:|\n")
+	b.WriteString("\n\nMean over the ok records of this grid (wall time of the fold ÷ epochs run, which includes evaluation each epoch; for runs trained together in one batched job, the job's wall time ÷ its runs; inference = one pass over the fold's test split, not measured for batched runs). Records come from whichever machine ran them, so compare within one machine only.\n\n| variant | runs | s / epoch | inference s | parameters |\n|---|---:|---:|---:|---:|\n")
 	for _, v := range r.Grid.Variants {
 		a := byVariant[v.Name]
 		if a == nil {
 			fmt.Fprintf(&b, "| %s | 0 | — | — | — |\n", v.Name)
 			continue
 		}
-		fmt.Fprintf(&b, "| %s | %d | %.3f | %.4f | %.0f |\n", v.Name, len(a.perEpoch), mean(a.perEpoch), mean(a.infer), mean(a.params))
+		infer := "—"
+		if len(a.infer) > 0 {
+			infer = fmt.Sprintf("%.4f", mean(a.infer))
+		}
+		fmt.Fprintf(&b, "| %s | %d | %.3f | %s | %.0f |\n", v.Name, len(a.perEpoch), mean(a.perEpoch), infer, mean(a.params))
 	}
 	return b.String(), nil
 }

@@ -17,7 +17,8 @@ func TimedTable(table string) bool { return table == "params_inference_time" }
 
 // job is what a worker takes: one cell, the folds of one fold_reset=carry run
 // (trained in order by one worker), or, batched, several such units of one
-// dataset trained together by softshape.TrainRuns.
+// dataset and variant (its folds × seeds) trained together by
+// softshape.TrainRuns.
 type job struct {
 	cells   []Cell
 	batched bool
@@ -37,9 +38,10 @@ func (r *Runner) batchSize() int {
 }
 
 // batchGroups packs units (from carryGroups, in key order) into jobs: up to
-// size consecutive units of one dataset and table form a batched job when
-// there are at least two of them and the table is not timed; every other unit
-// is a job of its own.
+// size consecutive units of one table, dataset and variant (configuration
+// hash: its folds and seeds) form a batched job when there are at least two
+// of them and the table is not timed; every other unit is a job of its own.
+// Keeping variants apart keeps a job's wall time that of one configuration.
 func batchGroups(units [][]Cell, size int) []job {
 	var out []job
 	n := 0 // units in the last job
@@ -47,7 +49,7 @@ func batchGroups(units [][]Cell, size int) []job {
 		if size > 1 && len(out) > 0 && !TimedTable(u[0].Table) && n < size {
 			last := &out[len(out)-1]
 			p := last.cells[0]
-			if p.Table == u[0].Table && p.Dataset == u[0].Dataset && !TimedTable(p.Table) {
+			if p.Table == u[0].Table && p.Dataset == u[0].Dataset && p.Hash == u[0].Hash && !TimedTable(p.Table) {
 				last.cells = append(last.cells, u...)
 				last.batched = true
 				n++

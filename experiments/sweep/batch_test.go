@@ -6,15 +6,17 @@ import (
 	"testing"
 )
 
-// TestBatchGroups: units of one table and dataset are packed up to the cap;
-// another dataset, a cap of one or a timed table starts a job of its own, and
-// a job of one unit is not batched.
+// TestBatchGroups: units of one table, dataset and variant are packed up to
+// the cap; another variant or dataset, a cap of one or a timed table starts a
+// job of its own, and a job of one unit is not batched.
 func TestBatchGroups(t *testing.T) {
 	cell := func(table, ds string, fold int) Cell {
 		return Cell{Key: Key{Table: table, Dataset: ds, Variant: "v", Fold: fold, Seed: 1, Hash: "h"}}
 	}
+	other := cell("depth_L", "A", 1)
+	other.Variant, other.Hash = "w", "h2"
 	units := [][]Cell{
-		{cell("depth_L", "A", 1)}, {cell("depth_L", "A", 2)}, {cell("depth_L", "A", 3)},
+		{cell("depth_L", "A", 1)}, {cell("depth_L", "A", 2)}, {cell("depth_L", "A", 3)}, {other},
 		{cell("depth_L", "B", 1)},
 		{cell("depth_L", "C", 1), cell("depth_L", "C", 2)}, {cell("depth_L", "C", 3)},
 		{cell("params_inference_time", "C", 1)}, {cell("params_inference_time", "C", 2)},
@@ -34,9 +36,9 @@ func TestBatchGroups(t *testing.T) {
 		size int
 		want [][2]int
 	}{
-		{2, [][2]int{{2, 1}, {1, 0}, {1, 0}, {3, 1}, {1, 0}, {1, 0}}},
-		{10, [][2]int{{3, 1}, {1, 0}, {3, 1}, {1, 0}, {1, 0}}},
-		{1, [][2]int{{1, 0}, {1, 0}, {1, 0}, {1, 0}, {2, 0}, {1, 0}, {1, 0}, {1, 0}}},
+		{2, [][2]int{{2, 1}, {1, 0}, {1, 0}, {1, 0}, {3, 1}, {1, 0}, {1, 0}}},
+		{10, [][2]int{{3, 1}, {1, 0}, {1, 0}, {3, 1}, {1, 0}, {1, 0}}},
+		{1, [][2]int{{1, 0}, {1, 0}, {1, 0}, {1, 0}, {1, 0}, {2, 0}, {1, 0}, {1, 0}, {1, 0}}},
 	} {
 		got := describe(batchGroups(units, tc.size))
 		if len(got) != len(tc.want) {
@@ -56,15 +58,15 @@ func TestBatchGroups(t *testing.T) {
 // per graph (Runner.MaxRuns) and one cell at a time gives, cell by cell, the
 // same test accuracy, selected epoch and epochs run and validation losses
 // within 1e-5 relative, for fresh folds and for fold_reset=carry chains (two
-// variants, whose chains share a graph). Batched records say how many runs
-// shared the graph.
+// seeds per variant, whose chains share a graph). Batched records say how
+// many runs shared the job.
 func TestBatchedSweepMatchesOneAtATime(t *testing.T) {
 	for _, settings := range []string{
 		"embed_dim=16;epochs=4;warmup_epochs=2",
 		"protocol=reference_compat;embed_dim=16;epochs=4;warmup_epochs=2",
 	} {
 		spec := GridSpec{Table: "depth_L", Datasets: []string{"CBF-b1"}, Variants: []string{"L=1", "L=2"}, Folds: []int{1, 2, 3},
-			Seeds: []int64{5}, Settings: settings}
+			Seeds: []int64{5, 6}, Settings: settings}
 		g := mustGrid(t, spec)
 		one, batched := openStore(t), openStore(t)
 		for _, run := range []struct {

@@ -37,6 +37,14 @@ func otherValue(name, value string) string {
 		return "mlp"
 	case softshape.ParamMultiSeq:
 		return "8,16,32"
+	case softshape.ParamFoldReset:
+		return "carry"
+	case softshape.ParamEvalPath:
+		return "sparse"
+	case softshape.ParamSelectionStat:
+		return "batch_scaled"
+	case softshape.ParamSelectionWindow:
+		return "all"
 	}
 	if i, err := strconv.Atoi(value); err == nil {
 		return strconv.Itoa(i + 1)
@@ -60,7 +68,7 @@ func TestKeysStable(t *testing.T) {
 	}
 	seen := map[string]string{h: "default"}
 	params := strings.Split(def.String(), ";")
-	if len(params) != 28 {
+	if len(params) != 31 {
 		t.Errorf("%d settings in Config.String; update this test", len(params))
 	}
 	for _, p := range params {
