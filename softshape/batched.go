@@ -135,24 +135,32 @@ func trainRuns(ds *data.Dataset, runs []RunSpec, opts RunOptions, maxRuns int) (
 }
 
 // DefaultMaxRuns is the default cap on R, the runs per graph of TrainRuns,
-// Train and the sweeps: 1 on CPU backends, 32 on a CUDA backend.
+// Train and the sweeps, chosen per backend from measurements on this
+// project's 2-core machines (README, "Many runs in one graph"):
 //
-// On CPU a run's step is bound by arithmetic, not by per-step overhead, so
-// runs sharing a graph gain nothing: measured on this project's 2-core
-// machines (BenchmarkBatchedStep, GunPoint, one core, compiled graphs), R
-// runs in one graph cost 1.00× the R separate steps on pure Go and 1.2×
-// (R = 2) to 2.2× (R = 10) on ONNX Runtime, whose execution of R interleaved
-// subgraphs loses cache locality; the full protocol batched was 0.5–0.6× as
-// fast. On a GPU a small-batch step is latency-bound (2–5 ms on an H100
-// whatever the batch), which is where batching pays. See README, "Many runs
-// in one graph". RunOptions.MaxRuns and the CLI's -max-runs override it.
+//   - pure Go: 10. Its executor runs the R independent subgraphs on both
+//     cores: a GunPoint step of R runs in one graph cost 1/1.2–1/1.4 of the R
+//     separate steps, and 5 folds × 2 seeds of a 20-epoch protocol trained
+//     1.9× as fast, for ≈60 MiB more peak memory per run.
+//   - ONNX Runtime: 1. A step is already parallel inside each kernel and
+//     bound by arithmetic; R runs in one graph ran 0.84–0.89× as fast per
+//     step and 0.66–0.81× over the protocol.
+//   - CUDA: 32. A small-batch step is latency-bound (2–5 ms on an H100
+//     whatever the batch), so more runs fill the device; not yet measured.
+//   - anything else (XLA on CPU): 1, unmeasured.
+//
+// RunOptions.MaxRuns and the CLI's -max-runs override it.
 func DefaultMaxRuns(backend compute.Backend) int {
-	if backend != nil {
-		name := strings.ToLower(backend.Name())
-		desc := strings.ToLower(backend.Description())
-		if strings.Contains(name, "cuda") || strings.Contains(desc, "cuda") || strings.Contains(desc, "gpu") {
-			return 32
-		}
+	if backend == nil {
+		return 1
+	}
+	name := strings.ToLower(backend.Name())
+	desc := strings.ToLower(backend.Description())
+	switch {
+	case strings.Contains(name, "cuda") || strings.Contains(desc, "cuda") || strings.Contains(desc, "gpu"):
+		return 32
+	case strings.HasPrefix(name, "go"): // "Go Backend"
+		return 10
 	}
 	return 1
 }
