@@ -29,8 +29,13 @@ func ParseFolds(s string, numFolds int) ([]int, error) {
 				return nil, fmt.Errorf("folds %q: %q is not a number", s, hi)
 			}
 		}
-		if a < 1 || b > numFolds || a > b {
-			return nil, fmt.Errorf("folds %q: want 1..%d", s, numFolds)
+		if a > b {
+			return nil, fmt.Errorf("folds %q: bad range %q, its first fold after its last (want 1..%d, lowest first)", s, part, numFolds)
+		}
+		for _, f := range []int{a, b} {
+			if f < 1 || f > numFolds {
+				return nil, fmt.Errorf("folds %q: fold %d does not exist (want 1..%d)", s, f, numFolds)
+			}
 		}
 		for f := a; f <= b; f++ {
 			if !slices.Contains(out, f) {

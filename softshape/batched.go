@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -45,9 +46,9 @@ type RunError struct {
 	Err  error
 }
 
-// Error names the run and its cause.
+// Error names the run, its seed, its fold by number (1-based) and the cause.
 func (e *RunError) Error() string {
-	return fmt.Sprintf("run %d (seed %d fold %d): %v", e.Run, e.Spec.Seed, e.Spec.Fold, e.Err)
+	return fmt.Sprintf("run %d (seed %d fold %d): %v", e.Run, e.Spec.Seed, e.Spec.Fold+1, e.Err)
 }
 
 // Unwrap returns the cause, so errors.Is(err, ErrNonFinite) sees through.
@@ -81,7 +82,7 @@ func (e *RunError) Unwrap() error { return e.Err }
 // after every epoch of every run, from the calling goroutine; with
 // opts.CheckpointDir the selected model of each run is saved to
 // CheckpointDir/fold-N when all runs share one seed, else to
-// CheckpointDir/seed-S/fold-N.
+// CheckpointDir/seed-S/fold-N, N the 1-based fold number (CheckpointFoldDir).
 //
 // Runs that fail (a non-finite loss) are reported by the returned error, which
 // joins one *RunError per failed run; their FoldResult holds the epochs run
@@ -199,7 +200,7 @@ func planChains(ds *data.Dataset, runs []RunSpec, opts RunOptions) ([]*chainSpec
 		}
 		fd, err := data.Prepare(ds, splits[fold])
 		if err != nil {
-			return nil, fmt.Errorf("dataset %s fold %d: %w", ds.Name, fold, err)
+			return nil, fmt.Errorf("dataset %s fold %d: %w", ds.Name, fold+1, err)
 		}
 		prepared[[2]int64{seed, int64(fold)}] = fd
 		return fd, nil
@@ -230,7 +231,7 @@ func planChains(ds *data.Dataset, runs []RunSpec, opts RunOptions) ([]*chainSpec
 			c.want = append(c.want, -1)
 		}
 		if c.want[r.Fold] >= 0 {
-			return nil, fmt.Errorf("run %d repeats run %d (seed %d fold %d, fold_reset=carry)", i, c.want[r.Fold], r.Seed, r.Fold)
+			return nil, fmt.Errorf("run %d repeats run %d (seed %d fold %d, fold_reset=carry)", i, c.want[r.Fold], r.Seed, r.Fold+1)
 		}
 		c.want[r.Fold] = i
 	}
@@ -631,15 +632,15 @@ func (j *batchJob) train(ds *data.Dataset, opts RunOptions, manySeeds bool, resu
 				want := st.want
 				s := j.slots[st.si]
 				runErrs = append(runErrs, &RunError{Run: want, Spec: RunSpec{Config: s.chain.cfg, Seed: s.chain.seed, Fold: st.fold},
-					Err: fmt.Errorf("dataset %s fold %d: %w", ds.Name, st.fold, st.err)})
+					Err: fmt.Errorf("dataset %s fold %d: %w", ds.Name, st.fold+1, st.err)})
 				continue
 			}
 			if st.want >= 0 {
 				results[st.want] = *st.fr
 				if opts.CheckpointDir != "" {
-					dir := fmt.Sprintf("%s/fold-%d", opts.CheckpointDir, st.fold)
+					dir := CheckpointFoldDir(opts.CheckpointDir, st.fold)
 					if manySeeds {
-						dir = fmt.Sprintf("%s/seed-%d/fold-%d", opts.CheckpointDir, j.slots[st.si].chain.seed, st.fold)
+						dir = CheckpointFoldDir(filepath.Join(opts.CheckpointDir, fmt.Sprintf("seed-%d", j.slots[st.si].chain.seed)), st.fold)
 					}
 					if err := j.saveRun(st, dir); err != nil {
 						return nil, err

@@ -75,7 +75,7 @@ func (c *FoldChain) FoldData(f int) (*data.FoldData, error) {
 	}
 	fd, err := data.Prepare(c.ds, c.splits[f])
 	if err != nil {
-		return nil, fmt.Errorf("dataset %s fold %d: %w", c.ds.Name, f, err)
+		return nil, fmt.Errorf("dataset %s fold %d: %w", c.ds.Name, f+1, err)
 	}
 	return fd, nil
 }
@@ -93,7 +93,7 @@ func (c *FoldChain) train(f int, sess *session) (*FoldResult, *Trained, error) {
 	}
 	fr, err := sess.trainFold(f, fd, c.opts)
 	if err != nil {
-		return nil, nil, fmt.Errorf("dataset %s fold %d: %w", c.ds.Name, f, err)
+		return nil, nil, fmt.Errorf("dataset %s fold %d: %w", c.ds.Name, f+1, err)
 	}
 	if c.cfg.CarriesFolds() {
 		c.carried, c.next = sess, f+1

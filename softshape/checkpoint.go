@@ -113,3 +113,23 @@ func CheckCheckpointFolder(dir string) error {
 	_, err := checkpointFolderFiles(dir)
 	return err
 }
+
+// CheckpointFoldDir is the subfolder of a checkpoint folder dir
+// (RunOptions.CheckpointDir) that receives the selected model of fold index
+// fold (0-based, as in RunOptions.Folds and FoldResult.Fold): dir/fold-N
+// with N = fold+1, the fold's number as the command line gives it (-fold,
+// -folds 1-5), so fold-1 … fold-5. Versions before this numbering wrote
+// dir/fold-<index>, fold-0 … fold-4: LegacyFoldDirs tells such a folder
+// apart.
+func CheckpointFoldDir(dir string, fold int) string {
+	return filepath.Join(dir, fmt.Sprintf("fold-%d", fold+1))
+}
+
+// LegacyFoldDirs reports whether the checkpoint folder dir was written by a
+// version that numbered its fold subfolders from 0: it holds a fold-0
+// folder, which CheckpointFoldDir never names. Its fold-N holds the model of
+// the fold now numbered N+1, so it must not be read as fold N.
+func LegacyFoldDirs(dir string) bool {
+	st, err := os.Stat(filepath.Join(dir, "fold-0"))
+	return err == nil && st.IsDir()
+}

@@ -157,3 +157,51 @@ func TestLoadCheckpointBadFolders(t *testing.T) {
 		t.Errorf("truncated checkpoint: %v, want an error naming %s", err, dir)
 	}
 }
+
+// TestCheckpointFoldDirsOneBased: Train and TrainRuns save fold index i in
+// CheckpointDir/fold-<i+1> (under seed-S/ when the runs have several
+// seeds), the numbers of the command line, never fold-0, which marks a
+// folder of the older 0-based layout (LegacyFoldDirs).
+func TestCheckpointFoldDirsOneBased(t *testing.T) {
+	if got := CheckpointFoldDir("ck", 0); got != filepath.Join("ck", "fold-1") {
+		t.Errorf("CheckpointFoldDir(ck, 0) = %s, want ck/fold-1", got)
+	}
+	ds := data.CBF(10, 32, 5)
+	cfg := DefaultConfig()
+	cfg.Epochs, cfg.WarmUpEpochs, cfg.EmbedDim = 2, 1, 16
+	backend := testBackend(t)
+	dir := t.TempDir()
+	res, err := Train(ds, cfg, RunOptions{Backend: backend, Seed: 5, Folds: []int{0, 2}, CheckpointDir: dir, MaxRuns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(listDir(t, dir), " "); got != "fold-1 fold-3" {
+		t.Errorf("Train -> %s, want fold-1 fold-3", got)
+	}
+	for _, f := range res.Folds {
+		if h := f.History; len(h) == 0 || h[len(h)-1].TrainAcc <= 0 || h[len(h)-1].TrainAcc > 1 {
+			t.Errorf("fold %d: training accuracy %v, want in (0, 1]", f.Fold+1, h)
+		}
+	}
+	if _, err := LoadCheckpoint(CheckpointFoldDir(dir, 2), backend); err != nil {
+		t.Error(err)
+	}
+	if LegacyFoldDirs(dir) {
+		t.Error("a folder of fold-1 and fold-3 taken for the 0-based layout")
+	}
+	runs := t.TempDir()
+	if _, err := TrainRuns(ds, []RunSpec{{cfg, 5, 1}, {cfg, 6, 4}}, RunOptions{Backend: backend, CheckpointDir: runs, MaxRuns: testMaxRuns}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"seed-5/fold-2", "seed-6/fold-5"} {
+		if st, err := os.Stat(filepath.Join(runs, p)); err != nil || !st.IsDir() {
+			t.Errorf("TrainRuns saved no %s: %v (%v)", p, err, listDir(t, runs))
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "fold-0"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if !LegacyFoldDirs(dir) {
+		t.Error("a folder with fold-0 not taken for the 0-based layout")
+	}
+}

@@ -45,7 +45,8 @@ type RunOptions struct {
 	// when the shape_length hyperparameter is 0 ("auto").
 	RefShapeLen int
 	// CheckpointDir, when set, receives the selected model of each fold in
-	// CheckpointDir/fold-N (GoMLX checkpoint format).
+	// CheckpointDir/fold-N, N the 1-based fold number (fold-1 … fold-5;
+	// GoMLX checkpoint format): see CheckpointFoldDir.
 	CheckpointDir string
 	// OnEpoch, when set, is called after every epoch (progress bars, live curves).
 	OnEpoch func(EpochStats)
@@ -189,8 +190,32 @@ type session struct {
 	model   *Model
 	store   *model.Store
 	trainer *train.Trainer
-	rng     *rand.Rand
-	evals   map[Phase]*model.Exec
+	// lossAt and accAt are the positions of the batch loss and the training
+	// accuracy in the metrics that trainer.TrainStep returns.
+	lossAt, accAt int
+	rng           *rand.Rand
+	evals         map[Phase]*model.Exec
+}
+
+// Short names of the trainer metrics that trainFold reads: the batch loss
+// that train.NewTrainer always adds, and the training accuracy newSession
+// asks for.
+const (
+	lossMetric = "loss"
+	accMetric  = "acc"
+)
+
+// metricIndex returns the position of the metric of short name short among
+// the trainer's training metrics (the order of TrainStep's outputs).
+func metricIndex(trainer *train.Trainer, short string) (int, error) {
+	var names []string
+	for i, m := range trainer.TrainMetrics() {
+		if m.ShortName() == short {
+			return i, nil
+		}
+		names = append(names, m.ShortName())
+	}
+	return 0, fmt.Errorf("the trainer has no training metric %q (it has %q)", short, names)
 }
 
 func newSession(backend compute.Backend, m *Model, seed int64, refShapeLen int) (*session, error) {
@@ -214,9 +239,17 @@ func newSession(backend compute.Backend, m *Model, seed int64, refShapeLen int) 
 	}
 	opt := optimizer.Adam().LearningRate(m.Config.LearningRate).Epsilon(1e-8).Done()
 	trainer := train.NewTrainer(backend, store, modelFn, loss.SparseCategoricalCrossEntropyLogits, opt,
-		[]metric.Interface{metric.NewSparseCategoricalAccuracy("Accuracy", "acc")}, nil)
+		[]metric.Interface{metric.NewSparseCategoricalAccuracy("Accuracy", accMetric)}, nil)
+	lossAt, err := metricIndex(trainer, lossMetric)
+	if err != nil {
+		return nil, err
+	}
+	accAt, err := metricIndex(trainer, accMetric)
+	if err != nil {
+		return nil, err
+	}
 	return &session{
-		backend: backend, model: m, store: store, trainer: trainer,
+		backend: backend, model: m, store: store, trainer: trainer, lossAt: lossAt, accAt: accAt,
 		rng:   rand.New(rand.NewPCG(uint64(seed), 0x50f75a9e)),
 		evals: map[Phase]*model.Exec{},
 	}, nil
@@ -260,8 +293,8 @@ func (s *session) trainFold(fold int, fd *data.FoldData, opts RunOptions) (*Fold
 			if err != nil {
 				return nil, fmt.Errorf("epoch %d step %d: %w", epoch, steps, err)
 			}
-			l := scalarOf(metrics[0])
-			accLast = scalarOf(metrics[2])
+			l := scalarOf(metrics[s.lossAt])
+			accLast = scalarOf(metrics[s.accAt])
 			for _, t := range metrics {
 				t.FinalizeAll()
 			}
@@ -343,7 +376,7 @@ func (s *session) trainFold(fold int, fd *data.FoldData, opts RunOptions) (*Fold
 	fr.Wall = time.Since(start)
 	if opts.CheckpointDir != "" {
 		s.store.RootScope().SetParam(paramPhase, fr.SelectedPhase.String())
-		if err := SaveCheckpoint(s.store, fmt.Sprintf("%s/fold-%d", opts.CheckpointDir, fold)); err != nil {
+		if err := SaveCheckpoint(s.store, CheckpointFoldDir(opts.CheckpointDir, fold)); err != nil {
 			return nil, err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -219,5 +220,28 @@ func TestTrainRejectsBadHyperparameters(t *testing.T) {
 	_, err := Train(ds, cfg, RunOptions{Backend: testBackend(t)})
 	if err == nil || err.Error() != "dataset CBF-generated: shape_length: m=65 is longer than the series (T=64)" {
 		t.Errorf("got %v", err)
+	}
+}
+
+// TestTrainMetricsByName: the session finds the batch loss and the training
+// accuracy among the trainer's metrics by short name (GoMLX puts the loss
+// and its moving average first, then ours), and a metric it lacks is an
+// error naming the ones it has.
+func TestTrainMetricsByName(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.EmbedDim = 16
+	m, err := New(cfg, 32, 3, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := newSession(testBackend(t), m, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.lossAt != 0 || s.accAt != 2 {
+		t.Errorf("loss at %d, accuracy at %d; GoMLX v0.28.8 puts them at 0 and 2", s.lossAt, s.accAt)
+	}
+	if _, err := metricIndex(s.trainer, "nope"); err == nil || !strings.Contains(err.Error(), `no training metric "nope"`) || !strings.Contains(err.Error(), `"acc"`) {
+		t.Errorf("missing metric: %v", err)
 	}
 }

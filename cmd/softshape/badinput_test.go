@@ -44,7 +44,7 @@ func truncatedCheckpoint(t *testing.T) []string {
 	if err := runTrain([]string{"-epochs", "2", "-warmup", "1", "-folds", "1", "-quiet", "-checkpoint", dir, "-set", "embed_dim=16"}, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
-	bins, _ := filepath.Glob(filepath.Join(dir, "fold-0", "checkpoint-*.bin"))
+	bins, _ := filepath.Glob(filepath.Join(dir, "fold-1", "checkpoint-*.bin"))
 	if len(bins) != 1 {
 		t.Fatalf("checkpoint files %v", bins)
 	}
@@ -58,12 +58,25 @@ func truncatedCheckpoint(t *testing.T) []string {
 	return []string{"attention", "-checkpoint", dir}
 }
 
-// foreignFold returns a train -checkpoint folder whose fold-0 holds a file
+// foreignFold returns a train -checkpoint folder whose fold-1 holds a file
 // that the user put there.
 func foreignFold(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	writeTempIn(t, filepath.Join(dir, "fold-0"), "notes.txt", "mine")
+	writeTempIn(t, filepath.Join(dir, "fold-1"), "notes.txt", "mine")
+	return dir
+}
+
+// legacyFolds returns a train -checkpoint folder of an older version, whose
+// fold subfolders were numbered from 0: fold-0 and fold-1 (folds 1 and 2),
+// each with its history.
+func legacyFolds(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for i := range 2 {
+		writeTempIn(t, filepath.Join(dir, fmt.Sprintf("fold-%d", i)), "history.json",
+			fmt.Sprintf(`{"dataset": "CBF-generated", "fold": %d, "config": "", "history": [{"Epoch": 0, "Epochs": 1}]}`, i+1))
+	}
 	return dir
 }
 
@@ -110,10 +123,15 @@ func TestBadInputs(t *testing.T) {
 		{name: "train -warmup -1", cmd: train, args: []string{"-warmup", "-1"}, want: []string{"-warmup -1: want 0 or more"}},
 		{name: "train -epochs x", cmd: train, args: []string{"-epochs", "x"}, want: []string{`invalid value "x" for flag -epochs`, "not an integer"}},
 		{name: "train -epochs overflow", cmd: train, args: []string{"-epochs", "99999999999999999999"}, want: []string{"flag -epochs", "out of range"}},
-		{name: "train -folds 0", cmd: train, args: []string{"-folds", "0"}, want: []string{`-folds "0": "0" is not a fold number ≥ 1`}},
+		{name: "train -folds 0", cmd: train, args: []string{"-folds", "0"}, want: []string{`-folds "0": fold 0 does not exist`, "want 1..5"}},
 		{name: "train -folds 6", cmd: train, args: []string{"-folds", "6"}, want: []string{`-folds "6": fold 6 does not exist`}},
 		{name: "train -folds 3-1", cmd: train, args: []string{"-folds", "3-1"}, want: []string{`-folds "3-1": bad range`}},
-		{name: "train -folds 2,2", cmd: train, args: []string{"-folds", "2,2"}, want: []string{"increasing order without repeats"}},
+		{name: "train -folds 1-9", cmd: train, args: []string{"-folds", "1-9"}, want: []string{`-folds "1-9": fold 9 does not exist`}},
+		{name: "train -folds x", cmd: train, args: []string{"-folds", "x"}, want: []string{`-folds "x": "x" is not a number`}},
+		{name: "train -folds empty", cmd: train, args: []string{"-folds", " , "}, want: []string{`-folds " , ": none given`}},
+		{name: "train -folds 2,2", cmd: train, args: []string{"-folds", "2,2"}, want: []string{`-folds "2,2"`, "increasing order without repeats"}},
+		{name: "train -folds 1-3,2", cmd: train, args: []string{"-folds", "1-3,2"}, want: []string{`-folds "1-3,2": "2" comes after fold 3`, "increasing order without repeats"}},
+		{name: "sweep -folds 4,1", cmd: "sweep", args: []string{"-table", "ablation", "-quick", "-datasets", "ItalyPowerDemand", "-folds", "4,1"}, want: []string{`-folds "4,1"`, "increasing order without repeats"}},
 		{name: "train -max-runs -1", cmd: train, args: []string{"-max-runs", "-1"}, want: []string{"-max-runs -1: want 0"}},
 		{name: "sweep -max-runs -2", cmd: "sweep", args: []string{"-table", "ablation", "-quick", "-max-runs", "-2"}, want: []string{"-max-runs -2: want 0"}},
 		{name: "train -seed overflow", cmd: train, args: []string{"-seed", "99999999999999999999"}, want: []string{"flag -seed", "out of range"}},
@@ -132,7 +150,10 @@ func TestBadInputs(t *testing.T) {
 		// Files: checkpoints, data.
 		{name: "train -checkpoint with a foreign file", cmd: train, prepare: func(t *testing.T) []string {
 			return []string{"-checkpoint", foreignFold(t), "-folds", "1", "-epochs", "1"}
-		}, want: []string{"fold-0 holds notes.txt", "deleting nothing"}},
+		}, want: []string{"fold-1 holds notes.txt", "deleting nothing"}},
+		{name: "train -checkpoint of 0-based fold folders", cmd: train, prepare: func(t *testing.T) []string {
+			return []string{"-checkpoint", legacyFolds(t), "-folds", "1", "-epochs", "1"}
+		}, want: []string{"holds fold-0", "older version", "from 0", "fold-1 … fold-5"}},
 		{name: "train -checkpoint is a file", cmd: train, prepare: func(t *testing.T) []string {
 			return []string{"-checkpoint", writeTemp(t, "ckpt", "x"), "-epochs", "1"}
 		}, want: []string{"is a file, not a folder"}},
@@ -145,6 +166,17 @@ func TestBadInputs(t *testing.T) {
 		}, want: []string{"precious holds thesis.txt", "deleting nothing"}},
 		{name: "plot curves -epochs -3", cmd: plot, args: []string{"curves", "-epochs", "-3"}, want: []string{"-epochs -3: want at least 1"}},
 		{name: "plot attention truncated checkpoint", cmd: plot, prepare: truncatedCheckpoint, want: []string{"loading checkpoint"}},
+		{name: "plot curves 0-based fold folders", cmd: plot, prepare: func(t *testing.T) []string {
+			return []string{"curves", "-checkpoint", legacyFolds(t), "-fold", "2"}
+		}, want: []string{"holds fold-0", "older version", "from 0", "fold-1 … fold-5"}},
+		{name: "plot attention 0-based fold folders", cmd: plot, prepare: func(t *testing.T) []string {
+			return []string{"attention", "-checkpoint", legacyFolds(t)}
+		}, want: []string{"holds fold-0", "older version"}},
+		{name: "plot curves fold not trained", cmd: plot, prepare: func(t *testing.T) []string {
+			dir := t.TempDir()
+			writeTempIn(t, filepath.Join(dir, "fold-2"), "history.json", `{"fold": 2, "history": [{"Epoch": 0, "Epochs": 1}]}`)
+			return []string{"curves", "-checkpoint", dir, "-fold", "3"}
+		}, want: []string{"has no fold-3 for -fold 3", "holds fold-2"}},
 		{name: "plot attention empty checkpoint folder", cmd: plot, prepare: func(t *testing.T) []string {
 			return []string{"attention", "-checkpoint", t.TempDir()}
 		}, want: []string{"holds no checkpoint-*.json"}},

@@ -165,8 +165,9 @@ type savedHistory struct {
 }
 
 // saveHistories writes each fold's per-epoch history beside the checkpoint that
-// softshape.Train saved in dir/fold-<index>, so "plot curves -checkpoint dir
-// -fold N" can draw it later.
+// softshape.Train saved in dir/fold-N (N the 1-based fold number,
+// softshape.CheckpointFoldDir), so "plot curves -checkpoint dir -fold N" can
+// draw it later.
 func saveHistories(dir, dataset string, seed int64, backend string, res *softshape.Result) error {
 	for _, fr := range res.Folds {
 		h := savedHistory{Dataset: dataset, Fold: fr.Fold + 1, Seed: seed, Config: res.Config.String(), Backend: backend, History: fr.History}
@@ -174,7 +175,7 @@ func saveHistories(dir, dataset string, seed int64, backend string, res *softsha
 		if err != nil {
 			return err
 		}
-		path := filepath.Join(dir, fmt.Sprintf("fold-%d", fr.Fold), historyFile)
+		path := filepath.Join(softshape.CheckpointFoldDir(dir, fr.Fold), historyFile)
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			return fmt.Errorf("saving the training history: %w", err)
 		}
@@ -188,7 +189,7 @@ func plotCurves(args []string, stdout io.Writer) error {
 		"it reads DIR/"+historyFile+" (written by -save); otherwise it trains one fold now (-dataset, -fold, -epochs, -warmup, -set)\n"+
 		"and, with -save DIR, saves the selected model and its history there.", stdout)
 	ff := addFigFlags(fs)
-	ckpt := fs.String("checkpoint", "", "folder saved by plot curves -save: plot its history without training")
+	ckpt := fs.String("checkpoint", "", "folder saved by plot curves -save, or by train -checkpoint (its subfolder fold-N for -fold N): plot its history without training")
 	rf := addRunFlags(fs)
 	dataset := fs.String("dataset", data.CBFName, "dataset to train")
 	fold := fs.Int("fold", 1, "fold to train (1-5)")
@@ -204,9 +205,9 @@ func plotCurves(args []string, stdout io.Writer) error {
 	}
 	var h savedHistory
 	if *ckpt != "" {
-		dir := *ckpt
-		if sub := filepath.Join(dir, fmt.Sprintf("fold-%d", *fold-1)); isDir(sub) {
-			dir = sub // a softshape train -checkpoint folder: one subfolder per fold
+		dir, err := foldCheckpointDir(*ckpt, *fold)
+		if err != nil {
+			return err
 		}
 		b, err := os.ReadFile(filepath.Join(dir, historyFile))
 		if err != nil {
@@ -301,7 +302,7 @@ func plotModel(kind string, args []string, stdout io.Writer) error {
 	}[kind]
 	fs := newPlotFlags(kind, usage+"\nThe series are those of fold -fold's test split, normalised as in training (same -seed).", stdout)
 	ff := addFigFlags(fs)
-	ckpt := fs.String("checkpoint", "", "checkpoint folder (Trained.Save, plot curves -save, or train -checkpoint's fold-N); a folder of fold-N subfolders uses -fold's")
+	ckpt := fs.String("checkpoint", "", "checkpoint folder (Trained.Save, plot curves -save, or train -checkpoint's fold-N); a train -checkpoint folder of fold-1 … fold-5 subfolders uses -fold's")
 	rf := addRunFlags(fs)
 	dataset := fs.String("dataset", data.CBFName, "dataset the model was trained on")
 	fold := fs.Int("fold", 1, "fold (1-5) whose test split is drawn")
@@ -322,9 +323,9 @@ func plotModel(kind string, args []string, stdout io.Writer) error {
 	if *fold < 1 || *fold > 5 {
 		return fmt.Errorf("-fold %d: want 1..5", *fold)
 	}
-	dir := *ckpt
-	if sub := filepath.Join(dir, fmt.Sprintf("fold-%d", *fold-1)); isDir(sub) {
-		dir = sub
+	dir, err := foldCheckpointDir(*ckpt, *fold)
+	if err != nil {
+		return err
 	}
 	backend, err := softshape.NewBackend(*rf.backend)
 	if err != nil {
@@ -402,6 +403,34 @@ func classID(ds *data.Dataset, s string) (int, error) {
 	names := slices.Clone(ds.ClassNames)
 	sort.Strings(names)
 	return 0, fmt.Errorf("-class %q: want an id 0..%d or a class name (%s)", s, ds.NumClasses()-1, strings.Join(names, ", "))
+}
+
+// foldCheckpointDir returns the checkpoint of fold (1-based) in the folder
+// dir given to -checkpoint: dir/fold-<fold> for a train -checkpoint folder
+// (softshape.CheckpointFoldDir), or dir itself, a single checkpoint (plot
+// curves -save, Trained.Save). It fails on a folder of the older 0-based
+// fold subfolders (fold-0 … fold-4), whose fold-<fold> is another fold, and
+// on a train -checkpoint folder without that fold.
+func foldCheckpointDir(dir string, fold int) (string, error) {
+	if softshape.LegacyFoldDirs(dir) {
+		return "", legacyFoldDirsError("checkpoint", dir)
+	}
+	if sub := softshape.CheckpointFoldDir(dir, fold-1); isDir(sub) {
+		return sub, nil
+	}
+	var folds []string
+	if m, err := filepath.Glob(filepath.Join(dir, "fold-[0-9]*")); err == nil {
+		for _, p := range m {
+			if isDir(p) {
+				folds = append(folds, filepath.Base(p))
+			}
+		}
+	}
+	if len(folds) > 0 {
+		return "", fmt.Errorf("-checkpoint %s has no fold-%d for -fold %d (it holds %s): train that fold with softshape train -folds %d -checkpoint DIR",
+			dir, fold, fold, strings.Join(folds, ", "), fold)
+	}
+	return dir, nil
 }
 
 func isDir(p string) bool {

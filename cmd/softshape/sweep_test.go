@@ -72,7 +72,7 @@ func TestSweepCommand(t *testing.T) {
 		{[]string{"-variants", "k=1"}, `variant "k=1" is not in this table`},
 		{[]string{"-seeds", "x"}, `-seeds "x"`},
 		{[]string{"-folds", "0"}, `-folds "0"`},
-		{[]string{"-folds", "6"}, "want distinct folds in 1..5"},
+		{[]string{"-folds", "6"}, `-folds "6": fold 6 does not exist (want 1..5)`},
 		{[]string{"-set", "no_such=1"}, "no_such"},
 		{[]string{"-x"}, "flag provided but not defined"},
 		{[]string{"-workers", "-1"}, "-workers -1: want 0 (automatic) or a positive number"},

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -26,7 +24,7 @@ func runTrain(args []string, stdout io.Writer) error {
 	seed := fs.Int64("seed", 42, "seed for folds, initial weights, dropout and batch order")
 	schedule := addScheduleFlags(fs)
 	settings := fs.String("set", "", "hyperparameters, e.g. \"sparse_ratio=0.3;experts_k=2;depth=3\"; -set help lists them with defaults")
-	checkpoints := fs.String("checkpoint", "", "folder to save the selected model and the per-epoch history of each fold (fold-N subfolders, N from 0; plot curves/attention/tsne -checkpoint read them)")
+	checkpoints := fs.String("checkpoint", "", "folder to save the selected model and the per-epoch history of each fold (subfolders fold-1 … fold-5, numbered like -folds; plot curves/attention/tsne -checkpoint read them)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	maxRuns := fs.Int("max-runs", 0, maxRunsHelp+"; the folds of a fold_reset=fresh configuration then train together")
 	fs.Usage = func() {
@@ -60,9 +58,6 @@ func runTrain(args []string, stdout io.Writer) error {
 	foldList, err := parseFolds(*rf.folds)
 	if err != nil {
 		return err
-	}
-	if last := foldList[len(foldList)-1]; last >= 5 {
-		return fmt.Errorf("-folds %q: fold %d does not exist (the protocol has folds 1-5)", *rf.folds, last+1)
 	}
 	if *checkpoints != "" {
 		if err := checkCheckpointFolders(*checkpoints, foldList); err != nil {
@@ -125,43 +120,68 @@ func runTrain(args []string, stdout io.Writer) error {
 }
 
 // checkCheckpointFolders checks, before any training, that train
-// -checkpoint dir can save each fold's model into dir/fold-N: dir is a
-// folder (or missing) and each fold-N holds nothing but an earlier
-// checkpoint (see softshape.SaveCheckpoint).
+// -checkpoint dir can save each fold's model (folds 0-based) into dir/fold-N,
+// N the 1-based fold number (softshape.CheckpointFoldDir): dir is a folder
+// (or missing), was not written with the older 0-based fold folders, and
+// each fold-N holds nothing but an earlier checkpoint (see
+// softshape.SaveCheckpoint).
 func checkCheckpointFolders(dir string, folds []int) error {
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
 		return fmt.Errorf("-checkpoint %s is a file, not a folder", dir)
 	}
+	if softshape.LegacyFoldDirs(dir) {
+		return legacyFoldDirsError("checkpoint", dir)
+	}
 	for _, f := range folds {
-		if err := softshape.CheckCheckpointFolder(filepath.Join(dir, fmt.Sprintf("fold-%d", f))); err != nil {
+		if err := softshape.CheckCheckpointFolder(softshape.CheckpointFoldDir(dir, f)); err != nil {
 			return fmt.Errorf("-checkpoint: %w", err)
 		}
 	}
 	return nil
 }
 
-// parseFolds reads "1-5", "1,3" or "2" (1-based) into 0-based fold indices.
+// legacyFoldDirsError explains a checkpoint folder dir (of flag -flag)
+// written with the older 0-based fold subfolders, which is not used so that
+// no fold is read, or overwritten, as another.
+func legacyFoldDirsError(flag, dir string) error {
+	return fmt.Errorf("-%s %s holds fold-0: it was written by an older version of softshape, which numbered the fold subfolders from 0 "+
+		"(fold-0 … fold-4 for folds 1-5), whereas they are now numbered like -fold and -folds (fold-1 … fold-5); "+
+		"not using it: rename each fold-N to fold-N+1, from fold-4 down to fold-0, or train again into a new folder", flag, dir)
+}
+
+// numFolds is the number of folds of the paper's protocol (the default of
+// softshape.RunOptions.NumFolds).
+const numFolds = 5
+
+// parseFolds reads the -folds flag, 1-based ("1-5", "1,3", "2", see
+// data.ParseFolds), into 0-based fold indices. The folds must be listed in
+// increasing order without repeats: under fold_reset=carry the folds train
+// in order, each continuing from the one before.
 func parseFolds(s string) ([]int, error) {
-	var out []int
+	folds, err := data.ParseFolds(s, numFolds)
+	if err != nil {
+		// data.ParseFolds names the list as `folds "s": `; name the flag.
+		return nil, fmt.Errorf("-folds %q: %s", s, strings.TrimPrefix(err.Error(), fmt.Sprintf("folds %q: ", s)))
+	}
+	// data.ParseFolds keeps the first mention of a fold: read the parts one
+	// by one to find the repeats and the folds out of order.
+	var listed []int
 	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := strconv.Atoi(lo)
-		if err != nil || a < 1 {
-			return nil, fmt.Errorf("-folds %q: %q is not a fold number ≥ 1", s, lo)
+		if strings.TrimSpace(part) == "" {
+			continue
 		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(hi); err != nil || b < a {
-				return nil, fmt.Errorf("-folds %q: bad range %q", s, part)
-			}
+		p, err := data.ParseFolds(part, numFolds)
+		if err != nil {
+			return nil, fmt.Errorf("-folds %q: %w", s, err)
 		}
-		if len(out) > 0 && a <= out[len(out)-1]+1 {
-			return nil, fmt.Errorf("-folds %q: list folds in increasing order without repeats", s)
+		if n := len(listed); n > 0 && p[0] <= listed[n-1] {
+			return nil, fmt.Errorf("-folds %q: %q comes after fold %d: list folds in increasing order without repeats", s, strings.TrimSpace(part), listed[n-1])
 		}
-		for f := a; f <= b; f++ {
-			out = append(out, f-1)
-		}
+		listed = append(listed, p...)
+	}
+	out := make([]int, len(folds))
+	for i, f := range folds {
+		out[i] = f - 1
 	}
 	return out, nil
 }

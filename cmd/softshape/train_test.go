@@ -35,7 +35,12 @@ func TestTrainCommandOnGeneratedData(t *testing.T) {
 		t.Errorf("table rows for folds %v, want [1 3]:\n%s", folds, text)
 	}
 	if m, _ := filepath.Glob(filepath.Join(ckpt, "fold-*")); len(m) != 2 {
-		t.Errorf("checkpoints %v, want fold-0 and fold-2", m)
+		t.Errorf("checkpoints %v, want fold-1 and fold-3", m)
+	}
+	for _, f := range []string{"fold-1", "fold-3"} {
+		if !isDir(filepath.Join(ckpt, f)) {
+			t.Errorf("no checkpoint folder %s for fold %s", f, f[len("fold-"):])
+		}
 	}
 	// The checkpoint keeps each fold's history: plot curves draws fold 3's.
 	figs := t.TempDir()
@@ -50,9 +55,9 @@ func TestTrainCommandOnGeneratedData(t *testing.T) {
 
 func TestTrainCommandErrors(t *testing.T) {
 	cases := map[string][]string{
-		"experts_k=5: k must be ≤ the number of experts Ĉ=3":             {"-set", "experts_k=5", "-epochs", "2", "-warmup", "1"},
-		`-folds "0": "0" is not a fold number ≥ 1`:                       {"-folds", "0"},
-		`-folds "6": fold 6 does not exist (the protocol has folds 1-5)`: {"-folds", "6", "-epochs", "1"},
+		"experts_k=5: k must be ≤ the number of experts Ĉ=3": {"-set", "experts_k=5", "-epochs", "2", "-warmup", "1"},
+		`-folds "0": fold 0 does not exist (want 1..5)`:      {"-folds", "0"},
+		`-folds "6": fold 6 does not exist (want 1..5)`:      {"-folds", "6", "-epochs", "1"},
 		"parsing settings": {"-set", "bogus=1"},
 	}
 	for want, args := range cases {
@@ -70,5 +75,13 @@ func TestParseFolds(t *testing.T) {
 	}
 	if _, err := parseFolds("3-1"); err == nil {
 		t.Error("parseFolds(3-1) accepted a reversed range")
+	}
+	for _, s := range []string{"2,2", "1-3,2", "3,1", "1,1-2"} {
+		if got, err := parseFolds(s); err == nil || !strings.Contains(err.Error(), "increasing order without repeats") {
+			t.Errorf("parseFolds(%q) = %v, %v; want folds in increasing order", s, got, err)
+		}
+	}
+	if got, err := parseFolds(" 2 , 4-5 "); err != nil || !reflect.DeepEqual(got, []int{1, 3, 4}) {
+		t.Errorf("parseFolds( 2 , 4-5 ) = %v, %v", got, err)
 	}
 }

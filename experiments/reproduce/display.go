@@ -132,3 +132,26 @@ func (l *liveLog) Write(b []byte) (int, error) {
 		l.n, time.Since(l.start).Seconds(), html.EscapeString(strings.Join(l.last, "\n"))))
 	return len(b), nil
 }
+
+// ShowEnvHelp lists the environment variables of the notebooks (EnvVars,
+// as EnvHelp): inside a notebook as a folded table under the parameter
+// cell, else printed.
+func ShowEnvHelp() {
+	if !gonbui.IsNotebook {
+		fmt.Print(EnvHelp())
+		return
+	}
+	var b strings.Builder
+	b.WriteString("<details><summary>Environment variables override the parameters (how CI runs this notebook headless)</summary>\n<table>\n")
+	b.WriteString("<tr><th>variable</th><th>example</th><th>what it does</th><th>now</th></tr>\n")
+	for _, e := range envVars {
+		now := ""
+		if v := strings.TrimSpace(os.Getenv(e.Name)); v != "" {
+			now = "<code>" + html.EscapeString(v) + "</code>"
+		}
+		fmt.Fprintf(&b, "<tr><td><code>%s</code></td><td><code>%s</code></td><td>%s</td><td>%s</td></tr>\n",
+			html.EscapeString(e.Name), html.EscapeString(e.Example), html.EscapeString(e.Help), now)
+	}
+	b.WriteString("</table></details>")
+	gonbui.DisplayHTML(b.String())
+}

@@ -5,7 +5,8 @@
 // A notebook starts from Params (datasets, quick mode, folds, seeds, backend,
 // results and data folders), overridable from the environment with
 // ParamsFromEnv (SOFTSHAPE_QUICK, SOFTSHAPE_DATASETS, ... — how CI runs every
-// notebook in quick mode). Table builds the grid of one paper table
+// notebook in quick mode; EnvVars lists every variable of the notebooks, and
+// ShowEnvHelp shows them under each parameter cell). Table builds the grid of one paper table
 // (sweep.NewGrid), trains the cells that have no record in the results store
 // (or, with TrainMissing off, lists them as missing — never skipping them
 // silently), and rebuilds the table beside the paper's numbers

@@ -5,14 +5,17 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/experiments/sweep"
 )
 
-// Environment variables read by ParamsFromEnv.
+// Environment variables of the notebooks: EnvVars lists them, with what
+// each does.
 const (
 	EnvQuick        = "SOFTSHAPE_QUICK"         // "1"/"true": quick mode
 	EnvResults      = "SOFTSHAPE_RESULTS"       // results folder
@@ -26,7 +29,100 @@ const (
 	EnvWorkers      = "SOFTSHAPE_WORKERS"       // cells trained at once; 0: automatic (sweep.PlanWorkers)
 	EnvOffline      = "SOFTSHAPE_OFFLINE"       // "1": never download datasets
 	EnvHeadless     = "SOFTSHAPE_HEADLESS"      // "1": interactive cells render once and return
+	// EnvQuickstartDataset is the dataset of notebook 00 (read there with
+	// EnvOr).
+	EnvQuickstartDataset = "SOFTSHAPE_QUICKSTART_DATASET"
+	// EnvShared is the shared research folder, whose
+	// reference/reference-runs.csv CommittedFidelity reads
+	// (fidelity.DefaultReferencePath).
+	EnvShared = "SOFTSHAPE_SHARED"
+	// EnvORTDir is the folder of the ONNX Runtime library for the onnx
+	// backends (softshape.FindONNXRuntime).
+	EnvORTDir = "SOFTSHAPE_ORT_DIR"
 )
+
+// EnvVar is one environment variable of the notebooks.
+type EnvVar struct {
+	// Name is the variable, Example a value it may take, and Help what it
+	// does, on one line.
+	Name, Example, Help string
+	// set applies the value (trimmed, not blank) to the parameters in
+	// ParamsFromEnv; nil for a variable read elsewhere (EnvHeadless,
+	// EnvQuickstartDataset, EnvShared, EnvORTDir).
+	set func(p *Params, v string) error
+}
+
+// ReadByParams reports whether ParamsFromEnv reads the variable (else the
+// display or one notebook does).
+func (e EnvVar) ReadByParams() bool { return e.set != nil }
+
+// envVars is the one list of the notebooks' environment variables:
+// ParamsFromEnv applies them in this order, and EnvHelp (every notebook's
+// parameter cell, through ShowEnvHelp) lists them.
+var envVars = []EnvVar{
+	{EnvQuick, "1", `"1"/"true": quick mode (short schedule, small datasets); "0"/"false": the paper's schedule`,
+		func(p *Params, v string) (err error) { p.Quick, err = parseBool(EnvQuick, v); return err }},
+	{EnvResults, "results-gpu", "results folder (the store shared with softshape sweep); a relative path is relative to the repository",
+		func(p *Params, v string) error { p.Results = v; return nil }},
+	{EnvDatasets, "GunPoint,ItalyPowerDemand", "comma-separated dataset names (unset: the notebook's)",
+		func(p *Params, v string) error { p.Datasets = splitList(v); return nil }},
+	{EnvFolds, "1-2,4", `1-based folds: a range "1-5", a list "1,3" (unset: the notebook's, all 5 for a table)`,
+		func(p *Params, v string) (err error) { p.Folds, err = ParseFolds(v); return err }},
+	{EnvSeeds, "42,43", "comma-separated run seeds (unset: 42)",
+		func(p *Params, v string) error {
+			p.Seeds = nil
+			for _, s := range splitList(v) {
+				n, err := strconv.ParseInt(s, 10, 64)
+				if err != nil {
+					return fmt.Errorf("%s=%q: %q is not an integer", EnvSeeds, v, s)
+				}
+				p.Seeds = append(p.Seeds, n)
+			}
+			return nil
+		}},
+	{EnvBackend, "xla:cuda", `GoMLX backend: "go", "onnx:cpu", "xla:cuda" (unset: $GOMLX_BACKEND, else pure Go)`,
+		func(p *Params, v string) error { p.Backend = v; return nil }},
+	{EnvData, "/data/ucr", "folder of the UCR datasets (unset: ../shared/ucr beside the repository, else the user cache)",
+		func(p *Params, v string) error { p.DataRoot = v; return nil }},
+	{EnvTrainMissing, "0", `"0"/"false": train nothing, list the runs without a record`,
+		func(p *Params, v string) (err error) { p.TrainMissing, err = parseBool(EnvTrainMissing, v); return err }},
+	{EnvSettings, "epochs=4;warmup_epochs=2", `hyperparameters for every run, "name=value;...", after the notebook's`,
+		func(p *Params, v string) error { p.Settings = joinSettings(p.Settings, v); return nil }},
+	{EnvWorkers, "2", "runs trained at once (0: automatic)",
+		func(p *Params, v string) (err error) {
+			if p.Workers, err = strconv.Atoi(v); err != nil || p.Workers < 0 {
+				return fmt.Errorf("%s=%q: want a number ≥ 0", EnvWorkers, v)
+			}
+			return nil
+		}},
+	{EnvOffline, "1", `"1"/"true": never download datasets`,
+		func(p *Params, v string) (err error) { p.Offline, err = parseBool(EnvOffline, v); return err }},
+	{EnvHeadless, "1", `"1"/"true": interactive cells draw once and return (how CI runs the notebooks)`, nil},
+	{EnvQuickstartDataset, "GunPoint", "notebook 00: the dataset to train (unset: " + data.CBFName + ")", nil},
+	{EnvShared, "/srv/shared", "notebook 10: the shared folder whose reference/reference-runs.csv holds the authors' runs (unset: ../shared beside the repository)", nil},
+	{EnvORTDir, "/opt/onnxruntime", "onnx backends: the folder holding libonnxruntime.so (unset: where scripts/install-onnxruntime.sh installs it)", nil},
+}
+
+// EnvVars returns the environment variables of the notebooks, those that
+// override the parameters (ParamsFromEnv) first.
+func EnvVars() []EnvVar { return slices.Clone(envVars) }
+
+// EnvHelp lists the environment variables of the notebooks, one a line:
+// an example setting and what the variable does, and the current value of
+// those set (not blank).
+func EnvHelp() string {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	for _, e := range envVars {
+		now := ""
+		if v := strings.TrimSpace(os.Getenv(e.Name)); v != "" {
+			now = fmt.Sprintf(" [now %q]", v)
+		}
+		fmt.Fprintf(tw, "  %s=%s\t%s%s\n", e.Name, e.Example, e.Help, now)
+	}
+	_ = tw.Flush()
+	return "Environment variables (they override the parameter cell):\n" + b.String()
+}
 
 // Params are the knobs of a notebook: its one parameter cell fills them, and
 // the environment may override them (ParamsFromEnv).
@@ -76,67 +172,19 @@ func DefaultParams() Params {
 	return Params{Quick: true, Seeds: []int64{42}, TrainMissing: true}
 }
 
-// ParamsFromEnv returns def with every variable of the environment that is
-// set (SOFTSHAPE_QUICK, SOFTSHAPE_RESULTS, SOFTSHAPE_DATASETS,
-// SOFTSHAPE_FOLDS, SOFTSHAPE_SEEDS, SOFTSHAPE_BACKEND, SOFTSHAPE_DATA,
-// SOFTSHAPE_TRAIN_MISSING, SOFTSHAPE_SETTINGS, SOFTSHAPE_WORKERS,
-// SOFTSHAPE_OFFLINE) overriding its field, then Resolve'd. SOFTSHAPE_SETTINGS
-// is appended to def.Settings.
+// ParamsFromEnv returns def with every variable of EnvVars that it reads
+// (ReadByParams) and that is set overriding its field, then Resolve'd.
+// SOFTSHAPE_SETTINGS is appended to def.Settings.
 func ParamsFromEnv(def Params) (Params, error) {
 	p := def
-	var err error
-	get := func(k string) (string, bool) {
-		v, ok := os.LookupEnv(k)
-		return strings.TrimSpace(v), ok && strings.TrimSpace(v) != ""
-	}
-	if v, ok := get(EnvQuick); ok {
-		if p.Quick, err = parseBool(EnvQuick, v); err != nil {
-			return p, err
+	for _, e := range envVars {
+		if e.set == nil {
+			continue
 		}
-	}
-	if v, ok := get(EnvResults); ok {
-		p.Results = v
-	}
-	if v, ok := get(EnvDatasets); ok {
-		p.Datasets = splitList(v)
-	}
-	if v, ok := get(EnvFolds); ok {
-		if p.Folds, err = ParseFolds(v); err != nil {
-			return p, err
-		}
-	}
-	if v, ok := get(EnvSeeds); ok {
-		p.Seeds = nil
-		for _, s := range splitList(v) {
-			n, err := strconv.ParseInt(s, 10, 64)
-			if err != nil {
-				return p, fmt.Errorf("%s=%q: %q is not an integer", EnvSeeds, v, s)
+		if v := strings.TrimSpace(os.Getenv(e.Name)); v != "" {
+			if err := e.set(&p, v); err != nil {
+				return p, err
 			}
-			p.Seeds = append(p.Seeds, n)
-		}
-	}
-	if v, ok := get(EnvBackend); ok {
-		p.Backend = v
-	}
-	if v, ok := get(EnvData); ok {
-		p.DataRoot = v
-	}
-	if v, ok := get(EnvTrainMissing); ok {
-		if p.TrainMissing, err = parseBool(EnvTrainMissing, v); err != nil {
-			return p, err
-		}
-	}
-	if v, ok := get(EnvSettings); ok {
-		p.Settings = joinSettings(p.Settings, v)
-	}
-	if v, ok := get(EnvWorkers); ok {
-		if p.Workers, err = strconv.Atoi(v); err != nil || p.Workers < 0 {
-			return p, fmt.Errorf("%s=%q: want a number ≥ 0", EnvWorkers, v)
-		}
-	}
-	if v, ok := get(EnvOffline); ok {
-		if p.Offline, err = parseBool(EnvOffline, v); err != nil {
-			return p, err
 		}
 	}
 	return p.Resolve()
