@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/softshape-go/softshape/data"
@@ -69,37 +68,25 @@ func runFidelity(args []string, stdout io.Writer) error {
 			return fmt.Errorf("-reference: %w", err)
 		}
 	}
-	var rows []fidelity.Row
 	for _, preset := range presetList {
+		if *reportOnly {
+			break
+		}
 		spec := fidelity.Spec{Datasets: dsList, Seeds: seedList, Preset: preset, Settings: *settings}
 		grid, err := spec.Grid()
 		if err != nil {
 			return err
 		}
-		dir := filepath.Join(*results, preset)
-		if !*reportOnly {
-			if err := runFidelityGrid(stdout, grid, dir, *dataRoot, *backend, *offline); err != nil {
-				return err
-			}
-		} else if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			return fmt.Errorf("-report: results folder %s not found", dir)
-		}
-		store, err := sweep.Open(dir)
-		if err != nil {
+		if err := runFidelityGrid(stdout, grid, filepath.Join(*results, preset), *dataRoot, *backend, *offline); err != nil {
 			return err
 		}
-		runs, err := fidelity.Collect(store, grid)
-		if err != nil {
-			return err
+	}
+	rows, err := fidelity.Report(fidelity.ReportSpec{Results: *results, Datasets: dsList, Seeds: seedList, Presets: presetList, Settings: *settings}, ref)
+	if err != nil {
+		if *reportOnly {
+			return fmt.Errorf("-report: %w", err)
 		}
-		for _, dr := range runs {
-			paperAcc, err := fidelity.PaperAccuracy(dr.Dataset)
-			if err != nil {
-				return err
-			}
-			c := fidelity.Compare(dr.Dataset, preset, dr.Seeds, dr.PerSeed, ref, paperAcc)
-			rows = append(rows, fidelity.Row{Comparison: c, Runs: dr})
-		}
+		return err
 	}
 	title := "Fidelity: full protocol, ours beside the authors' code and the paper"
 	if *settings != "" {
@@ -109,7 +96,14 @@ func runFidelity(args []string, stdout io.Writer) error {
 	if *reference == "" {
 		fmt.Fprintln(stdout, "No reference runs given (-reference): the authors' columns are empty.")
 	}
-	return fidelity.WriteMarkdown(stdout, rows)
+	if err := fidelity.WriteMarkdown(stdout, rows); err != nil {
+		return err
+	}
+	if leaks := fidelity.Leaks(rows); len(leaks) > 0 {
+		fmt.Fprintf(stdout, "\n### The fold leak: reference_compat − reference_fresh, paired by seed\n\n")
+		return fidelity.WriteLeaks(stdout, leaks)
+	}
+	return nil
 }
 
 // runFidelityGrid trains the grid's missing cells into dir.
@@ -144,14 +138,4 @@ func runFidelityGrid(stdout io.Writer, grid *sweep.Grid, dir, dataRoot, backendN
 
 // defaultReferenceRuns is $SOFTSHAPE_SHARED/reference/reference-runs.csv, else
 // ../shared/reference/reference-runs.csv, when the file exists; else "".
-func defaultReferenceRuns() string {
-	root := os.Getenv("SOFTSHAPE_SHARED")
-	if root == "" {
-		root = filepath.Join("..", "shared")
-	}
-	path := filepath.Join(root, "reference", "reference-runs.csv")
-	if _, err := os.Stat(path); err != nil {
-		return ""
-	}
-	return path
-}
+func defaultReferenceRuns() string { return fidelity.DefaultReferencePath(".") }
