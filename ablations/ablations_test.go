@@ -160,10 +160,10 @@ func TestForTableMatchesPaper(t *testing.T) {
 		"experts_k":    func(c softshape.Config) float64 { return float64(c.ExpertsK) },
 		"depth_L":      func(c softshape.Config) float64 { return float64(c.Depth) },
 		"stride_q": func(c softshape.Config) float64 {
-			if c.Stride == "auto" {
+			if c.Stride == softshape.StrideAuto {
 				return 4 // the authors' default q=4 (q=min(2,m) when m ≤ 4)
 			}
-			q, _ := strconv.Atoi(c.Stride)
+			q, _ := strconv.Atoi(string(c.Stride))
 			return float64(q)
 		},
 		"shape_length_m": func(c softshape.Config) float64 { return float64(c.ShapeLength) },

@@ -11,11 +11,11 @@ import (
 // relative to the number of classes C: "hatC=C/2", "hatC=C" (the default),
 // "hatC=2C".
 func NumExperts() []Variant {
-	specs := []string{"C/2", "C", "2C"}
+	specs := []softshape.NumExperts{softshape.NumExpertsHalfC, softshape.NumExpertsC, softshape.NumExpertsTwiceC}
 	out := make([]Variant, len(specs))
 	for i, s := range specs {
 		out[i] = Variant{
-			Name:        "hatC=" + s,
+			Name:        "hatC=" + string(s),
 			Description: fmt.Sprintf("total number of experts Ĉ = %s (num_experts=%s)", s, s),
 			Apply:       set(func(c *softshape.Config) { c.NumExperts = s }),
 		}
@@ -45,8 +45,8 @@ func Lambda() []Variant {
 // convolution block, and the paper's MLP.
 func MoEExpertNetwork() []Variant {
 	return []Variant{
-		{Name: "MoE expert: FCN", Description: "an FCN block (convolutions 8, 5, 3 over the tokens) as each MoE expert (moe_expert=fcn)", Apply: set(func(c *softshape.Config) { c.MoEExpert = "fcn" })},
-		{Name: "MoE expert: TSLANet (ICB)", Description: "TSLANet's interactive convolution block as each MoE expert (moe_expert=icb)", Apply: set(func(c *softshape.Config) { c.MoEExpert = "icb" })},
+		{Name: "MoE expert: FCN", Description: "an FCN block (convolutions 8, 5, 3 over the tokens) as each MoE expert (moe_expert=fcn)", Apply: set(func(c *softshape.Config) { c.MoEExpert = softshape.MoEExpertFCN })},
+		{Name: "MoE expert: TSLANet (ICB)", Description: "TSLANet's interactive convolution block as each MoE expert (moe_expert=icb)", Apply: set(func(c *softshape.Config) { c.MoEExpert = softshape.MoEExpertICB })},
 		{Name: "Original MoE expert", Description: "the paper's MoE expert: Linear→GELU→Dropout→Linear (the default)", Apply: set(func(*softshape.Config) {})},
 	}
 }
@@ -56,8 +56,8 @@ func MoEExpertNetwork() []Variant {
 // encoder layer, a token-wise MLP, and the paper's Inception module.
 func SharedExpertNetwork() []Variant {
 	return []Variant{
-		{Name: "Shared expert: Transformer", Description: "a Transformer encoder layer (8 heads, d_ff=4d) as the shared expert (shared_expert=transformer)", Apply: set(func(c *softshape.Config) { c.SharedExpert = "transformer" })},
-		{Name: "Shared expert: MLP", Description: "a token-wise MLP d→2d→d as the shared expert (shared_expert=mlp)", Apply: set(func(c *softshape.Config) { c.SharedExpert = "mlp" })},
+		{Name: "Shared expert: Transformer", Description: "a Transformer encoder layer (8 heads, d_ff=4d) as the shared expert (shared_expert=transformer)", Apply: set(func(c *softshape.Config) { c.SharedExpert = softshape.SharedExpertTransformer })},
+		{Name: "Shared expert: MLP", Description: "a token-wise MLP d→2d→d as the shared expert (shared_expert=mlp)", Apply: set(func(c *softshape.Config) { c.SharedExpert = softshape.SharedExpertMLP })},
 		{Name: "Shared expert: Inception", Description: "the paper's Inception module as the shared expert (the default)", Apply: set(func(*softshape.Config) {})},
 	}
 }

@@ -51,14 +51,14 @@ func StrideQ() []Variant {
 		out = append(out, Variant{
 			Name:        "q=" + s,
 			Description: fmt.Sprintf("shapes start every %d time steps (stride=%d)", q, q),
-			Apply:       set(func(c *softshape.Config) { c.Stride = s }),
+			Apply:       set(func(c *softshape.Config) { c.Stride = softshape.Stride(s) }),
 		})
 	}
 	out = append(out,
 		Variant{Name: "q=4", Description: "shapes start every 4 time steps, q = min(2, m) when m ≤ 4 as in the authors' code (stride=auto, the default)",
-			Apply: set(func(c *softshape.Config) { c.Stride = "auto" })},
+			Apply: set(func(c *softshape.Config) { c.Stride = softshape.StrideAuto })},
 		Variant{Name: "q=m", Description: "non-overlapping shapes: the stride equals the shape length (stride=m)",
-			Apply: set(func(c *softshape.Config) { c.Stride = "m" })},
+			Apply: set(func(c *softshape.Config) { c.Stride = softshape.StrideShapeLength })},
 	)
 	return out
 }

@@ -20,6 +20,6 @@ func Table2() []Variant {
 		{Name: "w/o Intra & Inter", Description: "neither intra- nor inter-shape learning (intra=false, inter=false)",
 			Apply: set(func(c *softshape.Config) { c.Intra, c.Inter = false, false })},
 		{Name: "with Linear Shape", Description: "linear patch embedding of the shapes instead of the 1-D CNN (shape_embed=linear)",
-			Apply: set(func(c *softshape.Config) { c.ShapeEmbed = "linear" })},
+			Apply: set(func(c *softshape.Config) { c.ShapeEmbed = softshape.ShapeEmbedLinear })},
 	}
 }

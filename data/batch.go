@@ -42,9 +42,10 @@ func BatchSize(nTrain int, rule BatchRule) int {
 	return max(b, 1)
 }
 
-// ParseBatchRule parses "paper" or "large" (case-insensitive).
-func ParseBatchRule(s string) (BatchRule, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
+// ParseBatchRule parses "paper" or "large" (case-insensitive). It takes any
+// string type, so softshape.BatchRule (the batch_rule setting) parses as is.
+func ParseBatchRule[S ~string](s S) (BatchRule, error) {
+	switch strings.ToLower(strings.TrimSpace(string(s))) {
 	case "paper":
 		return BatchPaper, nil
 	case "large":

@@ -115,21 +115,6 @@ const (
 	ParamReferenceCompat = "reference_compat"
 )
 
-// Values of the protocol switches.
-const (
-	FoldResetFresh = "fresh"
-	FoldResetCarry = "carry"
-
-	EvalPathPhase  = "phase"
-	EvalPathSparse = "sparse"
-
-	SelectionStatMean        = "mean"
-	SelectionStatBatchScaled = "batch_scaled"
-
-	SelectionWindowPostWarmUp = "post_warmup"
-	SelectionWindowAll        = "all"
-)
-
 // Names of the protocol presets (ParamProtocol).
 const (
 	// ProtocolDefault selects SoftShape's own model: fresh folds, evaluation on
@@ -150,12 +135,12 @@ const (
 // Protocol holds the protocol switches: the decisions of the training protocol
 // that are not part of the model.
 type Protocol struct {
-	FoldReset       string
-	EvalPath        string
-	BatchRule       string
+	FoldReset       FoldReset
+	EvalPath        EvalPath
+	BatchRule       BatchRule
 	Shuffle         bool
-	SelectionStat   string
-	SelectionWindow string
+	SelectionStat   SelectionStat
+	SelectionWindow SelectionWindow
 }
 
 // Presets are the named protocols, in the order -set help lists them.
@@ -164,11 +149,11 @@ var presets = []struct {
 	p         Protocol
 }{
 	{ProtocolDefault, "SoftShape's own model, fresh folds (the default)",
-		Protocol{FoldResetFresh, EvalPathPhase, "paper", true, SelectionStatMean, SelectionWindowPostWarmUp}},
+		Protocol{FoldResetFresh, EvalPathPhase, BatchRulePaper, true, SelectionStatMean, SelectionWindowPostWarmUp}},
 	{ProtocolReferenceCompat, "the authors' published code, fold leak included",
-		Protocol{FoldResetCarry, EvalPathSparse, "large", false, SelectionStatBatchScaled, SelectionWindowAll}},
+		Protocol{FoldResetCarry, EvalPathSparse, BatchRuleLarge, false, SelectionStatBatchScaled, SelectionWindowAll}},
 	{ProtocolReferenceFresh, "the authors' code minus the fold leak",
-		Protocol{FoldResetFresh, EvalPathSparse, "large", false, SelectionStatBatchScaled, SelectionWindowAll}},
+		Protocol{FoldResetFresh, EvalPathSparse, BatchRuleLarge, false, SelectionStatBatchScaled, SelectionWindowAll}},
 }
 
 // Preset returns the protocol switches of a preset name.
@@ -269,8 +254,8 @@ func (c Config) CarriesFolds() bool { return c.FoldReset == FoldResetCarry }
 type Config struct {
 	SparseRatio      float64
 	ExpertsK         int
-	NumExperts       string
-	Stride           string
+	NumExperts       NumExperts
+	Stride           Stride
 	Depth            int
 	ShapeLength      int
 	ShapeLengthRatio float64
@@ -279,26 +264,26 @@ type Config struct {
 	Dropout          float64
 	MoELossWeight    float64
 	InceptionKernel  int
-	Schedule         string
-	MoELayers        string
+	Schedule         Schedule
+	MoELayers        MoELayers
 	FusedToken       bool
 	Intra            bool
 	Inter            bool
-	ShapeEmbed       string
-	MoEExpert        string
-	SharedExpert     string
+	ShapeEmbed       ShapeEmbed
+	MoEExpert        MoEExpert
+	SharedExpert     SharedExpert
 	MultiSeq         string
 	WarmUpEpochs     int
 	Epochs           int
 	LearningRate     float64
-	BatchRule        string
+	BatchRule        BatchRule
 	Patience         int
 	Shuffle          bool
 	// The protocol switches besides BatchRule and Shuffle (see Protocol).
-	FoldReset       string
-	EvalPath        string
-	SelectionStat   string
-	SelectionWindow string
+	FoldReset       FoldReset
+	EvalPath        EvalPath
+	SelectionStat   SelectionStat
+	SelectionWindow SelectionWindow
 }
 
 // DefaultConfig returns the defaults: the authors' model (the paper's Section 3 and
@@ -307,22 +292,22 @@ func DefaultConfig() Config {
 	c := Config{
 		SparseRatio:     0.5,
 		ExpertsK:        1,
-		NumExperts:      "C",
-		Stride:          "auto",
+		NumExperts:      NumExpertsC,
+		Stride:          StrideAuto,
 		Depth:           2,
 		EmbedDim:        128,
 		AttnDim:         8,
 		Dropout:         0.15,
 		MoELossWeight:   0.001,
 		InceptionKernel: 40,
-		Schedule:        "reference",
-		MoELayers:       "sparse",
+		Schedule:        ScheduleReference,
+		MoELayers:       MoELayersSparse,
 		FusedToken:      true,
 		Intra:           true,
 		Inter:           true,
-		ShapeEmbed:      "conv",
-		MoEExpert:       "mlp",
-		SharedExpert:    "inception",
+		ShapeEmbed:      ShapeEmbedConv,
+		MoEExpert:       MoEExpertMLP,
+		SharedExpert:    SharedExpertInception,
 		WarmUpEpochs:    150,
 		Epochs:          500,
 		LearningRate:    1e-3,
@@ -488,7 +473,7 @@ func (c Config) Resolve(seriesLen, numClasses, refShapeLen int) (Shape, error) {
 	if err := c.checkProtocol(); err != nil {
 		return s, err
 	}
-	if c.SharedExpert == "transformer" && c.EmbedDim%TransformerHeads != 0 {
+	if c.SharedExpert == SharedExpertTransformer && c.EmbedDim%TransformerHeads != 0 {
 		return s, fmt.Errorf("%s=transformer needs %s divisible by its %d heads, got %d", ParamSharedExpert, ParamEmbedDim, TransformerHeads, c.EmbedDim)
 	}
 
@@ -516,18 +501,18 @@ func (c Config) Resolve(seriesLen, numClasses, refShapeLen int) (Shape, error) {
 
 	// Stride q.
 	switch c.Stride {
-	case "auto", "":
+	case StrideAuto, "":
 		q := 4
 		if s.ShapeLen <= q { // the authors' adjustment (main_softshape.py)
 			q = min(2, s.ShapeLen)
 		}
 		s.Stride = q
-	case "m":
+	case StrideShapeLength:
 		s.Stride = s.ShapeLen
 	default:
-		q, err := strconv.Atoi(c.Stride)
+		q, err := strconv.Atoi(string(c.Stride))
 		if err != nil {
-			return s, fmt.Errorf("%s=%q: want an integer ≥ 1, \"m\" or \"auto\"", ParamStride, c.Stride)
+			return s, fmt.Errorf("%s=%q: want an integer ≥ 1, %q or %q", ParamStride, c.Stride, StrideShapeLength, StrideAuto)
 		}
 		if q < 1 {
 			return s, fmt.Errorf("%s=%d: the stride q must be ≥ 1", ParamStride, q)
@@ -613,19 +598,19 @@ func (c Config) ResolveScales(seriesLen, numClasses, refShapeLen int) ([]Shape, 
 }
 
 // resolveExperts turns "C", "C/2", "2C" or an integer into Ĉ for C classes.
-func resolveExperts(spec string, numClasses int) (int, error) {
+func resolveExperts(spec NumExperts, numClasses int) (int, error) {
 	var e int
-	switch strings.ReplaceAll(spec, " ", "") {
-	case "C", "":
+	switch NumExperts(strings.ReplaceAll(string(spec), " ", "")) {
+	case NumExpertsC, "":
 		e = numClasses
-	case "C/2":
+	case NumExpertsHalfC:
 		e = max(1, numClasses/2)
-	case "2C":
+	case NumExpertsTwiceC:
 		e = 2 * numClasses
 	default:
-		v, err := strconv.Atoi(spec)
+		v, err := strconv.Atoi(string(spec))
 		if err != nil {
-			return 0, fmt.Errorf("%s=%q: want an integer ≥ 1, \"C\", \"C/2\" or \"2C\"", ParamNumExperts, spec)
+			return 0, fmt.Errorf("%s=%q: want an integer ≥ 1, %q, %q or %q", ParamNumExperts, spec, NumExpertsC, NumExpertsHalfC, NumExpertsTwiceC)
 		}
 		e = v
 	}
@@ -653,7 +638,7 @@ func (c Config) RemainFractions() []float64 {
 	r := make([]float64, c.Depth)
 	for l := range r {
 		switch {
-		case c.Schedule == "every_layer":
+		case c.Schedule == ScheduleEveryLayer:
 			r[l] = 1 - float64(float32(c.SparseRatio))
 		case c.Depth == 1:
 			r[l] = 1

@@ -42,9 +42,9 @@ var fcnKernels = [3]int{8, 5, 3}
 // chosen by Config.SharedExpert.
 func (m *Model) sharedExpert(scope *model.Scope, v *Node) *Node {
 	switch m.Config.SharedExpert {
-	case "transformer":
+	case SharedExpertTransformer:
 		return transformerLayer(scope.In("transformer"), v, m.Config.Dropout)
-	case "mlp":
+	case SharedExpertMLP:
 		return tokenMLP(scope.In("shared_mlp"), v, sharedMLPMult*v.Shape().Dimensions[2], m.Config.Dropout)
 	default:
 		return inception(scope.In("inception"), v, m.Config.InceptionKernel)

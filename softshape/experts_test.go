@@ -32,8 +32,8 @@ func paramCount(t *testing.T, cfg Config, seriesLen, numClasses int) int {
 func TestSharedExpertParameterCounts(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.ShapeLength = 16
-	counts := map[string]int{}
-	for _, s := range []string{"inception", "transformer", "mlp"} {
+	counts := map[SharedExpert]int{}
+	for _, s := range []SharedExpert{SharedExpertInception, SharedExpertTransformer, SharedExpertMLP} {
 		c := cfg
 		c.SharedExpert = s
 		counts[s] = paramCount(t, c, 150, 2)
@@ -67,9 +67,9 @@ func TestMoEExpertParameterCounts(t *testing.T) {
 	d := 128
 	base := paramCount(t, cfg, 150, classes)
 	for _, tc := range []struct {
-		expert    string
+		expert    MoEExpert
 		perExpert int
-	}{{"fcn", 24 * d * d}, {"icb", 5*d*d + 3*d}} {
+	}{{MoEExpertFCN, 24 * d * d}, {MoEExpertICB, 5*d*d + 3*d}} {
 		c := cfg
 		c.MoEExpert = tc.expert
 		got := paramCount(t, c, 150, classes) - base

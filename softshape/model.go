@@ -25,9 +25,9 @@ const (
 // String returns "dense" or "sparse".
 func (p Phase) String() string {
 	if p == Sparse {
-		return "sparse"
+		return phaseNameSparse
 	}
-	return "dense"
+	return phaseNameDense
 }
 
 // Outputs is everything one forward pass produces.
@@ -151,7 +151,7 @@ func (m *Model) body(scope *model.Scope, x *Node, phase Phase) (out *Outputs, h,
 			inter = m.sharedExpert(ls, v)
 			y = Add(y, inter)
 		}
-		if cfg.Intra && (sparse || cfg.MoELayers == "all") {
+		if cfg.Intra && (sparse || cfg.MoELayers == MoELayersAll) {
 			var moeAux *Node
 			intra, moeAux = m.moe(moeScope, v)
 			y = Add(y, intra)
@@ -178,7 +178,7 @@ func (m *Model) embedShapes(scope *model.Scope, x *Node) *Node {
 	g := x.Graph()
 	b := x.Shape().Dimensions[0]
 	patches := windows(Reshape(x, b, sh.SeriesLen, 1), sh.ShapeLen, sh.Stride, sh.NumShapes) // [B, J, m]
-	if m.Config.ShapeEmbed == "linear" {
+	if m.Config.ShapeEmbed == ShapeEmbedLinear {
 		return linear(scope, patches, d, true)
 	}
 	w := convWeights(scope, x.DType(), sh.ShapeLen, 1, d).NodeValue(g)

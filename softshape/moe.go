@@ -40,9 +40,9 @@ func (m *Model) moe(scope *model.Scope, v *Node) (*Node, *Node) {
 
 	var y *Node // [T, d]: the gate-weighted sum of the experts' outputs
 	switch cfg.MoEExpert {
-	case "fcn", "icb":
+	case MoEExpertFCN, MoEExpertICB:
 		var outs *Node // [B, n, E, d]
-		if cfg.MoEExpert == "fcn" {
+		if cfg.MoEExpert == MoEExpertFCN {
 			outs = fcnExperts(scope.At("experts"), v, e)
 		} else {
 			outs = icbExperts(scope.At("experts"), v, e, cfg.Dropout)

@@ -19,7 +19,9 @@ type Setting struct {
 	Doc string
 	// Allowed lists the values of an enumerated setting; nil otherwise.
 	Allowed []string
-	// field returns a pointer to the setting's field of c.
+	// field returns a pointer to the setting's field of c: a *float64, *int,
+	// *bool or *string, a field of a named string type (the enumerated
+	// settings, enums.go) converted to *string so the store holds plain strings.
 	field func(c *Config) any
 }
 
@@ -44,8 +46,8 @@ func Settings() []Setting {
 	return []Setting{
 		{ParamSparseRatio, "η", "fraction of the shapes fused into one embedding by the last layer, in [0, 1) (Table 3)", nil, func(c *Config) any { return &c.SparseRatio }},
 		{ParamExpertsK, "k", "experts each shape is routed to, 1 ≤ k ≤ Ĉ (Table 4)", nil, func(c *Config) any { return &c.ExpertsK }},
-		{ParamNumExperts, "Ĉ", "number of experts: an integer, `C` (classes, the authors'), `C/2` or `2C` (appendix)", nil, func(c *Config) any { return &c.NumExperts }},
-		{ParamStride, "q", "shape stride: an integer ≥ 1, `m` (no overlap) or `auto` (4; the authors' q = min(2, m) when m ≤ 4) (Table 5)", nil, func(c *Config) any { return &c.Stride }},
+		{ParamNumExperts, "Ĉ", "number of experts: an integer, `C` (classes, the authors'), `C/2` or `2C` (appendix)", nil, func(c *Config) any { return (*string)(&c.NumExperts) }},
+		{ParamStride, "q", "shape stride: an integer ≥ 1, `m` (no overlap) or `auto` (4; the authors' q = min(2, m) when m ≤ 4) (Table 5)", nil, func(c *Config) any { return (*string)(&c.Stride) }},
 		{ParamDepth, "L", "number of SoftShape layers (Table 6)", nil, func(c *Config) any { return &c.Depth }},
 		{ParamShapeLength, "m", "shape length; 0 = the authors' per-dataset m (min(16, T) for an unknown dataset) (Table 7)", nil, func(c *Config) any { return &c.ShapeLength }},
 		{ParamShapeLengthRatio, "m/T", "when > 0, m = int(ratio·T) (the paper's 0.1T, 0.8T), overriding shape_length", nil, func(c *Config) any { return &c.ShapeLengthRatio }},
@@ -54,25 +56,25 @@ func Settings() []Setting {
 		{ParamDropout, "", "dropout rate (positional embedding, experts, final layer)", nil, func(c *Config) any { return &c.Dropout }},
 		{ParamMoELossWeight, "λ", "weight of the MoE importance and load losses (appendix)", nil, func(c *Config) any { return &c.MoELossWeight }},
 		{ParamInceptionKernel, "", "largest Inception kernel (40 gives kernels 39, 19, 9)", nil, func(c *Config) any { return &c.InceptionKernel }},
-		{ParamSchedule, "", "how sparsification spreads over the layers: the authors' merge fractions linspace(0, η, L), or η in every layer (the paper's literal reading)", []string{"reference", "every_layer"}, func(c *Config) any { return &c.Schedule }},
-		{ParamMoELayers, "", "where the MoE runs: only in layers that merge, never in warm-up (the authors'), or in every layer", []string{"sparse", "all"}, func(c *Config) any { return &c.MoELayers }},
+		{ParamSchedule, "", "how sparsification spreads over the layers: the authors' merge fractions linspace(0, η, L), or η in every layer (the paper's literal reading)", allowed(ScheduleReference, ScheduleEveryLayer), func(c *Config) any { return (*string)(&c.Schedule) }},
+		{ParamMoELayers, "", "where the MoE runs: only in layers that merge, never in warm-up (the authors'), or in every layer", allowed(MoELayersSparse, MoELayersAll), func(c *Config) any { return (*string)(&c.MoELayers) }},
 		{ParamFusedToken, "", "append the score-weighted sum of the merged shapes as one fused token (false: ablation w/o Soft Sparse, Table 2)", nil, func(c *Config) any { return &c.FusedToken }},
 		{ParamIntra, "", "MoE intra-shape learning (false: ablation w/o Intra, Table 2)", nil, func(c *Config) any { return &c.Intra }},
 		{ParamInter, "", "Inception inter-shape learning (false: ablation w/o Inter, Table 2)", nil, func(c *Config) any { return &c.Inter }},
-		{ParamShapeEmbed, "", "shape embedding: 1-D CNN (the paper's) or a linear patch embedding (ablation, Table 2)", []string{"conv", "linear"}, func(c *Config) any { return &c.ShapeEmbed }},
-		{ParamMoEExpert, "", "network of each MoE expert: the paper's MLP, an FCN block or TSLANet's ICB (appendix)", []string{"mlp", "fcn", "icb"}, func(c *Config) any { return &c.MoEExpert }},
-		{ParamSharedExpert, "", "shared (inter-shape) expert: the paper's Inception, a Transformer layer or a token-wise MLP (appendix)", []string{"inception", "transformer", "mlp"}, func(c *Config) any { return &c.SharedExpert }},
+		{ParamShapeEmbed, "", "shape embedding: 1-D CNN (the paper's) or a linear patch embedding (ablation, Table 2)", allowed(ShapeEmbedConv, ShapeEmbedLinear), func(c *Config) any { return (*string)(&c.ShapeEmbed) }},
+		{ParamMoEExpert, "", "network of each MoE expert: the paper's MLP, an FCN block or TSLANet's ICB (appendix)", allowed(MoEExpertMLP, MoEExpertFCN, MoEExpertICB), func(c *Config) any { return (*string)(&c.MoEExpert) }},
+		{ParamSharedExpert, "", "shared (inter-shape) expert: the paper's Inception, a Transformer layer or a token-wise MLP (appendix)", allowed(SharedExpertInception, SharedExpertTransformer, SharedExpertMLP), func(c *Config) any { return (*string)(&c.SharedExpert) }},
 		{ParamMultiSeq, "", "Table 7 Multi-Seq: comma-separated shape lengths run in parallel, e.g. `8,16,32`; empty: off", nil, func(c *Config) any { return &c.MultiSeq }},
 		{ParamWarmUpEpochs, "", "dense (non-sparse) epochs before sparsification starts", nil, func(c *Config) any { return &c.WarmUpEpochs }},
 		{ParamEpochs, "", "maximum number of training epochs", nil, func(c *Config) any { return &c.Epochs }},
 		{ParamLearningRate, "", "Adam's learning rate", nil, func(c *Config) any { return &c.LearningRate }},
 		{ParamPatience, "", "early-stopping patience after warm-up (the authors' rule); 0 disables it", nil, func(c *Config) any { return &c.Patience }},
-		{ParamFoldReset, "", "protocol: a fresh model and Adam per fold, or the previous fold's last weights and Adam state (the authors' leak)", []string{FoldResetFresh, FoldResetCarry}, func(c *Config) any { return &c.FoldReset }},
-		{ParamEvalPath, "", "protocol: validation/test during warm-up on the trained path, or always on the sparse path (the authors')", []string{EvalPathPhase, EvalPathSparse}, func(c *Config) any { return &c.EvalPath }},
-		{ParamBatchRule, "", "protocol: batch min(n_train/10, 16) (the paper's) or min(512, n_train) (the authors' code)", []string{"paper", "large"}, func(c *Config) any { return &c.BatchRule }},
+		{ParamFoldReset, "", "protocol: a fresh model and Adam per fold, or the previous fold's last weights and Adam state (the authors' leak)", allowed(FoldResetFresh, FoldResetCarry), func(c *Config) any { return (*string)(&c.FoldReset) }},
+		{ParamEvalPath, "", "protocol: validation/test during warm-up on the trained path, or always on the sparse path (the authors')", allowed(EvalPathPhase, EvalPathSparse), func(c *Config) any { return (*string)(&c.EvalPath) }},
+		{ParamBatchRule, "", "protocol: batch min(n_train/10, 16) (the paper's) or min(512, n_train) (the authors' code)", allowed(BatchRulePaper, BatchRuleLarge), func(c *Config) any { return (*string)(&c.BatchRule) }},
 		{ParamShuffle, "", "protocol: shuffle the training batches every epoch (the authors' code does not)", nil, func(c *Config) any { return &c.Shuffle }},
-		{ParamSelectionStat, "", "protocol: selection and stopping statistic, mean validation CE or the authors' Σ_batches mean CE / n_val", []string{SelectionStatMean, SelectionStatBatchScaled}, func(c *Config) any { return &c.SelectionStat }},
-		{ParamSelectionWindow, "", "protocol: select among post-warm-up epochs only (SoftShape's own model) or among all epochs (the authors')", []string{SelectionWindowPostWarmUp, SelectionWindowAll}, func(c *Config) any { return &c.SelectionWindow }},
+		{ParamSelectionStat, "", "protocol: selection and stopping statistic, mean validation CE or the authors' Σ_batches mean CE / n_val", allowed(SelectionStatMean, SelectionStatBatchScaled), func(c *Config) any { return (*string)(&c.SelectionStat) }},
+		{ParamSelectionWindow, "", "protocol: select among post-warm-up epochs only (SoftShape's own model) or among all epochs (the authors')", allowed(SelectionWindowPostWarmUp, SelectionWindowAll), func(c *Config) any { return (*string)(&c.SelectionWindow) }},
 	}
 }
 

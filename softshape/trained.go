@@ -208,7 +208,7 @@ func LoadCheckpoint(dir string, backend compute.Backend) (*Trained, error) {
 		return nil, fmt.Errorf("checkpoint %s: %w", dir, err)
 	}
 	phase := Dense
-	if model.GetParamOr(root, paramPhase, "dense") == "sparse" {
+	if model.GetParamOr(root, paramPhase, phaseNameDense) == phaseNameSparse {
 		phase = Sparse
 	}
 	sess := &session{backend: backend, model: m, store: store, evals: map[Phase]*model.Exec{}}
