@@ -1,0 +1,83 @@
+package reproduce
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// seedMeans reads the committed fidelity records of one dataset under one
+// preset straight from their JSON files and returns each seed's mean test
+// accuracy over its folds.
+func seedMeans(t *testing.T, preset, dataset string) map[int64]float64 {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(RepoRoot(), "reproduction", "fidelity", preset, "main", dataset, "softshape", "fold*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no committed records of %s under %s: %v", dataset, preset, err)
+	}
+	sum, n := map[int64]float64{}, map[int64]int{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r struct {
+			Seed int64   `json:"seed"`
+			Acc  float64 `json:"test_accuracy"`
+		}
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		sum[r.Seed] += r.Acc
+		n[r.Seed]++
+	}
+	out := map[int64]float64{}
+	for s, v := range sum {
+		if n[s] == 5 {
+			out[s] = v / 5
+		}
+	}
+	return out
+}
+
+// TestCommittedFidelity: the notebook's fidelity cell renders the committed
+// runs, and its leak for each dataset equals the mean over seeds of
+// reference_compat − reference_fresh computed here from the JSON records.
+func TestCommittedFidelity(t *testing.T) {
+	md, err := CommittedFidelity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ds := range []string{"GunPoint", "ECG200"} {
+		compat, fresh := seedMeans(t, "reference_compat", ds), seedMeans(t, "reference_fresh", ds)
+		diff, k := 0.0, 0
+		for s, c := range compat {
+			if f, ok := fresh[s]; ok {
+				diff += c - f
+				k++
+			}
+		}
+		if k == 0 {
+			t.Fatalf("%s: no seed recorded under both presets", ds)
+		}
+		row := fmt.Sprintf("| %s | %d | ", ds, k)
+		want := fmt.Sprintf("%+.4f ±", diff/float64(k))
+		found := false
+		for _, line := range strings.Split(md, "\n") {
+			if strings.HasPrefix(line, row) && strings.Contains(line, want) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: no leak row %q…%q in\n%s", ds, row, want, md)
+		}
+		for _, preset := range []string{"reference_fresh", "reference_compat", "default"} {
+			if !strings.Contains(md, "| "+ds+" | "+preset+" | ") {
+				t.Errorf("%s: no %s row", ds, preset)
+			}
+		}
+	}
+}
