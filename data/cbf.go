@@ -6,8 +6,8 @@ import (
 )
 
 // Generated Cylinder-Bell-Funnel dataset defaults: the name LoadOrDownload
-// and the CLI accept without files, and the size they generate (the
-// reference notes' synthetic check used 3 classes of length 128).
+// and the CLI accept without files, and the size they generate (3 classes
+// of length 128, Saito's CBF as in the UCR archive's CBF).
 const (
 	CBFName            = "CBF-generated"
 	CBFDefaultPerClass = 100

@@ -39,7 +39,7 @@
 // # Protocol of the reference code
 //
 // This package follows the authors' PyTorch code (github.com/qianlima-lab/
-// SoftShape, as described in the project's shared reference notes):
+// SoftShape) and the paper's Appendix A.1:
 //
 //   - TRAIN and TEST are concatenated (Dataset keeps the TRAIN rows first and
 //     NumTrain tells where they end) and the labels are remapped to

@@ -97,7 +97,7 @@ func trainRuns(ds *data.Dataset, runs []RunSpec, opts RunOptions, maxRuns int) (
 		return nil, nil
 	}
 	if opts.NumFolds == 0 {
-		opts.NumFolds = 5
+		opts.NumFolds = ProtocolFolds
 	}
 	backend := opts.Backend
 	if backend == nil {

@@ -43,7 +43,7 @@ type BatchTiming struct {
 // rounds on shared machines.
 func CompareBatched(ds *data.Dataset, cfg Config, seeds []int64, rs []int, rounds int, opts RunOptions) ([]BatchTiming, error) {
 	if opts.NumFolds == 0 {
-		opts.NumFolds = 5
+		opts.NumFolds = ProtocolFolds
 	}
 	if opts.Backend == nil {
 		b, err := NewBackend("")

@@ -37,7 +37,8 @@ type RunOptions struct {
 	// Seed makes a run repeatable on one backend: it fixes the folds, the
 	// initial weights, dropout and the batch order.
 	Seed int64
-	// NumFolds is the number of cross-validation folds (default 5, the paper's).
+	// NumFolds is the number of cross-validation folds (default ProtocolFolds,
+	// the paper's 5).
 	NumFolds int
 	// Folds lists the folds to run, 0-based; nil runs all of them.
 	Folds []int
@@ -102,6 +103,10 @@ type Result struct {
 	MeanAcc, StdAcc float64
 }
 
+// ProtocolFolds is the number of stratified cross-validation folds of the
+// paper's protocol (Appendix A.1): the default of RunOptions.NumFolds.
+const ProtocolFolds = 5
+
 // ErrNonFinite is wrapped by the error returned when a loss becomes NaN or ±Inf.
 var ErrNonFinite = errors.New("non-finite loss")
 
@@ -164,7 +169,7 @@ func Train(ds *data.Dataset, cfg Config, opts RunOptions) (*Result, error) {
 // default 5, is filled in).
 func setUp(ds *data.Dataset, cfg Config, opts *RunOptions) (compute.Backend, *Model, []data.Split, error) {
 	if opts.NumFolds == 0 {
-		opts.NumFolds = 5
+		opts.NumFolds = ProtocolFolds
 	}
 	backend := opts.Backend
 	if backend == nil {

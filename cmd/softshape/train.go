@@ -149,9 +149,8 @@ func legacyFoldDirsError(flag, dir string) error {
 		"not using it: rename each fold-N to fold-N+1, from fold-4 down to fold-0, or train again into a new folder", flag, dir)
 }
 
-// numFolds is the number of folds of the paper's protocol (the default of
-// softshape.RunOptions.NumFolds).
-const numFolds = 5
+// numFolds is the number of folds of the paper's protocol.
+const numFolds = softshape.ProtocolFolds
 
 // parseFolds reads the -folds flag, 1-based ("1-5", "1,3", "2", see
 // data.ParseFolds), into 0-based fold indices. The folds must be listed in

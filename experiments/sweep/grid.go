@@ -23,7 +23,7 @@ const (
 	// QuickLabel marks every output made from quick-mode runs.
 	QuickLabel = "QUICK MODE — not a reproduction"
 	// NumFolds is the number of cross-validation folds of the protocol.
-	NumFolds = 5
+	NumFolds = softshape.ProtocolFolds
 )
 
 // GridSpec defines a sweep: datasets × folds × variants × seeds for one table.
