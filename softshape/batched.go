@@ -945,40 +945,12 @@ func (j *batchJob) slotVars(si int) []*model.Variable {
 
 // snapshot copies slot si's trainable variables (reusing prev's map).
 func (j *batchJob) snapshot(si int, prev map[string]*tensors.Tensor) (map[string]*tensors.Tensor, error) {
-	for _, t := range prev {
-		t.FinalizeAll()
-	}
-	snap := map[string]*tensors.Tensor{}
-	for _, v := range j.slotVars(si) {
-		val, err := v.Value()
-		if err != nil {
-			return nil, fmt.Errorf("reading variable %s: %w", v.Path(), err)
-		}
-		c, err := val.LocalClone()
-		if err != nil {
-			return nil, fmt.Errorf("copying variable %s: %w", v.Path(), err)
-		}
-		snap[v.Path()] = c
-	}
-	return snap, nil
+	return snapshotVariables(j.slotVars(si), prev)
 }
 
 // restore writes a snapshot back into the store.
 func (j *batchJob) restore(snap map[string]*tensors.Tensor) error {
-	for p, t := range snap {
-		v := j.store.GetVariable(p)
-		if v == nil {
-			return fmt.Errorf("restoring %s: no such variable", p)
-		}
-		c, err := t.LocalClone()
-		if err != nil {
-			return err
-		}
-		if err := v.SetValue(c); err != nil {
-			return fmt.Errorf("restoring variable %s: %w", p, err)
-		}
-	}
-	return nil
+	return restoreSnapshot(j.store, snap)
 }
 
 func (j *batchJob) paramCount(si int) int {

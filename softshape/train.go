@@ -520,14 +520,29 @@ func scalarOf(t *tensors.Tensor) float64 {
 
 // snapshot copies the trainable variables' values (reusing prev's map).
 func (s *session) snapshot(prev map[string]*tensors.Tensor) (map[string]*tensors.Tensor, error) {
+	var vars []*model.Variable
+	for v := range s.store.IterVariables() {
+		if v.Trainable {
+			vars = append(vars, v)
+		}
+	}
+	return snapshotVariables(vars, prev)
+}
+
+// restore writes a snapshot back into the store.
+func (s *session) restore(snap map[string]*tensors.Tensor) error {
+	return restoreSnapshot(s.store, snap)
+}
+
+// snapshotVariables copies the values of vars, keyed by path, after
+// finalizing prev, the snapshot it replaces: the weights of the model
+// selected so far (Train and TrainRuns).
+func snapshotVariables(vars []*model.Variable, prev map[string]*tensors.Tensor) (map[string]*tensors.Tensor, error) {
 	for _, t := range prev {
 		t.FinalizeAll()
 	}
-	snap := make(map[string]*tensors.Tensor)
-	for v := range s.store.IterVariables() {
-		if !v.Trainable {
-			continue
-		}
+	snap := make(map[string]*tensors.Tensor, len(vars))
+	for _, v := range vars {
 		val, err := v.Value()
 		if err != nil {
 			return nil, fmt.Errorf("reading variable %s: %w", v.Path(), err)
@@ -541,19 +556,20 @@ func (s *session) snapshot(prev map[string]*tensors.Tensor) (map[string]*tensors
 	return snap, nil
 }
 
-// restore writes a snapshot back into the store.
-func (s *session) restore(snap map[string]*tensors.Tensor) error {
-	for v := range s.store.IterVariables() {
-		t, ok := snap[v.Path()]
-		if !ok {
-			continue
+// restoreSnapshot writes a copy of each tensor of snap into the store's
+// variable of the same path.
+func restoreSnapshot(store *model.Store, snap map[string]*tensors.Tensor) error {
+	for p, t := range snap {
+		v := store.GetVariable(p)
+		if v == nil {
+			return fmt.Errorf("restoring %s: no such variable", p)
 		}
 		c, err := t.LocalClone()
 		if err != nil {
 			return err
 		}
 		if err := v.SetValue(c); err != nil {
-			return fmt.Errorf("restoring variable %s: %w", v.Path(), err)
+			return fmt.Errorf("restoring variable %s: %w", p, err)
 		}
 	}
 	return nil
