@@ -8,10 +8,11 @@
 # dataset × preset, so whole tables finish as early as possible; `softshape
 # sweep` resumes from its store, so this script can be killed and run again.
 #
-#   SOFTSHAPE=./softshape BACKEND=onnx:cpu DATA=../shared/ucr reproduction/run-sweeps.sh
+#   go build -tags onnx -o softshape-bin ./cmd/softshape
+#   SOFTSHAPE=./softshape-bin BACKEND=onnx:cpu DATA=../shared/ucr reproduction/run-sweeps.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SOFTSHAPE="${SOFTSHAPE:-./softshape}"
+SOFTSHAPE="${SOFTSHAPE:-./softshape-bin}" # ./softshape is the package folder
 BACKEND="${BACKEND:-fastest}"
 DATA="${DATA:-../shared/ucr}"
 SEEDS="${SEEDS:-42}"
