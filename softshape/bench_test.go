@@ -1,11 +1,9 @@
 package softshape
 
 import (
-	"bufio"
 	"math"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -133,7 +131,7 @@ func trainStepper(b *testing.B, sess *session, x [][]float32, y []int, phase Pha
 }
 
 func benchTrainStep(b *testing.B, backend compute.Backend, phase Phase, batch int) {
-	resetPeak()
+	resetPeakRSS()
 	sess, x, y := benchSession(b, backend, batch)
 	step := trainStepper(b, sess, x, y, phase)
 	step() // graph build and compilation are not timed
@@ -145,7 +143,7 @@ func benchTrainStep(b *testing.B, backend compute.Backend, phase Phase, batch in
 }
 
 func benchInference(b *testing.B, backend compute.Backend, phase Phase, batch int) {
-	resetPeak()
+	resetPeakRSS()
 	sess, x, y := benchSession(b, backend, batch)
 	for range 2 { // compilation and warm-up are not timed
 		if _, _, err := sess.evaluate(x, y, phase); err != nil {
@@ -160,39 +158,14 @@ func benchInference(b *testing.B, backend compute.Backend, phase Phase, batch in
 	reportPeak(b, batch)
 }
 
-// resetPeak frees what the Go heap can give back and resets the process's peak
-// resident set (VmHWM), so reportPeak measures this benchmark (Linux ≥ 4.0).
-func resetPeak() {
-	runtime.GC()
-	debug.FreeOSMemory()
-	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
-}
-
 // reportPeak reports the peak resident set (MB) and the per-sample throughput.
 func reportPeak(b *testing.B, batch int) {
-	if kb := vmHWM(); kb > 0 {
+	if kb := int(peakRSS() >> 10); kb > 0 {
 		b.ReportMetric(float64(kb)/1024, "peak-MB")
 	}
 	if sec := b.Elapsed().Seconds(); sec > 0 {
 		b.ReportMetric(float64(b.N*batch)/sec, "samples/s")
 	}
-}
-
-// vmHWM reads the process's peak resident set size in kB from /proc (0 elsewhere).
-func vmHWM() int {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			kb, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
-			return kb
-		}
-	}
-	return 0
 }
 
 // BenchmarkTrainStepDense: one forward+backward+Adam step of the warm-up path, batch 16.
@@ -260,7 +233,7 @@ func BenchmarkSweepThroughput(b *testing.B) {
 	rate := map[string]float64{}
 	sweep := func(name, config string, runs int, own bool) {
 		b.Run(name, func(b *testing.B) {
-			resetPeak()
+			resetPeakRSS()
 			steps := make([]func(), runs)
 			for r := range runs {
 				backend := benchBackend{name: config, config: config}.get(b)
