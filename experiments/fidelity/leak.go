@@ -1,10 +1,8 @@
 package fidelity
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -140,7 +138,7 @@ func DefaultReferencePath(dir string) string {
 		root = filepath.Join(dir, "..", "shared")
 	}
 	path := filepath.Join(root, "reference", "reference-runs.csv")
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) || err != nil {
+	if _, err := os.Stat(path); err != nil {
 		return ""
 	}
 	return path
