@@ -13,6 +13,8 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/layers/activation"
 	"github.com/gomlx/gomlx/ml/model"
+
+	"github.com/softshape-go/softshape/internal/tensortest"
 )
 
 // The Inception shared expert (its kernels in internal/kernels),
@@ -126,29 +128,6 @@ func testSeries(dims ...int) *tensors.Tensor {
 	return tensors.FromFlatDataAndDimensions(flat, dims...)
 }
 
-// maxAbsDiff is the largest |a−b| over two tensors of the same shape.
-func maxAbsDiff(t *testing.T, a, b *tensors.Tensor) float64 {
-	t.Helper()
-	if !a.Shape().Equal(b.Shape()) {
-		t.Fatalf("shapes differ: %s vs %s", a.Shape(), b.Shape())
-	}
-	fa, fb := tensors.MustCopyFlatData[float32](a), tensors.MustCopyFlatData[float32](b)
-	worst := 0.0
-	for i := range fa {
-		worst = max(worst, math.Abs(float64(fa[i]-fb[i])))
-	}
-	return worst
-}
-
-// maxAbs is the largest |x| over a tensor.
-func maxAbs(x *tensors.Tensor) float64 {
-	worst := 0.0
-	for _, v := range tensors.MustCopyFlatData[float32](x) {
-		worst = max(worst, math.Abs(float64(v)))
-	}
-	return worst
-}
-
 // inceptionWithGradients builds y = form(v) under the scope "inception" and
 // returns y followed by the gradients of Σ y·r (r an input of y's shape, a
 // fixed irregular weighting) with respect to v and to the four weight
@@ -212,9 +191,9 @@ func TestInceptionMatchesConvolve(t *testing.T) {
 					// kernel tap or offset changes results by O(1).
 					tol := 1e-5
 					if i > 0 {
-						tol = 1e-4 * max(1, maxAbs(want))
+						tol = 1e-4 * max(1, tensortest.MaxAbs(want))
 					}
-					if diff := maxAbsDiff(t, got, want); diff > tol {
+					if diff := tensortest.MaxAbsDiff(t, got, want); diff > tol {
 						t.Errorf("%s differs from the %s by %.3g (tolerance %.3g)", name, form, diff, tol)
 					}
 				}

@@ -6,6 +6,8 @@ import (
 
 	"github.com/gomlx/compute/shapes"
 	"github.com/gomlx/gomlx/core/graph"
+
+	"github.com/softshape-go/softshape/internal/tensortest"
 )
 
 // TestNestedSameConvsMatchConvolve: NestedSameConvs, in both layouts of its
@@ -69,7 +71,7 @@ func TestNestedSameConvsMatchConvolve(t *testing.T) {
 			for f, form := range []string{"Gather layout", "Pad layout"} {
 				for i := range per {
 					got, want := outs[f*per+i], ref[i]
-					if diff := maxAbsDiff(t, got, want); diff > 1e-5*max(1, maxAbs(want)) {
+					if diff := tensortest.MaxAbsDiff(t, got, want); diff > 1e-5*max(1, tensortest.MaxAbs(want)) {
 						t.Errorf("%s: value %d (output, d/dz, d/dw_i) differs from Convolve's by %.3g", form, i, diff)
 					}
 				}

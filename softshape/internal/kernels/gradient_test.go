@@ -11,6 +11,8 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/layers/activation"
 	"github.com/gomlx/gomlx/ml/model"
+
+	"github.com/softshape-go/softshape/internal/tensortest"
 )
 
 // testBackendConfig is softshape.DefaultBackend, the pure-Go backend with the
@@ -52,29 +54,6 @@ func testWeighting(dims ...int) *tensors.Tensor {
 		flat[i] = float32(math.Cos(0.37*float64(i))) - 0.5*flat[i]
 	}
 	return tensors.FromFlatDataAndDimensions(flat, dims...)
-}
-
-// maxAbsDiff is the largest |a−b| over two tensors of the same shape.
-func maxAbsDiff(t *testing.T, a, b *tensors.Tensor) float64 {
-	t.Helper()
-	if !a.Shape().Equal(b.Shape()) {
-		t.Fatalf("shapes differ: %s vs %s", a.Shape(), b.Shape())
-	}
-	fa, fb := tensors.MustCopyFlatData[float32](a), tensors.MustCopyFlatData[float32](b)
-	worst := 0.0
-	for i := range fa {
-		worst = max(worst, math.Abs(float64(fa[i]-fb[i])))
-	}
-	return worst
-}
-
-// maxAbs is the largest |x| over a tensor.
-func maxAbs(x *tensors.Tensor) float64 {
-	worst := 0.0
-	for _, v := range tensors.MustCopyFlatData[float32](x) {
-		worst = max(worst, math.Abs(float64(v)))
-	}
-	return worst
 }
 
 // TestHandWrittenGradients: the layers whose gradient is written by hand
@@ -136,7 +115,7 @@ func TestHandWrittenGradients(t *testing.T) {
 	for i, name := range names {
 		for j, what := range []string{"output", "d/dx", "d/dγ"} {
 			got, want := outs[6*i+j], outs[6*i+3+j]
-			if diff := maxAbsDiff(t, got, want); diff > 1e-5*max(1, maxAbs(want)) {
+			if diff := tensortest.MaxAbsDiff(t, got, want); diff > 1e-5*max(1, tensortest.MaxAbs(want)) {
 				t.Errorf("%s: %s differs from GoMLX's by %g", name, what, diff)
 			}
 		}
