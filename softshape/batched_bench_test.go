@@ -1,14 +1,18 @@
 package softshape
 
 import (
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/train"
+
+	"github.com/softshape-go/softshape/softshape/internal/kernels"
 )
 
 // envInt reads an integer environment variable, def when unset.
@@ -174,4 +178,77 @@ func BenchmarkBatchedStep(b *testing.B) {
 	b.ReportMetric(float64(tb.Microseconds())/float64(b.N)/1000, "ms/batched-step")
 	b.ReportMetric(float64(ts.Microseconds())/float64(b.N)/1000, "ms/R-solo-steps")
 	b.ReportMetric(ts.Seconds()/tb.Seconds(), "speedup")
+}
+
+// BenchmarkRunAxisProduct weighs the two ways to put R runs in one graph on
+// the model's most common operation, a token × weight product with its
+// gradients (forward, dx and dw; R = 10, 360 tokens = batch 12 × 30 shapes,
+// 128 → 128 features, float32): "per-run" is R rank-2 products (MatMul2D), the
+// form TrainRuns builds with one model copy per run; "run-axis" is one product
+// over a leading run axis (Einsum "rti,rio->rto"), the form a model with a
+// leading run axis on every variable would build. Run on ONNX Runtime with
+// `go test -tags onnx` and GOMLX_BACKEND=onnx:cpu; on pure Go by default.
+func BenchmarkRunAxisProduct(b *testing.B) {
+	const r, tokens, in, out = 10, 360, 128, 128
+	backend := testBackend(b)
+	rng := rand.New(rand.NewPCG(1, 2))
+	fill := func(dims ...int) *tensors.Tensor {
+		n := 1
+		for _, d := range dims {
+			n *= d
+		}
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(rng.NormFloat64())
+		}
+		return tensors.FromFlatDataAndDimensions(v, dims...)
+	}
+	x, w := fill(r, tokens, in), fill(r, in, out)
+	forms := []struct {
+		name string
+		fn   func(x, w *graph.Node) []*graph.Node
+	}{
+		{"per-run", func(x, w *graph.Node) []*graph.Node {
+			var loss *graph.Node
+			var xs, ws []*graph.Node
+			for i := range r {
+				xi := graph.Squeeze(graph.Slice(x, graph.AxisElem(i)), 0)
+				wi := graph.Squeeze(graph.Slice(w, graph.AxisElem(i)), 0)
+				s := graph.ReduceAllSum(graph.Square(kernels.MatMul2D(xi, wi)))
+				if loss == nil {
+					loss = s
+				} else {
+					loss = graph.Add(loss, s)
+				}
+				xs, ws = append(xs, xi), append(ws, wi)
+			}
+			return append(graph.Gradient(loss, append(xs, ws...)...), loss)
+		}},
+		{"run-axis", func(x, w *graph.Node) []*graph.Node {
+			loss := graph.ReduceAllSum(graph.Square(graph.Einsum("rti,rio->rto", x, w)))
+			return append(graph.Gradient(loss, x, w), loss)
+		}},
+	}
+	for _, f := range forms {
+		b.Run(f.name, func(b *testing.B) {
+			exec, err := graph.NewExec(backend, f.fn)
+			if err != nil {
+				b.Fatal(err)
+			}
+			call := func() {
+				outs, err := exec.Call(x, w)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, t := range outs {
+					t.FinalizeAll()
+				}
+			}
+			call() // compile
+			b.ResetTimer()
+			for range b.N {
+				call()
+			}
+		})
+	}
 }
