@@ -91,7 +91,9 @@ func (m Manifest) JSON() []byte {
 // included: the status of every table and preset, then per table each
 // preset's results beside the paper's (per dataset, warm-up selections,
 // summary rows with a real Wilcoxon, differences from the default setting with
-// trend verdicts) and the measured leak (reference_compat − reference_fresh).
+// trend verdicts), the figure of its complete datasets (Figures: the block
+// links it under FigureDir) and the measured leak (reference_compat −
+// reference_fresh).
 func Render(entries []Entry) (string, error) {
 	var b strings.Builder
 	b.WriteString(BeginMarker + "\n\n")
@@ -123,6 +125,9 @@ func Render(entries []Entry) (string, error) {
 			}
 			if !e.Complete() {
 				fmt.Fprintf(&b, "**Partial: %d of %d runs recorded. Not a reproduction of this table yet;** cells marked (n/m) average the runs recorded so far.\n\n", e.Recorded, e.Expected)
+			}
+			if f, ok := figureOf(e); ok {
+				b.WriteString(figureLink(f))
 			}
 			var sec bytes.Buffer
 			if err := e.Built.MarkdownResults(&sec); err != nil {
@@ -165,31 +170,61 @@ func writeLeak(b *strings.Builder, byPreset []Entry) {
 	fmt.Fprintf(b, "#### The fold leak: reference_compat − reference_fresh\n\n")
 	b.WriteString("Mean paired difference in test accuracy over every (dataset, seed, fold) run both presets recorded, ± its standard error. Fold 1 is the same computation under both presets; folds 2–5 differ only in the carried weights.\n\n")
 	b.WriteString("| setting | all folds | folds 2–5 |\n|---|---:|---:|\n")
+	for _, d := range leakDifferences(compat, fresh) {
+		fmt.Fprintf(b, "| %s | %s | %s |\n", d.Setting, meanSE(d.All), meanSE(d.Later))
+	}
+	b.WriteString("\n")
+}
+
+// leakDifference is one setting's paired differences reference_compat −
+// reference_fresh: over every fold (All) and over folds 2–5 (Later).
+type leakDifference struct {
+	Setting    string
+	All, Later []float64
+}
+
+// leakDifferences pairs the runs of compat and fresh by column name, dataset,
+// seed and fold (the two tables list their datasets in the order their runs
+// were recorded, which need not agree), per column of ours in compat.
+func leakDifferences(compat, fresh *tables.Table) []leakDifference {
+	freshCol := map[string]int{}
+	for j, c := range fresh.Columns {
+		if c.Kind == tables.Ours {
+			freshCol[c.Name] = j
+		}
+	}
+	freshRow := map[string]tables.Row{}
+	for _, r := range fresh.Rows {
+		freshRow[r.Dataset] = r
+	}
+	var out []leakDifference
 	for j, c := range compat.Columns {
-		if c.Kind != tables.Ours || j >= len(fresh.Columns) || fresh.Columns[j].Name != c.Name {
+		fj, ok := freshCol[c.Name]
+		if c.Kind != tables.Ours || !ok {
 			continue
 		}
-		var all, later []float64
-		for i, r := range compat.Rows {
-			if i >= len(fresh.Rows) || fresh.Rows[i].Dataset != r.Dataset {
+		d := leakDifference{Setting: c.Name}
+		for _, r := range compat.Rows {
+			fr, ok := freshRow[r.Dataset]
+			if !ok {
 				continue
 			}
 			base := map[[2]int64]float64{}
-			for _, ra := range fresh.Rows[i].Ours[j].PerRun {
+			for _, ra := range fr.Ours[fj].PerRun {
 				base[[2]int64{ra.Seed, int64(ra.Fold)}] = ra.Acc
 			}
 			for _, ra := range r.Ours[j].PerRun {
 				if f, ok := base[[2]int64{ra.Seed, int64(ra.Fold)}]; ok {
-					all = append(all, ra.Acc-f)
+					d.All = append(d.All, ra.Acc-f)
 					if ra.Fold > 1 {
-						later = append(later, ra.Acc-f)
+						d.Later = append(d.Later, ra.Acc-f)
 					}
 				}
 			}
 		}
-		fmt.Fprintf(b, "| %s | %s | %s |\n", c.Name, meanSE(all), meanSE(later))
+		out = append(out, d)
 	}
-	b.WriteString("\n")
+	return out
 }
 
 // meanSE formats a mean ± standard error over n values.

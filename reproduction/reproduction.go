@@ -15,9 +15,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/softshape-go/softshape/paper"
 	"github.com/softshape-go/softshape/experiments/sweep"
 	"github.com/softshape-go/softshape/experiments/tables"
+	"github.com/softshape-go/softshape/paper"
 	"github.com/softshape-go/softshape/softshape"
 )
 

@@ -1,6 +1,7 @@
 package reproduction
 
 import (
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,6 +60,31 @@ func TestCommittedResults(t *testing.T) {
 			t.Errorf("%s under %s is complete but not rendered", e.Table, e.Preset)
 		}
 	}
+	// Every figure the block links is committed, a PNG, and of these records
+	// (its name hashes the data drawn); no figure of older records is left.
+	figDir := filepath.Join("..", "docs", filepath.FromSlash(FigureDir))
+	linked := map[string]bool{}
+	for _, f := range Figures(entries) {
+		linked[f.Name] = true
+		if !strings.Contains(block, FigureDir+"/"+f.Name) {
+			t.Errorf("figure %s is not linked from the generated block", f.Name)
+		}
+		r, err := os.Open(filepath.Join(figDir, f.Name))
+		if err != nil {
+			t.Errorf("figure of %s under %s: %v; run `softshape reproduction`", f.Table, f.Preset, err)
+			continue
+		}
+		if _, err := png.DecodeConfig(r); err != nil {
+			t.Errorf("%s: not a PNG: %v", r.Name(), err)
+		}
+		r.Close()
+	}
+	des, _ := os.ReadDir(figDir)
+	for _, d := range des {
+		if IsFigureFile(d.Name()) && !linked[d.Name()] {
+			t.Errorf("%s is a figure of other records; run `softshape reproduction`", filepath.Join(figDir, d.Name()))
+		}
+	}
 }
 
 // TestLoadRejectsForeignRecords: a quick-mode record, a shortened schedule or
@@ -102,4 +128,3 @@ func TestLoadRejectsForeignRecords(t *testing.T) {
 		}
 	}
 }
-

@@ -1,0 +1,96 @@
+package reproduction
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/softshape-go/softshape/experiments/tablefigures"
+	"github.com/softshape-go/softshape/experiments/tables"
+	"github.com/softshape-go/softshape/plots"
+)
+
+// FigureDir is the folder of the generated figures, relative to the folder of
+// docs/reproduction.md (its links are relative to it).
+const FigureDir = "img/reproduction"
+
+// figureFile matches the name of a generated figure:
+// <table>-<preset>-<10 hex digits of the figure's data hash>.png.
+var figureFile = regexp.MustCompile(`^([a-z_A-Z]+)-([a-z_]+)-([0-9a-f]{10})\.png$`)
+
+// IsFigureFile reports whether name (a base name) is the name of a figure
+// that `softshape reproduction` writes, so the command replaces or removes
+// only its own files in FigureDir.
+func IsFigureFile(name string) bool { return figureFile.MatchString(name) }
+
+// Figure is one figure of the generated block: the accuracy of one table
+// under one preset against its swept value, ours (solid, per dataset and
+// their mean) beside the paper's (dashed), over the datasets whose runs are
+// all recorded.
+type Figure struct {
+	Table, Preset string
+	// Name is the file name under FigureDir. It holds a hash of the data
+	// drawn, so the document names a figure of exactly its records, and a
+	// figure changes name (never content) when the records change.
+	Name string
+	// Built is the table over its complete datasets, the one drawn.
+	Built *tables.Table
+}
+
+// Draw builds the figure (plots.Figure.PNG renders it).
+func (f Figure) Draw() (*plots.Figure, error) { return tablefigures.Sweep(f.Built) }
+
+// Figures returns the figure of each table and preset that has at least one
+// dataset with every run recorded (partial datasets are left out of it, as
+// from the summary rows), in the order of entries.
+func Figures(entries []Entry) []Figure {
+	var out []Figure
+	for _, e := range entries {
+		if f, ok := figureOf(e); ok {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// figureOf is the figure of one entry; ok is false when no dataset is complete.
+func figureOf(e Entry) (Figure, bool) {
+	if e.Built == nil || len(e.DatasetsDone) == 0 {
+		return Figure{}, false
+	}
+	t := *e.Built
+	t.Rows = slices.DeleteFunc(slices.Clone(t.Rows), func(r tables.Row) bool { return !slices.Contains(e.DatasetsDone, r.Dataset) })
+	if len(t.Rows) == 0 {
+		return Figure{}, false
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s|%s|%v|%v|%v|%s\n", e.Table, e.Preset, t.Grids, t.Folds, t.Seeds, t.Protocol)
+	for _, c := range t.Columns {
+		fmt.Fprintf(h, "%s %d;", c.Name, c.Kind)
+	}
+	for _, r := range t.Rows {
+		fmt.Fprintf(h, "\n%s", r.Dataset)
+		for j := range t.Columns {
+			fmt.Fprintf(h, " %.6f/%.6f", r.Ours[j].Acc, r.Paper[j])
+		}
+	}
+	name := fmt.Sprintf("%s-%s-%s.png", e.Table, e.Preset, hex.EncodeToString(h.Sum(nil))[:10])
+	return Figure{Table: e.Table, Preset: e.Preset, Name: name, Built: &t}, true
+}
+
+// figureLink is the Markdown of a figure in the generated block.
+func figureLink(f Figure) string {
+	return fmt.Sprintf("![%s under %s: test accuracy against the swept value over the complete datasets (%s), ours solid, the paper's dashed](%s/%s)\n\n",
+		f.Table, f.Preset, strings.Join(datasetsOf(f.Built), ", "), FigureDir, f.Name)
+}
+
+func datasetsOf(t *tables.Table) []string {
+	var ds []string
+	for _, r := range t.Rows {
+		ds = append(ds, r.Dataset)
+	}
+	return ds
+}
