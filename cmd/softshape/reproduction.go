@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/softshape-go/softshape/reproduction"
@@ -72,6 +73,12 @@ func runReproduction(args []string, stdout io.Writer) error {
 		return fmt.Errorf("-doc %s: %w", *doc, err)
 	}
 	oldManifest, _ := os.ReadFile(manifestPath)
+	figDir := filepath.Join(filepath.Dir(*doc), filepath.FromSlash(reproduction.FigureDir))
+	figs := reproduction.Figures(entries)
+	missing, stale, err := figureDrift(figDir, figs)
+	if err != nil {
+		return err
+	}
 	if *check {
 		var drift []string
 		if string(oldManifest) != string(m.JSON()) {
@@ -79,6 +86,12 @@ func runReproduction(args []string, stdout io.Writer) error {
 		}
 		if newDoc != string(text) {
 			drift = append(drift, *doc+" (generated block)")
+		}
+		for _, name := range missing {
+			drift = append(drift, filepath.Join(figDir, name)+" (missing)")
+		}
+		for _, name := range stale {
+			drift = append(drift, filepath.Join(figDir, name)+" (stale)")
 		}
 		if len(drift) > 0 {
 			return fmt.Errorf("out of date with the results: %s; run softshape reproduction", strings.Join(drift, ", "))
@@ -92,10 +105,65 @@ func runReproduction(args []string, stdout io.Writer) error {
 	if err := os.WriteFile(*doc, []byte(newDoc), 0o644); err != nil {
 		return err
 	}
+	if err := writeFigures(figDir, figs, missing, stale, stdout); err != nil {
+		return err
+	}
 	for _, e := range entries {
 		fmt.Fprintf(stdout, "%-13s %-17s %4d of %4d runs, %.2f h\n", e.Table, e.Preset, e.Recorded, e.Expected, e.WallSeconds/3600)
 	}
 	fmt.Fprintf(stdout, "wrote %s and the generated block of %s\n", manifestPath, *doc)
+	return nil
+}
+
+// figureDrift compares figDir with the figures the document links: missing
+// are the linked files absent there, stale the files there that this command
+// wrote for other data (only names of its own pattern count).
+func figureDrift(figDir string, figs []reproduction.Figure) (missing, stale []string, err error) {
+	want := map[string]bool{}
+	for _, f := range figs {
+		want[f.Name] = true
+		if _, err := os.Stat(filepath.Join(figDir, f.Name)); errors.Is(err, fs.ErrNotExist) {
+			missing = append(missing, f.Name)
+		} else if err != nil {
+			return nil, nil, err
+		}
+	}
+	des, err := os.ReadDir(figDir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, fmt.Errorf("figures folder: %w", err)
+	}
+	for _, d := range des {
+		if !d.IsDir() && reproduction.IsFigureFile(d.Name()) && !want[d.Name()] {
+			stale = append(stale, d.Name())
+		}
+	}
+	return missing, stale, nil
+}
+
+// writeFigures draws the missing figures into figDir and removes the stale
+// ones (figures of records since replaced); a figure already there has the
+// same data, since its name holds the data's hash, and is kept as it is.
+func writeFigures(figDir string, figs []reproduction.Figure, missing, stale []string, stdout io.Writer) error {
+	for _, f := range figs {
+		if !slices.Contains(missing, f.Name) {
+			continue
+		}
+		fig, err := f.Draw()
+		if err != nil {
+			return fmt.Errorf("figure of %s under %s: %w", f.Table, f.Preset, err)
+		}
+		w, h := fig.Size()
+		if err := fig.Save(filepath.Join(figDir, f.Name), w, h); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(figDir, f.Name))
+	}
+	for _, name := range stale {
+		if err := os.Remove(filepath.Join(figDir, name)); err != nil {
+			return fmt.Errorf("removing the stale figure: %w", err)
+		}
+		fmt.Fprintf(stdout, "removed the stale figure %s\n", filepath.Join(figDir, name))
+	}
 	return nil
 }
 
