@@ -8,8 +8,8 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
-	"github.com/softshape-go/softshape/paper"
 	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/paper"
 	"github.com/softshape-go/softshape/softshape"
 )
 
