@@ -116,6 +116,7 @@ func loadEntry(dir, table, preset string) (Entry, error) {
 		return e, err
 	}
 	missing := map[string]bool{}
+	okRuns := 0
 	for _, c := range grid.Cells {
 		rec, err := store.Read(c.Key)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -130,6 +131,9 @@ func loadEntry(dir, table, preset string) (Entry, error) {
 			continue
 		}
 		e.Recorded++
+		if rec.Status == sweep.StatusOK {
+			okRuns++
+		}
 		e.WallSeconds += float64(rec.WallSeconds)
 		e.Backends = addOnce(e.Backends, rec.Backend)
 		e.Hosts = addOnce(e.Hosts, rec.Hostname)
@@ -143,8 +147,28 @@ func loadEntry(dir, table, preset string) (Entry, error) {
 		if e.Built, err = tables.Build(store, table, tables.Options{}); err != nil {
 			return e, fmt.Errorf("table %s under %s: %w", table, preset, err)
 		}
+		// The table finds runs through the store's grid files: a record whose
+		// sweep's grid-*.json is missing (not committed with it) would be
+		// left out of the table without a word.
+		if n := tableRuns(e.Built); n != okRuns {
+			return e, fmt.Errorf("table %s under %s: %d runs have an ok record in %s but the table built from its grid files holds %d (a grid-*.json of %s missing?)",
+				table, preset, okRuns, root, n, filepath.Join(root, table))
+		}
 	}
 	return e, nil
+}
+
+// tableRuns counts the runs averaged in the measured columns of t.
+func tableRuns(t *tables.Table) int {
+	n := 0
+	for _, r := range t.Rows {
+		for j, c := range t.Columns {
+			if c.Kind == tables.Ours {
+				n += len(r.Ours[j].PerRun)
+			}
+		}
+	}
+	return n
 }
 
 // checkRecord checks that a record is a full-protocol run under preset.

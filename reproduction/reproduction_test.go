@@ -128,3 +128,34 @@ func TestLoadRejectsForeignRecords(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadNamesAMissingGridFile: records of two sweeps (GunPoint and
+// ItalyPowerDemand, committed) with only GunPoint's grid file: the table would
+// silently lack ItalyPowerDemand, so Load fails saying a grid file is missing.
+func TestLoadNamesAMissingGridFile(t *testing.T) {
+	const table = "sparse_ratio"
+	src := filepath.Join(ResultsDir(".", "reference_fresh"), table)
+	dir := t.TempDir()
+	dst := filepath.Join(ResultsDir(dir, "reference_fresh"), table)
+	for _, ds := range []string{"GunPoint", "ItalyPowerDemand"} {
+		if err := os.CopyFS(filepath.Join(dst, ds), os.DirFS(filepath.Join(src, ds))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	grids, _ := filepath.Glob(filepath.Join(src, "grid-*.json"))
+	for _, g := range grids {
+		b, err := os.ReadFile(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), `"GunPoint"`) && !strings.Contains(string(b), `"ItalyPowerDemand"`) {
+			if err := os.WriteFile(filepath.Join(dst, filepath.Base(g)), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	_, err := Load(dir)
+	if err == nil || !strings.Contains(err.Error(), "60 runs have an ok record") || !strings.Contains(err.Error(), "holds 30") {
+		t.Errorf("Load: %v, want the 60 recorded runs against the table's 30", err)
+	}
+}
