@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"gonum.org/v1/plot/vg"
+
 	"github.com/softshape-go/softshape/experiments/tablefigures"
 	"github.com/softshape-go/softshape/experiments/tables"
 	"github.com/softshape-go/softshape/plots"
@@ -40,8 +42,23 @@ type Figure struct {
 	Built *tables.Table
 }
 
-// Draw builds the figure (plots.Figure.PNG renders it).
-func (f Figure) Draw() (*plots.Figure, error) { return tablefigures.Sweep(f.Built) }
+// The size of the figures: larger than plots' default, since their titles
+// name every grid of the table. The size is part of a figure's name.
+const (
+	FigureWidth  = 8 * vg.Inch
+	FigureHeight = 5.5 * vg.Inch
+)
+
+// Draw builds the figure at FigureWidth × FigureHeight (plots.Figure.PNG
+// renders it at Size()).
+func (f Figure) Draw() (*plots.Figure, error) {
+	fig, err := tablefigures.Sweep(f.Built)
+	if err != nil {
+		return nil, err
+	}
+	fig.SetSize(FigureWidth, FigureHeight)
+	return fig, nil
+}
 
 // Figures returns the figure of each table and preset that has at least one
 // dataset with every run recorded (partial datasets are left out of it, as
@@ -67,7 +84,7 @@ func figureOf(e Entry) (Figure, bool) {
 		return Figure{}, false
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s|%s|%v|%v|%v|%s\n", e.Table, e.Preset, t.Grids, t.Folds, t.Seeds, t.Protocol)
+	fmt.Fprintf(h, "%s|%s|%v|%v|%v|%s|%v×%v\n", e.Table, e.Preset, t.Grids, t.Folds, t.Seeds, t.Protocol, FigureWidth, FigureHeight)
 	for _, c := range t.Columns {
 		fmt.Fprintf(h, "%s %d;", c.Name, c.Kind)
 	}
