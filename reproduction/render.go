@@ -170,17 +170,81 @@ func writeLeak(b *strings.Builder, byPreset []Entry) {
 	fmt.Fprintf(b, "#### The fold leak: reference_compat − reference_fresh\n\n")
 	b.WriteString("Mean paired difference in test accuracy over every (dataset, seed, fold) run both presets recorded, ± its standard error. Fold 1 is the same computation under both presets; folds 2–5 differ only in the carried weights.\n\n")
 	b.WriteString("| setting | all folds | folds 2–5 |\n|---|---:|---:|\n")
-	for _, d := range leakDifferences(compat, fresh) {
+	diffs := leakDifferences(compat, fresh)
+	for _, d := range diffs {
 		fmt.Fprintf(b, "| %s | %s | %s |\n", d.Setting, meanSE(d.All), meanSE(d.Later))
+	}
+	b.WriteString("\nPer dataset, over every setting (the settings share their folds, so these runs are not independent: no standard error is given); fold 1 should differ by nothing.\n\n")
+	b.WriteString("| dataset | all folds | folds 2–5 | fold 1, largest absolute difference |\n|---|---:|---:|---:|\n")
+	for _, ds := range datasetOrder(diffs) {
+		var all, later []float64
+		fold1 := 0.0
+		for _, d := range diffs {
+			for _, p := range d.Pairs {
+				if p.Dataset != ds {
+					continue
+				}
+				all = append(all, p.Diff)
+				if p.Fold > 1 {
+					later = append(later, p.Diff)
+				} else {
+					fold1 = math.Max(fold1, math.Abs(p.Diff))
+				}
+			}
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %.4f |\n", ds, meanN(all), meanN(later), fold1)
 	}
 	b.WriteString("\n")
 }
 
+// Leak returns the Markdown of the fold leak measured on table (the section
+// of the generated block): reference_compat − reference_fresh per setting and
+// per dataset; "" when the table has no run under one of the presets.
+func Leak(entries []Entry, table string) string {
+	var byPreset []Entry
+	for _, e := range entries {
+		if e.Table == table {
+			byPreset = append(byPreset, e)
+		}
+	}
+	var b strings.Builder
+	writeLeak(&b, byPreset)
+	return b.String()
+}
+
+// datasetOrder returns the datasets of the pairs, in their first order.
+func datasetOrder(diffs []leakDifference) []string {
+	var out []string
+	for _, d := range diffs {
+		for _, p := range d.Pairs {
+			out = addOnce(out, p.Dataset)
+		}
+	}
+	return out
+}
+
+// meanN formats a mean over n values.
+func meanN(x []float64) string {
+	if len(x) == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%+.4f (n=%d)", stat.Mean(x, nil), len(x))
+}
+
 // leakDifference is one setting's paired differences reference_compat −
-// reference_fresh: over every fold (All) and over folds 2–5 (Later).
+// reference_fresh: over every fold (All) and over folds 2–5 (Later), and
+// each pair with its dataset and fold.
 type leakDifference struct {
 	Setting    string
 	All, Later []float64
+	Pairs      []leakPair
+}
+
+// leakPair is one paired difference.
+type leakPair struct {
+	Dataset string
+	Fold    int
+	Diff    float64
 }
 
 // leakDifferences pairs the runs of compat and fresh by column name, dataset,
@@ -216,6 +280,7 @@ func leakDifferences(compat, fresh *tables.Table) []leakDifference {
 			for _, ra := range r.Ours[j].PerRun {
 				if f, ok := base[[2]int64{ra.Seed, int64(ra.Fold)}]; ok {
 					d.All = append(d.All, ra.Acc-f)
+					d.Pairs = append(d.Pairs, leakPair{Dataset: r.Dataset, Fold: ra.Fold, Diff: ra.Acc - f})
 					if ra.Fold > 1 {
 						d.Later = append(d.Later, ra.Acc-f)
 					}

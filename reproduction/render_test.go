@@ -2,6 +2,7 @@ package reproduction
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/softshape-go/softshape/experiments/tables"
@@ -63,5 +64,18 @@ func TestLeakPairsByDatasetAndColumn(t *testing.T) {
 	}
 	if s := meanSE(got[0].All); s != "+0.0333 ± 0.0882 (n=3)" {
 		t.Errorf("meanSE = %q", s)
+	}
+	md := Leak([]Entry{{Table: "x", Preset: "reference_compat", Built: compat}, {Table: "x", Preset: "reference_fresh", Built: fresh}}, "x")
+	for _, line := range []string{
+		"| 0% | +0.0333 ± 0.0882 (n=3) | +0.2000 (n=1) |",
+		"| A | +0.0667 (n=3) | +0.2000 (n=1) | 0.0000 |",
+		"| B | -0.0500 (n=2) | — | 0.1000 |",
+	} {
+		if !strings.Contains(md, line+"\n") {
+			t.Errorf("no line %q in\n%s", line, md)
+		}
+	}
+	if Leak([]Entry{{Table: "x", Preset: "reference_compat", Built: compat}}, "x") != "" {
+		t.Error("a leak without reference_fresh runs")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/softshape-go/softshape/experiments/sweep"
@@ -53,4 +54,33 @@ func CommittedTable(name, preset string) (*TableResult, error) {
 	res.Table = t
 	res.Elapsed = time.Since(start)
 	return res, nil
+}
+
+// CommittedLeak renders, training nothing, the fold leak measured on the
+// committed reproduction: for each table with runs under both presets,
+// reference_compat − reference_fresh paired by setting, dataset, seed and fold
+// (reproduction.Leak, the section of docs/reproduction.md).
+func CommittedLeak() (string, error) {
+	entries, err := reproduction.Load(filepath.Join(RepoRoot(), "reproduction"))
+	if err != nil {
+		return "", fmt.Errorf("committed reproduction: %w", err)
+	}
+	var b strings.Builder
+	for _, table := range reproduction.Tables {
+		leak := reproduction.Leak(entries, table)
+		if leak == "" {
+			continue
+		}
+		title := table
+		for _, e := range entries {
+			if e.Table == table && e.Built != nil {
+				title = strings.TrimSpace(e.Built.Title)
+			}
+		}
+		fmt.Fprintf(&b, "### %s\n\n%s", title, strings.Replace(leak, "#### ", "##### ", 1))
+	}
+	if b.Len() == 0 {
+		return "No table of the committed reproduction has runs under both presets yet.\n", nil
+	}
+	return b.String(), nil
 }
