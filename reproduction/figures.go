@@ -35,15 +35,16 @@ func IsFigureFile(name string) bool { return figureFile.MatchString(name) }
 type Figure struct {
 	Table, Preset string
 	// Name is the file name under FigureDir. It holds a hash of the data
-	// drawn, so the document names a figure of exactly its records, and a
-	// figure changes name (never content) when the records change.
+	// drawn, the title and the size, so the document names a figure of
+	// exactly its records, and a figure changes name (never content) when
+	// they change.
 	Name string
 	// Built is the table over its complete datasets, the one drawn.
 	Built *tables.Table
 }
 
-// The size of the figures: larger than plots' default, since their titles
-// name every grid of the table. The size is part of a figure's name.
+// The size of the figures: larger than plots' default, for their long
+// titles. The size is part of a figure's name.
 const (
 	FigureWidth  = 8 * vg.Inch
 	FigureHeight = 5.5 * vg.Inch
@@ -83,8 +84,12 @@ func figureOf(e Entry) (Figure, bool) {
 	if len(t.Rows) == 0 {
 		return Figure{}, false
 	}
+	fig, err := tablefigures.Sweep(&t)
+	if err != nil {
+		return Figure{}, false
+	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s|%s|%v|%v|%v|%s|%v×%v\n", e.Table, e.Preset, t.Grids, t.Folds, t.Seeds, t.Protocol, FigureWidth, FigureHeight)
+	fmt.Fprintf(h, "%s|%s|%s|%v×%v\n", e.Table, e.Preset, fig.Title(), FigureWidth, FigureHeight)
 	for _, c := range t.Columns {
 		fmt.Fprintf(h, "%s %d;", c.Name, c.Kind)
 	}

@@ -370,7 +370,7 @@ func tableMeta(t *tables.Table, what string, datasets []string, notes ...string)
 	for i, f := range t.Folds {
 		folds[i] = strconv.Itoa(f)
 	}
-	cfg := fmt.Sprintf("folds %s, seeds %s, grid %s", strings.Join(folds, ","), strings.Join(seeds, ","), strings.Join(t.Grids, "+"))
+	cfg := fmt.Sprintf("folds %s, seeds %s, %s", strings.Join(folds, ","), strings.Join(seeds, ","), gridsLabel(t.Grids))
 	if p := protocolNames(t.Protocol); p != "" {
 		cfg += ", protocol " + p
 	}
@@ -378,6 +378,19 @@ func tableMeta(t *tables.Table, what string, datasets []string, notes ...string)
 		cfg += "; " + n
 	}
 	return plots.Meta{Title: what + " — " + t.Name, Dataset: datasetsLabel(datasets, len(datasets)), Config: cfg, Quick: t.Quick}
+}
+
+// MaxTitleGrids is the most grid hashes a title lists; a table built from
+// more sweeps (one per dataset, as the reproduction runs them) is titled
+// with their number, which keeps the title to two lines.
+const MaxTitleGrids = 2
+
+// gridsLabel names the grids of a table in a title.
+func gridsLabel(grids []string) string {
+	if len(grids) > MaxTitleGrids {
+		return fmt.Sprintf("%d grids", len(grids))
+	}
+	return "grid " + strings.Join(grids, "+")
 }
 
 // protocolNames returns the preset names of a tables.Table.Protocol ("name

@@ -88,6 +88,10 @@ func TestTitles(t *testing.T) {
 			}
 		}
 	}
+	tb.Grids = []string{"g1", "g2", "g3"}
+	if f, err := Sweep(tb); err != nil || !strings.Contains(f.Title(), "seeds 42, 3 grids, protocol") {
+		t.Errorf("three grids: the title should count them: %v", err)
+	}
 	one := handTable("experts_k", 1)
 	if f, err := Sweep(one); err != nil || !strings.Contains(f.Title(), "— DA (") {
 		t.Errorf("one dataset: the title should name it: %v", err)
