@@ -1,9 +1,7 @@
 package reproduce
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,23 +18,8 @@ func TestCommittedLeak(t *testing.T) {
 		t.Fatal(err)
 	}
 	acc := func(preset, dataset string) map[string]float64 {
-		files, _ := filepath.Glob(filepath.Join(RepoRoot(), "reproduction", "results", preset, "sparse_ratio", dataset, "*", "fold*.json"))
 		out := map[string]float64{}
-		for _, f := range files {
-			b, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var r struct {
-				Variant string  `json:"variant"`
-				Fold    int     `json:"fold"`
-				Seed    int64   `json:"seed"`
-				Status  string  `json:"status"`
-				Acc     float64 `json:"test_accuracy"`
-			}
-			if err := json.Unmarshal(b, &r); err != nil {
-				t.Fatalf("%s: %v", f, err)
-			}
+		for _, r := range readRecords(t, filepath.Join(RepoRoot(), "reproduction", "results", preset, "sparse_ratio", dataset, "*", "fold*.json")) {
 			if r.Status == "ok" {
 				out[fmt.Sprintf("%s/%d/%d", r.Variant, r.Fold, r.Seed)] = r.Acc
 			}

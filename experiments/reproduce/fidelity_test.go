@@ -9,28 +9,49 @@ import (
 	"testing"
 )
 
-// seedMeans reads the committed fidelity records of one dataset under one
-// preset straight from their JSON files and returns each seed's mean test
-// accuracy over its folds.
-func seedMeans(t *testing.T, preset, dataset string) map[int64]float64 {
+// testRecord is the part of a committed JSON run record the tests check
+// against, read straight from the file (not through the sweep package).
+type testRecord struct {
+	Variant string  `json:"variant"`
+	Fold    int     `json:"fold"`
+	Seed    int64   `json:"seed"`
+	Status  string  `json:"status"`
+	Acc     float64 `json:"test_accuracy"`
+}
+
+// readRecords reads every committed record matching the glob pattern.
+func readRecords(t *testing.T, pattern string) []testRecord {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(RepoRoot(), "reproduction", "fidelity", preset, "main", dataset, "softshape", "fold*.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no committed records of %s under %s: %v", dataset, preset, err)
+	files, err := filepath.Glob(pattern)
+	if err != nil {
+		t.Fatal(err)
 	}
-	sum, n := map[int64]float64{}, map[int64]int{}
+	var out []testRecord
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var r struct {
-			Seed int64   `json:"seed"`
-			Acc  float64 `json:"test_accuracy"`
-		}
+		var r testRecord
 		if err := json.Unmarshal(b, &r); err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// seedMeans reads the committed fidelity records of one dataset under one
+// preset straight from their JSON files and returns each seed's mean test
+// accuracy over its folds.
+func seedMeans(t *testing.T, preset, dataset string) map[int64]float64 {
+	t.Helper()
+	recs := readRecords(t, filepath.Join(RepoRoot(), "reproduction", "fidelity", preset, "main", dataset, "softshape", "fold*.json"))
+	if len(recs) == 0 {
+		t.Fatalf("no committed records of %s under %s", dataset, preset)
+	}
+	sum, n := map[int64]float64{}, map[int64]int{}
+	for _, r := range recs {
 		sum[r.Seed] += r.Acc
 		n[r.Seed]++
 	}
