@@ -140,6 +140,7 @@ func (r *Runner) Run(ctx context.Context, cells []Cell) (Report, error) {
 			return st.rep, err
 		}
 	}
+	st.countRecorded(cells)
 	st.backend = r.Backend
 	defer func() {
 		if st.owned && st.backend != nil {
@@ -186,6 +187,22 @@ feed:
 	close(jobs)
 	wg.Wait()
 	return st.rep, err
+}
+
+// countRecorded sets the progress total to the cells that still have to be
+// trained and logs, when resuming, how many already have a record. A record
+// it cannot read counts as still to train; the cell reports the error.
+func (st *runState) countRecorded(cells []Cell) {
+	recorded := 0
+	for _, c := range cells {
+		if done, err := st.existing(c.Key); err == nil && done {
+			recorded++
+		}
+	}
+	st.total = len(cells) - recorded
+	if recorded > 0 {
+		st.logf("resuming: %d of %d cells already recorded, %d to train", recorded, len(cells), st.total)
+	}
 }
 
 // buildReuseIndex maps every ok record of the store by its computation.

@@ -87,6 +87,34 @@ func TestRunnerOutcomes(t *testing.T) {
 	}
 }
 
+// TestResumeCountsOnlyCellsToTrain: a resumed sweep logs how many cells are
+// already recorded and numbers its progress over the cells left, so a
+// researcher sees "[2/2]", not "[2/4]" that never reaches 4.
+func TestResumeCountsOnlyCellsToTrain(t *testing.T) {
+	s := openStore(t)
+	g := mustGrid(t, GridSpec{Table: "depth_L", Datasets: []string{"CBF-a"}, Variants: []string{"L=1", "L=2"},
+		Folds: []int{1, 2}, Seeds: []int64{7}, Settings: tinySettings})
+	var first strings.Builder
+	r := &Runner{Store: s, Load: cbfLoader, Train: fakeTrain(0), Log: &first}
+	if _, err := r.Run(context.Background(), g.Cells[:2]); err != nil {
+		t.Fatal(err)
+	}
+	if out := first.String(); strings.Contains(out, "resuming") || !strings.Contains(out, "start  [2/2]") {
+		t.Errorf("first run's log:\n%s", out)
+	}
+	var again strings.Builder
+	r.Log = &again
+	rep, err := r.Run(context.Background(), g.Cells)
+	if err != nil || rep.Ran != 2 || rep.Done != 2 {
+		t.Fatalf("resumed run %+v %v", rep, err)
+	}
+	out := again.String()
+	if !strings.Contains(out, "resuming: 2 of 4 cells already recorded, 2 to train") ||
+		!strings.Contains(out, "start  [1/2]") || !strings.Contains(out, "start  [2/2]") || strings.Contains(out, "/4]") {
+		t.Errorf("resumed run's log:\n%s", out)
+	}
+}
+
 // TestRunnerReuse: an ok record of the same computation made for another
 // table is copied, not retrained; NoReuse trains.
 func TestRunnerReuse(t *testing.T) {
