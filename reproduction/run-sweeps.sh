@@ -4,19 +4,26 @@
 # local 18-dataset-table datasets, under the presets reference_compat and
 # reference_fresh, seed 42 (SEEDS to add more). One results folder per preset
 # (reproduction/results/<preset>), since both presets run the same cells under
-# different configurations. Datasets run smallest first, one sweep per table ×
-# dataset × preset, so whole tables finish as early as possible; `softshape
-# sweep` resumes from its store, so this script can be killed and run again.
+# different configurations. Tables run cheapest first: Table 4 (k) has 65 runs
+# per preset (k > Ĉ = C is invalid, and k = 1 reuses Table 3's η = 50% runs),
+# Table 6 (L) 150 runs of up to six layers. Datasets run smallest first, one
+# sweep per table × dataset × preset, so whole tables finish as early as
+# possible; `softshape sweep` resumes from its store, so this script can be
+# killed and run again.
 #
 #   go build -tags onnx -o softshape-bin ./cmd/softshape
 #   SOFTSHAPE=./softshape-bin BACKEND=onnx:cpu DATA=../shared/ucr reproduction/run-sweeps.sh
+#
+# One process per preset (PRESETS=reference_compat, PRESETS=reference_fresh) uses
+# one core each; confine each with a cpuset cgroup, not taskset, which ONNX
+# Runtime's thread pool escapes (environment.md, "Pinning such processes").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SOFTSHAPE="${SOFTSHAPE:-./softshape-bin}" # ./softshape is the package folder
 BACKEND="${BACKEND:-fastest}"
 DATA="${DATA:-../shared/ucr}"
 SEEDS="${SEEDS:-42}"
-TABLES="${TABLES:-sparse_ratio depth_L experts_k}"
+TABLES="${TABLES:-sparse_ratio experts_k depth_L}"
 PRESETS="${PRESETS:-reference_compat reference_fresh}"
 # Smallest first (series × length, one full-batch step per epoch under both presets).
 DATASETS="${DATASETS:-ItalyPowerDemand GunPoint DistalPhalanxOutlineAgeGroup MiddlePhalanxTW ArrowHead Trace}"
