@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/gonum/stat"
@@ -40,6 +41,8 @@ type ManifestEntry struct {
 	Protocol         string   `json:"protocol"`
 	RunsExpected     int      `json:"runs_expected"`
 	RunsRecorded     int      `json:"runs_recorded"`
+	RunsInvalid      int      `json:"runs_invalid,omitempty"`
+	RunsReused       int      `json:"runs_reused,omitempty"`
 	Complete         bool     `json:"complete"`
 	DatasetsComplete []string `json:"datasets_complete"`
 	WallHours        float64  `json:"wall_hours"`
@@ -54,7 +57,7 @@ func NewManifest(entries []Entry, commit, machine string) Manifest {
 		p, _ := softshape.Preset(e.Preset)
 		m.Entries = append(m.Entries, ManifestEntry{Table: e.Table, Preset: e.Preset,
 			Protocol:     softshape.DefaultConfig().WithProtocol(p).ProtocolString(),
-			RunsExpected: e.Expected, RunsRecorded: e.Recorded, Complete: e.Complete(),
+			RunsExpected: e.Expected, RunsRecorded: e.Recorded, RunsInvalid: e.Invalid, RunsReused: e.Reused, Complete: e.Complete(),
 			DatasetsComplete: nonNil(e.DatasetsDone), WallHours: math.Round(e.WallSeconds/36) / 100,
 			Backends: nonNil(e.Backends), Hosts: nonNil(e.Hosts)})
 	}
@@ -100,6 +103,9 @@ func Render(entries []Entry) (string, error) {
 	b.WriteString("### Status\n\n| table | preset | runs recorded | datasets complete | training wall time | backend |\n|---|---|---:|---|---:|---|\n")
 	for _, e := range entries {
 		state := fmt.Sprintf("%d of %d", e.Recorded, e.Expected)
+		if e.Invalid > 0 || e.Reused > 0 {
+			state += fmt.Sprintf(" (%d invalid, %d reused)", e.Invalid, e.Reused)
+		}
 		if e.Complete() {
 			state += " (complete)"
 		} else {
@@ -109,6 +115,11 @@ func Render(entries []Entry) (string, error) {
 			e.WallSeconds/3600, listOrDash(e.Backends))
 	}
 	b.WriteString("\n")
+	if slices.ContainsFunc(entries, func(e Entry) bool { return e.Invalid > 0 || e.Reused > 0 }) {
+		b.WriteString("Invalid runs are settings a dataset cannot take (k > Ĉ = C classes), recorded without training; " +
+			"reused runs are the same computation as another table's (k = 1 and L = 2 are Table 3's η = 50%), copied from its record. " +
+			"The wall time counts only the runs trained for the table.\n\n")
+	}
 	for _, table := range Tables {
 		var byPreset []Entry
 		for _, e := range entries {

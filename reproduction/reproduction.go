@@ -55,11 +55,17 @@ type Entry struct {
 	// Expected counts the planned runs; Recorded those with an ok or invalid
 	// record (invalid: a setting the dataset cannot take, e.g. k > Ĉ).
 	Expected, Recorded int
+	// Invalid counts the recorded runs of a setting the dataset cannot take;
+	// Reused the ok records copied from another table's run of the same
+	// computation (e.g. k = 1 is Table 3's η = 50%), trained there.
+	Invalid, Reused int
 	// DatasetsDone are the datasets whose planned runs are all recorded.
 	DatasetsDone []string
-	// WallSeconds sums the recorded runs' training wall time.
+	// WallSeconds sums the training wall time of the runs trained for this
+	// table (ok records, reused ones excluded: their time counts where they
+	// were trained).
 	WallSeconds float64
-	// Backends and Hosts are those of the records.
+	// Backends and Hosts are those of the ok records.
 	Backends, Hosts []string
 	// Built is the table rebuilt from the store (nil when nothing is recorded).
 	Built *tables.Table
@@ -131,12 +137,18 @@ func loadEntry(dir, table, preset string) (Entry, error) {
 			continue
 		}
 		e.Recorded++
-		if rec.Status == sweep.StatusOK {
-			okRuns++
+		if rec.Status != sweep.StatusOK {
+			e.Invalid++
+			continue
 		}
-		e.WallSeconds += float64(rec.WallSeconds)
+		okRuns++
 		e.Backends = addOnce(e.Backends, rec.Backend)
 		e.Hosts = addOnce(e.Hosts, rec.Hostname)
+		if rec.ReusedFrom != "" {
+			e.Reused++
+			continue
+		}
+		e.WallSeconds += float64(rec.WallSeconds)
 	}
 	for _, ds := range Datasets {
 		if !missing[ds] {

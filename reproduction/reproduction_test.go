@@ -1,6 +1,7 @@
 package reproduction
 
 import (
+	"context"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -8,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/softshape"
 )
 
 // TestCommittedResults is the check that cannot rot: it loads the committed
@@ -157,5 +160,68 @@ func TestLoadNamesAMissingGridFile(t *testing.T) {
 	_, err := Load(dir)
 	if err == nil || !strings.Contains(err.Error(), "60 runs have an ok record") || !strings.Contains(err.Error(), "holds 30") {
 		t.Errorf("Load: %v, want the 60 recorded runs against the table's 30", err)
+	}
+}
+
+// TestLoadCountsInvalidAndReusedRuns: in Table 4 a setting the dataset cannot
+// take (k = 4 > Ĉ = C = 3 classes) is recorded as invalid without training,
+// and k = 1 reuses Table 3's η = 50% run. Both count as recorded; neither adds
+// training wall time (an invalid record has none: the sum was NaN), an
+// invalid record no empty backend, and the status row says how many there are.
+func TestLoadCountsInvalidAndReusedRuns(t *testing.T) {
+	const preset = "reference_fresh"
+	dir := t.TempDir()
+	store, err := sweep.Open(ResultsDir(dir, preset))
+	if err != nil {
+		t.Fatal(err)
+	}
+	load := func(name string) (*data.Dataset, error) {
+		ds := data.CBF(10, 128, 1) // 3 classes
+		ds.Name = name
+		return ds, nil
+	}
+	train := func(ds *data.Dataset, cfg softshape.Config, fold int, opts softshape.RunOptions) (*sweep.Outcome, error) {
+		return &sweep.Outcome{Result: softshape.FoldResult{Fold: fold, TestAcc: 0.9, ValLoss: 0.1, EpochsRun: 300, Params: 10,
+			Wall: 100 * time.Second}}, nil
+	}
+	r := &sweep.Runner{Store: store, Load: load, Train: train}
+	for _, table := range []string{"sparse_ratio", "experts_k"} {
+		grid, err := PlannedGrid(table, preset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := store.SaveGrid(grid); err != nil {
+			t.Fatal(err)
+		}
+		var cells []sweep.Cell
+		for _, c := range grid.Cells {
+			if c.Dataset == "GunPoint" && c.Fold == 1 && (table == "experts_k" || c.Variant == "50%") {
+				cells = append(cells, c)
+			}
+		}
+		if rep, err := r.Run(context.Background(), cells); err != nil || len(rep.Errors) > 0 {
+			t.Fatalf("%s: %+v %v", table, rep, err)
+		}
+	}
+	entries, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e Entry
+	for _, x := range entries {
+		if x.Table == "experts_k" && x.Preset == preset {
+			e = x
+		}
+	}
+	if e.Recorded != 4 || e.Invalid != 1 || e.Reused != 1 || e.WallSeconds != 200 || len(e.Backends) != 1 || e.Backends[0] == "" {
+		t.Errorf("experts_k: recorded %d, invalid %d, reused %d, wall %v s, backends %q; want 4, 1, 1, 200 s (k = 2, 3), the one that trained",
+			e.Recorded, e.Invalid, e.Reused, e.WallSeconds, e.Backends)
+	}
+	block, err := Render(entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(block, "| 4 of 120 (1 invalid, 1 reused) (**partial**) |") || !strings.Contains(block, "| 0.06 h |") {
+		t.Errorf("status of experts_k not rendered as 4 of 120 with 1 invalid, 1 reused, 0.06 h:\n%s", block[:min(len(block), 1200)])
 	}
 }

@@ -35,9 +35,14 @@ func (d Difference) Trend() int {
 }
 
 // Verdict says how our trend compares with the paper's sign: "matches",
-// "opposite", "no trend (within 2 SE)" or "no paper figure".
+// "opposite", "no trend (within 2 SE)" or "no paper figure"; "no paired runs"
+// or "too few runs" when fewer than two pairs give no standard error.
 func (d Difference) Verdict() string {
 	switch {
+	case d.N == 0:
+		return "no paired runs"
+	case d.N < 2:
+		return "too few runs"
 	case d.Trend() == 0:
 		return "no trend (within 2 SE)"
 	case math.IsNaN(d.Paper) || d.Paper == 0:

@@ -55,6 +55,8 @@ func TestDifferencesByHand(t *testing.T) {
 		{Difference{Mean: 0.05, SE: 0.01, N: 9, Paper: -0.01}, "opposite"},
 		{Difference{Mean: -0.05, SE: 0.01, N: 9, Paper: math.NaN()}, "no paper figure"},
 		{Difference{Mean: 0.015, SE: 0.01, N: 9, Paper: 0.01}, "no trend (within 2 SE)"},
+		{Difference{Mean: math.NaN(), SE: math.NaN(), N: 0, Paper: math.NaN()}, "no paired runs"},
+		{Difference{Mean: 0.05, SE: math.NaN(), N: 1, Paper: 0.01}, "too few runs"},
 	} {
 		if v := c.d.Verdict(); v != c.want {
 			t.Errorf("%+v: %q, want %q", c.d, v, c.want)
