@@ -4,7 +4,7 @@
 # local 18-dataset-table datasets, under the presets reference_compat and
 # reference_fresh, seed 42 (SEEDS to add more). One results folder per preset
 # (reproduction/results/<preset>), since both presets run the same cells under
-# different configurations. Tables run cheapest first: Table 4 (k) has 65 runs
+# different configurations. Tables run cheapest first: Table 4 (k) has 60 trained runs
 # per preset (k > Ĉ = C is invalid, and k = 1 reuses Table 3's η = 50% runs),
 # Table 6 (L) 150 runs of up to six layers. Datasets run smallest first, one
 # sweep per table × dataset × preset, so whole tables finish as early as
