@@ -211,23 +211,40 @@ func attnDimOf(scope *model.Scope) int {
 //
 // It needs no sort and no n×n comparison, so its cost is linear in n and it
 // runs on every backend (ONNX Runtime has no sort): topKMaskLinear marks the
-// kept tokens, a cumulative sum gives each its output slot, and one Scatter
-// moves every weighted token to its slot, the dropped ones all to slot K, where
-// they add up to the fused token. The gradient of the Scatter is a Gather.
+// kept tokens, cumulative counts give every token its own slot (the kept ones
+// first, then the dropped ones, each in order), one Scatter moves the weighted
+// tokens there, and the dropped ones are summed by a reduction. The gradient
+// of the Scatter is a Gather.
+//
+// No two tokens share a slot: ONNX Runtime's CPU scatter-add splits the
+// updates over threads with no synchronisation, so tokens added into one slot
+// come out in a varying order, and now and then one is lost
+// (TestONNXMergeIsExactAndRepeatable).
 func merge(u, s *Node, k int, fused bool) *Node {
 	g := u.Graph()
 	b, n, d := u.Shape().Dimensions[0], u.Shape().Dimensions[1], u.Shape().Dimensions[2]
 	w := Mul(u, s)
 	keep := topKMaskLinear(Reshape(s, b, n), k) // [B, n], 1 where kept
-	// Slot of each kept token: the number of kept tokens before it; dropped: K.
-	slot := Where(ConvertDType(keep, dtypes.Bool), Sub(CumSum(keep, 1), OnesLike(keep)), Scalar(g, keep.DType(), k))
+	drop := OneMinus(keep)
+	// Slot of a kept token: the number of kept tokens before it; of a dropped
+	// token: K plus the number of dropped tokens before it.
+	slot := Where(ConvertDType(keep, dtypes.Bool),
+		Sub(CumSum(keep, 1), OnesLike(keep)),
+		AddScalar(Sub(CumSum(drop, 1), OnesLike(drop)), float64(k)))
 	rows := Iota(g, shapes.Make(dtypes.Int32, b, n, 1), 0)
 	indices := Concatenate([]*Node{rows, Reshape(ConvertDType(slot, dtypes.Int32), b, n, 1)}, -1) // [B, n, 2]
-	out := Scatter(StopGradient(indices), w, shapes.Make(w.DType(), b, k+1, d), false, false)     // [B, K+1, d]
+	sorted := Scatter(StopGradient(indices), w, shapes.Make(w.DType(), b, n, d), false, true)     // [B, n, d]
+	kept := Slice(sorted, AxisRange(), AxisRange(0, k))
 	if !fused {
-		return Slice(out, AxisRange(), AxisRange(0, k))
+		return kept
 	}
-	return out
+	var fusedToken *Node
+	if k < n {
+		fusedToken = ReduceAndKeep(Slice(sorted, AxisRange(), AxisRange(k, n)), ReduceSum, 1) // [B, 1, d]
+	} else {
+		fusedToken = Zeros(g, shapes.Make(w.DType(), b, 1, d))
+	}
+	return Concatenate([]*Node{kept, fusedToken}, 1)
 }
 
 // topKMaskLinear returns a 0/1 mask [rows, n] (dtype of x) marking, in each row
