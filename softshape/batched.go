@@ -71,8 +71,9 @@ func (e *RunError) Unwrap() error { return e.Err }
 // The runs may differ in any setting (λ, dropout, learning rate, epochs, even
 // the architecture: each run is its own subgraph). Runs with fold_reset=carry
 // form chains (same Config and Seed) whose folds are trained in order, 0 up to
-// the last one asked for, each continuing from the previous one's selected
-// weights and Adam state; chains are batched with each other and with fresh
+// the last one asked for, each continuing from the weights and Adam state the
+// previous one ended with (not its selected weights: the authors' code never
+// restores them); chains are batched with each other and with fresh
 // runs, never the folds of one chain with each other.
 //
 // At most opts.MaxRuns runs (0: DefaultMaxRuns(backend)) share a graph; the
@@ -567,14 +568,18 @@ func (j *batchJob) dropExecs(si int) {
 // runState is one slot's current fold: the per-fold state of Train's
 // session.trainFold.
 type runState struct {
-	si, want  int
-	fold      int
-	fd        *data.FoldData
-	cfg       Config
-	bs        int
-	order     []int
-	fr        *FoldResult
-	best      map[string]*tensors.Tensor
+	si, want int
+	fold     int
+	fd       *data.FoldData
+	cfg      Config
+	bs       int
+	order    []int
+	fr       *FoldResult
+	best     map[string]*tensors.Tensor
+	// last holds, under fold_reset=carry, the weights the fold ended with:
+	// the next fold of the chain starts from them, not from the selected ones
+	// (the authors' code never restores a selected model), as in FoldChain.
+	last      map[string]*tensors.Tensor
 	prevVal   float64
 	stopCount int
 	incCount  int
@@ -645,6 +650,11 @@ func (j *batchJob) train(ds *data.Dataset, opts RunOptions, manySeeds bool, resu
 					if err := j.saveRun(st, dir); err != nil {
 						return nil, err
 					}
+				}
+			}
+			if st.last != nil {
+				if err := j.restore(st.last); err != nil {
+					return nil, err
 				}
 			}
 		}
@@ -720,6 +730,13 @@ func (j *batchJob) trainRound(states []*runState, opts RunOptions) error {
 		}
 		if st.fr.ValLoss == math.Inf(1) {
 			st.fr.ValLoss = math.NaN()
+		}
+		if st.cfg.CarriesFolds() {
+			last, err := j.snapshot(st.si, nil)
+			if err != nil {
+				return err
+			}
+			st.last = last
 		}
 		if err := j.restore(st.best); err != nil {
 			return err

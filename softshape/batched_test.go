@@ -208,12 +208,15 @@ func TestTrainRunsVariantsAndEarlyStop(t *testing.T) {
 }
 
 // TestTrainRunsCarryChain: a fold_reset=carry chain (folds 0 and 1, the second
-// continuing from the first's selected weights and Adam state) batched beside a
-// fresh run gives Train's carry results for both folds.
+// continuing from the weights and Adam state the first ended with) batched
+// beside a fresh run gives Train's carry results for both folds. Fold 0
+// selects an epoch before its last, so continuing from the selected weights
+// instead would fail the check.
 func TestTrainRunsCarryChain(t *testing.T) {
 	ds := data.CBF(30, 64, 4)
 	carry := batchTestConfig()
 	carry.FoldReset = FoldResetCarry
+	carry.Epochs, carry.WarmUpEpochs, carry.LearningRate = 10, 2, 0.02
 	fresh := batchTestConfig()
 	runs := []RunSpec{{carry, 4, 1}, {fresh, 4, 2}, {carry, 4, 0}}
 	got, err := TrainRuns(ds, runs, RunOptions{Backend: testBackend(t), MaxRuns: testMaxRuns})
@@ -223,6 +226,9 @@ func TestTrainRunsCarryChain(t *testing.T) {
 	res, err := Train(ds, carry, RunOptions{Backend: testBackend(t), Seed: 4, Folds: []int{0, 1}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if f := res.Folds[0]; f.BestEpoch >= f.EpochsRun-1 {
+		t.Fatalf("carry fold 0 selected its last epoch (%d of %d): the test cannot tell selected from last weights", f.BestEpoch, f.EpochsRun)
 	}
 	compareRun(t, "carry fold 0", got[2], res.Folds[0], 1e-5)
 	compareRun(t, "carry fold 1", got[0], res.Folds[1], 1e-5)
