@@ -199,7 +199,10 @@ type session struct {
 	// accuracy in the metrics that trainer.TrainStep returns.
 	lossAt, accAt int
 	rng           *rand.Rand
-	evals         map[Phase]*model.Exec
+	// shuffle is rng's source, kept so that a carried chain's state can be
+	// saved (SaveCarried).
+	shuffle *rand.PCG
+	evals   map[Phase]*model.Exec
 }
 
 // Short names of the trainer metrics that trainFold reads: the batch loss
@@ -253,9 +256,10 @@ func newSession(backend compute.Backend, m *Model, seed int64, refShapeLen int) 
 	if err != nil {
 		return nil, err
 	}
+	shuffle := rand.NewPCG(uint64(seed), 0x50f75a9e)
 	return &session{
 		backend: backend, model: m, store: store, trainer: trainer, lossAt: lossAt, accAt: accAt,
-		rng:   rand.New(rand.NewPCG(uint64(seed), 0x50f75a9e)),
+		rng: rand.New(shuffle), shuffle: shuffle,
 		evals: map[Phase]*model.Exec{},
 	}, nil
 }

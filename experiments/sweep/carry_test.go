@@ -2,7 +2,13 @@ package sweep
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/softshape-go/softshape/softshape"
@@ -62,13 +68,91 @@ func TestCarrySweepMatchesTrain(t *testing.T) {
 		t.Fatalf("run: %+v, %v", rep, err)
 	}
 	check(s, g.Cells)
-	// A resumed sweep with only fold 3 missing trains folds 1 and 2 again in its chain.
+	// Only the state carried out of the last fold trained is kept (fold 3 of 5).
+	for _, c := range g.Cells {
+		_, err := os.Stat(s.CarryPath(c.Key))
+		if kept := err == nil; kept != (c.Fold == 3) {
+			t.Errorf("after folds 1–3: state of fold %d present %v (%v), want only fold 3's", c.Fold, kept, err)
+		}
+	}
+
+	// A resumed sweep with only fold 3 missing and no carried state trains
+	// folds 1 and 2 again in its chain.
 	s2 := openStore(t)
 	r2 := &Runner{Store: s2, Backend: backend, Load: cbfLoader}
 	if rep, err := r2.Run(context.Background(), g.Cells[2:]); err != nil || rep.Ran != 1 {
 		t.Fatalf("resumed run: %+v, %v", rep, err)
 	}
 	check(s2, g.Cells[2:])
+
+	// A sweep stopped after fold 2 resumes fold 3 from the state carried out
+	// of fold 2, with the result of the chain that never stopped; with that
+	// state damaged, it trains folds 1 and 2 again, with the same result.
+	for _, damaged := range []bool{false, true} {
+		s3 := openStore(t)
+		r3 := &Runner{Store: s3, Backend: backend, Load: cbfLoader}
+		if rep, err := r3.Run(context.Background(), g.Cells[:2]); err != nil || rep.Ran != 2 {
+			t.Fatalf("folds 1–2: %+v, %v", rep, err)
+		}
+		state := s3.CarryPath(g.Cells[1].Key)
+		bins, _ := filepath.Glob(filepath.Join(state, "checkpoint-*.bin"))
+		if len(bins) != 1 {
+			t.Fatalf("state after fold 2 %s: %d checkpoint .bin files, want 1", state, len(bins))
+		}
+		if damaged {
+			if err := os.Truncate(bins[0], 10); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var log strings.Builder
+		r3 = &Runner{Store: s3, Backend: backend, Load: cbfLoader, Log: &log}
+		if rep, err := r3.Run(context.Background(), g.Cells[2:]); err != nil || rep.Ran != 1 {
+			t.Fatalf("fold 3 (state damaged %v): %+v, %v", damaged, rep, err)
+		}
+		check(s3, g.Cells[2:])
+		want := "resume " + g.Cells[2].Key.String() + " from the state carried out of fold 2"
+		if damaged {
+			want = "carried state " + state + " not used"
+		}
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("state damaged %v: log lacks %q:\n%s", damaged, want, log.String())
+		}
+		if _, err := os.Stat(state); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("state damaged %v: the state of fold 2 is still there after fold 3 (%v)", damaged, err)
+		}
+	}
+}
+
+// TestCleanRemovesHalfSavedStates: Clean removes the temporary folder of a
+// carried state that a dead process was saving, but not one holding a file
+// it did not write.
+func TestCleanRemovesHalfSavedStates(t *testing.T) {
+	s := openStore(t)
+	k := Key{Table: "depth_L", Dataset: "CBF-c", Variant: "L=2", Fold: 2, Seed: 4, Hash: strings.Repeat("a", HashLen)}
+	dir := filepath.Dir(s.RecordPath(k))
+	half := filepath.Join(dir, fmt.Sprintf(".%s.tmp-%d-00ab@%s", filepath.Base(s.CarryPath(k)), deadPID(t), s.hostTag()))
+	mine := filepath.Join(dir, fmt.Sprintf(".%s.tmp-%d-00cd@%s", filepath.Base(s.CarryPath(k)), deadPID(t), s.hostTag()))
+	for _, d := range []string{half, mine} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "checkpoint-n0000001-20261125-120000-step-00000010.json"), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(mine, "notes.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := s.Clean("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(half); !errors.Is(err, fs.ErrNotExist) || len(rep.TempFiles) != 1 || rep.TempFiles[0] != half {
+		t.Errorf("half-saved state: stat %v, Clean removed %v, want exactly %s", err, rep.TempFiles, half)
+	}
+	if _, err := os.Stat(filepath.Join(mine, "notes.txt")); err != nil {
+		t.Errorf("Clean deleted a folder holding a file it did not write: %v", err)
+	}
 }
 
 // TestCarryGroups: the consecutive folds of one carry run form one group;

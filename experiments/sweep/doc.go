@@ -41,6 +41,15 @@
 // same dataset, fold, seed and configuration hash made for another variant
 // or table is copied instead of retrained (Record.ReusedFrom says from where).
 //
+// A fold_reset=carry run's fold starts from the weights and Adam state the
+// previous fold ended with. Trained one cell at a time, such a run keeps that
+// state in the store (Store.CarryPath: <record base>.carry/, a GoMLX
+// checkpoint, saved atomically and removed once the next fold has trained),
+// so a sweep resumed in the middle of a chain continues from it instead of
+// training the earlier folds again; a missing or unusable state means they
+// are trained again (logged). Batched jobs always train a chain's folds from
+// the first.
+//
 // # Running
 //
 // Runner.Run trains the cells with Workers concurrent goroutines, sharing

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/softshape-go/softshape/softshape"
 )
 
 // lockSuffix ends the lock file of a run in progress.
@@ -244,7 +246,8 @@ type CleanReport struct {
 }
 
 // Clean removes, under <root>/<table> (every table when table is ""), the
-// lock files and temporary files left by processes that died on this host.
+// lock files and temporary files (and half-saved carried states, which hold
+// nothing but checkpoint files) left by processes that died on this host.
 // Files of live processes and of other hosts are left alone.
 func (s *Store) Clean(table string) (CleanReport, error) {
 	var rep CleanReport
@@ -289,7 +292,14 @@ func (s *Store) Clean(table string) (CleanReport, error) {
 					if m[2] != s.hostTag() || pid == s.pid || processAlive(pid, "") {
 						continue
 					}
-					if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					remove := os.Remove
+					if e.IsDir() { // a carried state being saved (saveCarried)
+						remove = softshape.RemoveCheckpoint
+					}
+					var foreign *softshape.ForeignFileError
+					if err := remove(path); errors.As(err, &foreign) {
+						continue // not ours alone: leave it
+					} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 						return rep, fmt.Errorf("removing temporary file %s: %w", path, err)
 					}
 					rep.TempFiles = append(rep.TempFiles, path)

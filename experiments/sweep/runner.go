@@ -293,7 +293,7 @@ func (w *worker) runCell(c Cell) {
 		st.fail(c.Key, err)
 		return
 	}
-	st.write(c, st.train(c, ds, w.getBackend, w.trainFunc()))
+	st.write(c, st.train(c, ds, w.getBackend, w.trainFunc(c)))
 }
 
 // claim takes the lock of cell k when it still has to be trained: no record
@@ -535,33 +535,53 @@ func safeTrain(f TrainFunc, ds *data.Dataset, cfg softshape.Config, fold int, op
 	return out, err
 }
 
-// trainFunc is Runner.Train, or DefaultTrain through the worker's fold chain.
-func (w *worker) trainFunc() TrainFunc {
+// trainFunc is Runner.Train, or DefaultTrain through the worker's fold
+// chain, for cell c.
+func (w *worker) trainFunc(c Cell) TrainFunc {
 	if w.st.r.Train != nil {
 		return w.st.r.Train
 	}
-	return w.trainFold
+	return func(ds *data.Dataset, cfg softshape.Config, fold int, opts softshape.RunOptions) (*Outcome, error) {
+		return w.trainFold(c, ds, cfg, fold, opts)
+	}
 }
 
-// trainFold is DefaultTrain, except that a fold_reset=carry run continues the
-// worker's fold chain when the cell is a later fold of the same run.
-func (w *worker) trainFold(ds *data.Dataset, cfg softshape.Config, fold int, opts softshape.RunOptions) (*Outcome, error) {
+// trainFold is DefaultTrain, except that a fold_reset=carry run continues a
+// fold chain: the worker's own when it trained the run's previous fold, else
+// the state the store holds from that fold (Store.CarryPath), else a new
+// chain that trains the earlier folds again. After each fold but the last it
+// saves the chain's state in the store, so that a sweep killed or stopped
+// between two folds resumes without training the earlier folds again.
+func (w *worker) trainFold(c Cell, ds *data.Dataset, cfg softshape.Config, fold int, opts softshape.RunOptions) (*Outcome, error) {
 	if !cfg.CarriesFolds() {
 		return DefaultTrain(ds, cfg, fold, opts)
 	}
+	st := w.st
 	key := fmt.Sprintf("%s\x00%s\x00%d\x00%d\x00%p", ds.Name, cfg.String(), opts.Seed, opts.NumFolds, opts.Backend)
 	if w.chain == nil || w.chainKey != key || !w.chain.CanTrain(fold) {
-		chain, err := softshape.NewFoldChain(ds, cfg, opts)
-		if err != nil {
-			return nil, err
+		chain, path, err := st.r.Store.resumeChain(c, ds, opts)
+		switch {
+		case err != nil:
+			st.logf("carried state %s not used (%v): training folds 1–%d of %s again", path, err, fold, c.Key)
+		case chain != nil:
+			st.logf("resume %s from the state carried out of fold %d (%s)", c.Key, fold, path)
+		}
+		if chain == nil || err != nil {
+			if chain, err = softshape.NewFoldChain(ds, cfg, opts); err != nil {
+				return nil, err
+			}
 		}
 		w.chain, w.chainKey = chain, key
 	}
 	out, err := trainOnChain(w.chain, ds, fold)
 	if err != nil {
 		w.chain, w.chainKey = nil, ""
+		return nil, err
 	}
-	return out, err
+	if err := st.r.Store.saveCarried(w.chain, c.Key); err != nil {
+		st.logf("%s: carried state not saved (%v): a resumed sweep trains this chain's folds again", c.Key, err)
+	}
+	return out, nil
 }
 
 // carryGroups splits cells (in key order) into the units a worker takes:
