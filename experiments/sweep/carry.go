@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 
@@ -35,7 +34,7 @@ func (s *Store) saveCarried(chain *softshape.FoldChain, k Key) error {
 		if err := s.mkdirAll(dir); err != nil {
 			return err
 		}
-		tmp := filepath.Join(dir, fmt.Sprintf(".%s.tmp-%d-%016x@%s", filepath.Base(path), s.pid, rand.Uint64(), s.hostTag()))
+		tmp := s.tmpPath(path)
 		if err := chain.SaveCarried(tmp); err != nil {
 			softshape.RemoveCheckpoint(tmp)
 			return err

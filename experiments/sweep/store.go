@@ -114,6 +114,12 @@ func (s *Store) hostTag() string {
 	}, s.host)
 }
 
+// tmpPath returns a new temporary name beside path, of this process
+// (tmpPattern), under which path is written before being renamed into place.
+func (s *Store) tmpPath(path string) string {
+	return filepath.Join(filepath.Dir(path), fmt.Sprintf(".%s.tmp-%d-%016x@%s", filepath.Base(path), s.pid, rand.Uint64(), s.hostTag()))
+}
+
 // writeAtomic writes data to path so that path is either absent, its old
 // content, or the complete new content: a temporary file in the same folder,
 // fsync, rename over path, fsync of the folder.
@@ -122,7 +128,7 @@ func (s *Store) writeAtomic(path string, data []byte) error {
 	if err := s.mkdirAll(dir); err != nil {
 		return err
 	}
-	tmp := filepath.Join(dir, fmt.Sprintf(".%s.tmp-%d-%016x@%s", filepath.Base(path), s.pid, rand.Uint64(), s.hostTag()))
+	tmp := s.tmpPath(path)
 	if err := writeNew(tmp, data); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
