@@ -209,27 +209,38 @@ func TestTrainRunsVariantsAndEarlyStop(t *testing.T) {
 
 // TestTrainRunsCarryChain: a fold_reset=carry chain (folds 0 and 1, the second
 // continuing from the weights and Adam state the first ended with) batched
-// beside a fresh run gives Train's carry results for both folds. Fold 0
-// selects an epoch before its last, so continuing from the selected weights
-// instead would fail the check.
+// beside a fresh run gives Train's carry results for both folds. The seed is
+// the first whose fold 0 selects an epoch before its last (training
+// trajectories differ between builds, e.g. with and without
+// GOEXPERIMENT=simd), so continuing from the selected weights instead would
+// fail the check.
 func TestTrainRunsCarryChain(t *testing.T) {
 	ds := data.CBF(30, 64, 4)
 	carry := batchTestConfig()
 	carry.FoldReset = FoldResetCarry
-	carry.Epochs, carry.WarmUpEpochs, carry.LearningRate = 10, 2, 0.02
+	carry.Epochs, carry.WarmUpEpochs, carry.LearningRate = 14, 2, 0.02
+	var res *Result
+	seed := int64(4)
+	for ; seed < 8; seed++ {
+		r, err := Train(ds, carry, RunOptions{Backend: testBackend(t), Seed: seed, Folds: []int{0, 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := r.Folds[0]; f.BestEpoch < f.EpochsRun-1 {
+			res = r
+			break
+		}
+	}
+	if res == nil {
+		t.Fatal("carry fold 0 selected its last epoch under seeds 4–7: the test cannot tell selected from last weights")
+	}
 	fresh := batchTestConfig()
-	runs := []RunSpec{{carry, 4, 1}, {fresh, 4, 2}, {carry, 4, 0}}
+	runs := []RunSpec{{carry, seed, 1}, {fresh, seed, 2}, {carry, seed, 0}}
 	got, err := TrainRuns(ds, runs, RunOptions{Backend: testBackend(t), MaxRuns: testMaxRuns})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Train(ds, carry, RunOptions{Backend: testBackend(t), Seed: 4, Folds: []int{0, 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f := res.Folds[0]; f.BestEpoch >= f.EpochsRun-1 {
-		t.Fatalf("carry fold 0 selected its last epoch (%d of %d): the test cannot tell selected from last weights", f.BestEpoch, f.EpochsRun)
-	}
+	t.Logf("seed %d: carry fold 0 selected epoch %d of %d", seed, res.Folds[0].BestEpoch, res.Folds[0].EpochsRun)
 	compareRun(t, "carry fold 0", got[2], res.Folds[0], 1e-5)
 	compareRun(t, "carry fold 1", got[0], res.Folds[1], 1e-5)
 	compareRun(t, "fresh fold 2", got[1], alone(t, ds, runs[1], 0), 1e-5)
