@@ -35,16 +35,14 @@ func (s *Store) saveCarried(chain *softshape.FoldChain, k Key) error {
 			return err
 		}
 		tmp := s.tmpPath(path)
+		defer softshape.RemoveCheckpoint(tmp) // nothing left to remove once renamed
 		if err := chain.SaveCarried(tmp); err != nil {
-			softshape.RemoveCheckpoint(tmp)
 			return err
 		}
 		if err := softshape.RemoveCheckpoint(path); err != nil {
-			softshape.RemoveCheckpoint(tmp)
 			return err
 		}
 		if err := os.Rename(tmp, path); err != nil {
-			softshape.RemoveCheckpoint(tmp)
 			return fmt.Errorf("saving the carried state %s: %w", path, err)
 		}
 		if err := syncDir(dir); err != nil {
