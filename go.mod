@@ -10,6 +10,7 @@ require (
 	github.com/gomlx/go-xla v0.4.5
 	github.com/gomlx/gomlx v0.28.8
 	github.com/janpfeifer/gonb v0.11.5
+	github.com/klauspost/cpuid/v2 v2.4.2
 	github.com/schollz/progressbar/v3 v3.19.0
 	gonum.org/v1/gonum v0.16.0
 	gonum.org/v1/plot v0.15.2

@@ -25,7 +25,9 @@ const (
 type Manifest struct {
 	// CodeCommit is the commit of the binary that trained the runs; Machine
 	// the machine (CPU, cores, memory) they ran on. Both are given when the
-	// manifest is written: records do not hold them.
+	// manifest is written: records do not hold the commit, and only newer
+	// records their CPU (each entry's CPUs, from its records, say which
+	// processors they were; sessions on "one" machine can differ several-fold).
 	CodeCommit string `json:"code_commit"`
 	Machine    string `json:"machine"`
 	// Datasets and Seeds are the plan's.
@@ -48,6 +50,8 @@ type ManifestEntry struct {
 	WallHours        float64  `json:"wall_hours"`
 	Backends         []string `json:"backends"`
 	Hosts            []string `json:"hosts"`
+	CPUs             []string `json:"cpus"`
+	RunsWithoutCPU   int      `json:"runs_without_cpu,omitempty"`
 }
 
 // NewManifest summarises entries.
@@ -59,7 +63,7 @@ func NewManifest(entries []Entry, commit, machine string) Manifest {
 			Protocol:     softshape.DefaultConfig().WithProtocol(p).ProtocolString(),
 			RunsExpected: e.Expected, RunsRecorded: e.Recorded, RunsInvalid: e.Invalid, RunsReused: e.Reused, Complete: e.Complete(),
 			DatasetsComplete: nonNil(e.DatasetsDone), WallHours: math.Round(e.WallSeconds/36) / 100,
-			Backends: nonNil(e.Backends), Hosts: nonNil(e.Hosts)})
+			Backends: nonNil(e.Backends), Hosts: nonNil(e.Hosts), CPUs: nonNil(e.CPUs), RunsWithoutCPU: e.CPUUnrecorded})
 	}
 	return m
 }
@@ -90,6 +94,18 @@ func (m Manifest) JSON() []byte {
 	return append(b, '\n')
 }
 
+// cpuCell lists the processors of e's runs, and how many runs do not say.
+func cpuCell(e Entry) string {
+	cells := slices.Clone(e.CPUs)
+	if e.CPUUnrecorded > 0 {
+		cells = append(cells, fmt.Sprintf("not recorded (%d runs)", e.CPUUnrecorded))
+	}
+	if len(cells) == 0 {
+		return "—"
+	}
+	return strings.Join(cells, "; ") // a CPU's description holds commas
+}
+
 // Render returns the generated block of docs/reproduction.md, markers
 // included: the status of every table and preset, then per table each
 // preset's results beside the paper's (per dataset, warm-up selections,
@@ -100,7 +116,7 @@ func (m Manifest) JSON() []byte {
 func Render(entries []Entry) (string, error) {
 	var b strings.Builder
 	b.WriteString(BeginMarker + "\n\n")
-	b.WriteString("### Status\n\n| table | preset | runs recorded | datasets complete | training wall time | backend |\n|---|---|---:|---|---:|---|\n")
+	b.WriteString("### Status\n\n| table | preset | runs recorded | datasets complete | training wall time | backend | CPU |\n|---|---|---:|---|---:|---|---|\n")
 	for _, e := range entries {
 		state := fmt.Sprintf("%d of %d", e.Recorded, e.Expected)
 		if e.Invalid > 0 || e.Reused > 0 {
@@ -111,8 +127,8 @@ func Render(entries []Entry) (string, error) {
 		} else {
 			state += " (**partial**)"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f h | %s |\n", titleOf(e), e.Preset, state, listOrDash(e.DatasetsDone),
-			e.WallSeconds/3600, listOrDash(e.Backends))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f h | %s | %s |\n", titleOf(e), e.Preset, state, listOrDash(e.DatasetsDone),
+			e.WallSeconds/3600, listOrDash(e.Backends), cpuCell(e))
 	}
 	b.WriteString("\n")
 	if slices.ContainsFunc(entries, func(e Entry) bool { return e.Invalid > 0 || e.Reused > 0 }) {

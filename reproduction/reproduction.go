@@ -67,6 +67,11 @@ type Entry struct {
 	WallSeconds float64
 	// Backends and Hosts are those of the ok records.
 	Backends, Hosts []string
+	// CPUs are the processors of the ok records that name theirs
+	// (sweep.Record.CPU); CPUUnrecorded counts those that do not (written
+	// before records held it). Wall times compare only within one CPU.
+	CPUs          []string
+	CPUUnrecorded int
 	// Built is the table rebuilt from the store (nil when nothing is recorded).
 	Built *tables.Table
 }
@@ -144,6 +149,11 @@ func loadEntry(dir, table, preset string) (Entry, error) {
 		okRuns++
 		e.Backends = addOnce(e.Backends, rec.Backend)
 		e.Hosts = addOnce(e.Hosts, rec.Hostname)
+		if rec.CPU == "" {
+			e.CPUUnrecorded++
+		} else {
+			e.CPUs = addOnce(e.CPUs, rec.CPU)
+		}
 		if rec.ReusedFrom != "" {
 			e.Reused++
 			continue

@@ -5,12 +5,14 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/internal/hostinfo"
 	"github.com/softshape-go/softshape/softshape"
 )
 
@@ -223,5 +225,27 @@ func TestLoadCountsInvalidAndReusedRuns(t *testing.T) {
 	}
 	if !strings.Contains(block, "| 4 of 120 (1 invalid, 1 reused) (**partial**) |") || !strings.Contains(block, "| 0.06 h |") {
 		t.Errorf("status of experts_k not rendered as 4 of 120 with 1 invalid, 1 reused, 0.06 h:\n%s", block[:min(len(block), 1200)])
+	}
+	// The runs name the processor they trained on, and the status says it.
+	if cpu := hostinfo.CPU(); !slices.Equal(e.CPUs, []string{cpu}) || e.CPUUnrecorded != 0 || !strings.Contains(block, "| "+cpu+" |") {
+		t.Errorf("experts_k: CPUs %q (%d unrecorded), want [%q] in the status table", e.CPUs, e.CPUUnrecorded, cpu)
+	}
+}
+
+// TestCPUCellSaysWhatIsUnrecorded: records written before records held their
+// processor are counted, not hidden, beside the processors of the others.
+func TestCPUCellSaysWhatIsUnrecorded(t *testing.T) {
+	for _, tc := range []struct {
+		e    Entry
+		want string
+	}{
+		{Entry{}, "—"},
+		{Entry{CPUUnrecorded: 42}, "not recorded (42 runs)"},
+		{Entry{CPUs: []string{"A (x86-64-v3), 1 of 2 cores", "B (x86-64-v4), 1 of 2 cores"}, CPUUnrecorded: 3},
+			"A (x86-64-v3), 1 of 2 cores; B (x86-64-v4), 1 of 2 cores; not recorded (3 runs)"},
+	} {
+		if got := cpuCell(tc.e); got != tc.want {
+			t.Errorf("cpuCell(%+v) = %q, want %q", tc.e, got, tc.want)
+		}
 	}
 }

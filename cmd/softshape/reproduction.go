@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,10 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 
+	"github.com/softshape-go/softshape/internal/hostinfo"
 	"github.com/softshape-go/softshape/reproduction"
 )
 
@@ -57,7 +56,7 @@ func runReproduction(args []string, stdout io.Writer) error {
 		*machine = old.Machine
 	}
 	if *machine == "" {
-		*machine = thisMachine()
+		*machine = hostinfo.Machine()
 	}
 	m := reproduction.NewManifest(entries, *commit, *machine)
 	block, err := reproduction.Render(entries)
@@ -165,27 +164,4 @@ func writeFigures(figDir string, figs []reproduction.Figure, missing, stale []st
 		fmt.Fprintf(stdout, "removed the stale figure %s\n", filepath.Join(figDir, name))
 	}
 	return nil
-}
-
-// thisMachine describes this machine: CPU model, cores and memory.
-func thisMachine() string {
-	model := "unknown CPU"
-	if f, err := os.Open("/proc/cpuinfo"); err == nil {
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
-				model = strings.TrimSpace(v)
-				break
-			}
-		}
-	}
-	mem := ""
-	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
-		var kb int64
-		if _, err := fmt.Sscanf(strings.SplitN(string(b), "\n", 2)[0], "MemTotal: %d kB", &kb); err == nil {
-			mem = fmt.Sprintf(", %d GiB", (kb+(1<<19))>>20)
-		}
-	}
-	return fmt.Sprintf("%s, %d cores%s, %s/%s", model, runtime.NumCPU(), mem, runtime.GOOS, runtime.GOARCH)
 }

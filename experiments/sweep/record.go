@@ -111,6 +111,11 @@ type Record struct {
 	// Hostname and PID identify the process that made the record.
 	Hostname string `json:"hostname"`
 	PID      int    `json:"pid"`
+	// CPU is the processor the run trained on and the share of it the process
+	// could use (hostinfo.CPU, e.g. "AMD EPYC (family 25 model 1, x86-64-v3),
+	// 1 of 2 cores"): wall times are comparable only between records of one
+	// CPU. Empty in records written before it was recorded.
+	CPU string `json:"cpu,omitempty"`
 	// ReusedFrom is the record (relative path) this one was copied from when
 	// the same computation had already been run for another variant or table.
 	ReusedFrom string `json:"reused_from,omitempty"`

@@ -473,7 +473,7 @@ func (st *runState) train(c Cell, ds *data.Dataset, getBackend func() (compute.B
 func (st *runState) newRecord(c Cell) *Record {
 	return &Record{Schema: SchemaVersion, Table: c.Table, Dataset: c.Dataset, Variant: c.Variant, Fold: c.Fold, Seed: c.Seed,
 		Quick: c.Quick, Hash: c.Hash, Mode: modeOf(c.Quick), Config: c.Config.String(), Protocol: c.Config.ProtocolName(),
-		Started: time.Now().UTC(), Hostname: st.r.Store.host, PID: st.r.Store.pid,
+		Started: time.Now().UTC(), Hostname: st.r.Store.host, PID: st.r.Store.pid, CPU: st.r.Store.cpu,
 		TestAccuracy: Float(nanValue()), ValLoss: Float(nanValue()), WallSeconds: Float(nanValue()), InferenceSeconds: Float(nanValue())}
 }
 

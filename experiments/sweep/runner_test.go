@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/internal/hostinfo"
 	"github.com/softshape-go/softshape/softshape"
 )
 
@@ -134,6 +136,11 @@ func TestRunnerReuse(t *testing.T) {
 	rec, err := s.Read(g.Cells[0].Key)
 	if err != nil || rec.ReusedFrom == "" || !strings.HasPrefix(rec.ReusedFrom, "depth_L/CBF-a/l-2/") || rec.Variant != "SoftShape" {
 		t.Errorf("reused record %+v %v", rec, err)
+	}
+	// Both records name the processor that trained the run, with the share of
+	// it this process could use.
+	if want := hostinfo.CPU(); rec.CPU != want || !strings.Contains(want, fmt.Sprintf(" %d of ", runtime.NumCPU())) {
+		t.Errorf("reused record's CPU %q, want %q (this process's %d cores)", rec.CPU, want, runtime.NumCPU())
 	}
 	spec.Table, spec.Variants = "num_experts", []string{"hatC=C"}
 	r.NoReuse = true

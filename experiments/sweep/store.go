@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/softshape-go/softshape/internal/hostinfo"
 )
 
 // DefaultRoot is the results folder used when none is given.
@@ -22,7 +24,9 @@ const DefaultRoot = "results"
 type Store struct {
 	root string
 	host string
-	pid  int
+	// cpu describes the processor (hostinfo.CPU), written into records.
+	cpu string
+	pid int
 	// procStart identifies this process beside its pid (see lockInfo).
 	procStart string
 	// slurmJob is this process's Slurm job ("" outside Slurm), written into
@@ -46,7 +50,7 @@ func Open(root string) (*Store, error) {
 	if err != nil || host == "" {
 		host = "unknown-host"
 	}
-	return &Store{root: root, host: host, pid: os.Getpid(), procStart: selfStart(), slurmJob: slurmJobID()}, nil
+	return &Store{root: root, host: host, cpu: hostinfo.CPU(), pid: os.Getpid(), procStart: selfStart(), slurmJob: slurmJobID()}, nil
 }
 
 // Root returns the results folder.

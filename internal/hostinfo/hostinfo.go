@@ -1,0 +1,81 @@
+// Package hostinfo describes the machine a process runs on, for records and
+// manifests that say where a run was timed: wall times from two machines of
+// the same name can differ several-fold (environment.md, "Speed, and what to
+// compare it with").
+package hostinfo
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/klauspost/cpuid/v2"
+)
+
+// CPU describes the processor this process runs on and how much of it it may
+// use, e.g. "AMD EPYC (family 25 model 1, x86-64-v3), 1 of 2 cores": the
+// brand name, family and model, the instruction-set level (x86-64-v4 has
+// AVX-512, v3 AVX2; arm64 gives its version), and the cores the process may
+// run on (runtime.NumCPU, which follows its affinity mask and cpuset) of the
+// machine's logical cores.
+func CPU() string {
+	usable := runtime.NumCPU()
+	return fmt.Sprintf("%s, %d of %d cores", processor(cpuid.CPU, runtime.GOARCH), usable, logicalCores(cpuid.CPU, usable))
+}
+
+// Machine describes this machine for a manifest: its processor, logical
+// cores, memory and OS/architecture, e.g. "AMD EPYC (family 25 model 1,
+// x86-64-v3), 2 cores, 24 GiB, linux/amd64".
+func Machine() string {
+	s := fmt.Sprintf("%s, %d cores", processor(cpuid.CPU, runtime.GOARCH), logicalCores(cpuid.CPU, runtime.NumCPU()))
+	if gib := memoryGiB(); gib > 0 {
+		s += fmt.Sprintf(", %d GiB", gib)
+	}
+	return s + ", " + runtime.GOOS + "/" + runtime.GOARCH
+}
+
+// processor names the processor c of architecture arch: brand, family and
+// model, instruction-set level, each where known.
+func processor(c cpuid.CPUInfo, arch string) string {
+	s := strings.Join(strings.Fields(c.BrandName), " ")
+	if s == "" {
+		s = "unknown " + arch + " CPU"
+	}
+	var id []string
+	if c.Family != 0 || c.Model != 0 {
+		id = append(id, fmt.Sprintf("family %d model %d", c.Family, c.Model))
+	}
+	switch {
+	case arch == "amd64" && c.X64Level() > 0:
+		id = append(id, fmt.Sprintf("x86-64-v%d", c.X64Level()))
+	case arch == "arm64":
+		if major, minor := c.ARM64Level(); major > 0 {
+			id = append(id, fmt.Sprintf("armv%d.%d", major, minor))
+		}
+	}
+	if len(id) > 0 {
+		s += " (" + strings.Join(id, ", ") + ")"
+	}
+	return s
+}
+
+// logicalCores returns the logical cores of c, at least usable (cpuid reports
+// 0 where it cannot tell).
+func logicalCores(c cpuid.CPUInfo, usable int) int {
+	return max(c.LogicalCores, usable)
+}
+
+// memoryGiB returns the machine's memory rounded to GiB from /proc/meminfo,
+// 0 where it cannot be read (not Linux).
+func memoryGiB() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	var kb int64
+	if _, err := fmt.Sscanf(strings.SplitN(string(b), "\n", 2)[0], "MemTotal: %d kB", &kb); err != nil {
+		return 0
+	}
+	return (kb + (1 << 19)) >> 20
+}

@@ -1,0 +1,49 @@
+package hostinfo
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/cpuid/v2"
+)
+
+func TestProcessorNamesBrandFamilyAndLevel(t *testing.T) {
+	zen3 := cpuid.CPUInfo{BrandName: "  AMD   EPYC ", Family: 25, Model: 1, LogicalCores: 2}
+	if got, want := processor(zen3, "amd64"), "AMD EPYC (family 25 model 1)"; got != want {
+		t.Errorf("no features known: got %q, want %q", got, want)
+	}
+	if got, want := processor(cpuid.CPUInfo{}, "arm64"), "unknown arm64 CPU"; got != want {
+		t.Errorf("nothing known: got %q, want %q", got, want)
+	}
+	if got := logicalCores(cpuid.CPUInfo{}, 3); got != 3 {
+		t.Errorf("logical cores unknown: got %d, want the usable 3", got)
+	}
+	if got := logicalCores(zen3, 1); got != 2 {
+		t.Errorf("logical cores: got %d, want 2", got)
+	}
+	// This machine's processor: its instruction-set level as cpuid reports it.
+	if runtime.GOARCH == "amd64" && cpuid.CPU.X64Level() > 0 {
+		want := fmt.Sprintf("x86-64-v%d)", cpuid.CPU.X64Level())
+		if got := processor(cpuid.CPU, "amd64"); !strings.HasSuffix(got, want) {
+			t.Errorf("this machine: got %q, want it to end in %q", got, want)
+		}
+		noAVX2 := cpuid.CPU
+		noAVX2.Disable(cpuid.AVX2)
+		if noAVX2.X64Level() >= 3 {
+			t.Errorf("without AVX2 the level is %d, want below 3", noAVX2.X64Level())
+		}
+	}
+}
+
+func TestCPUSaysTheCoresThisProcessMayUse(t *testing.T) {
+	got := CPU()
+	want := fmt.Sprintf(", %d of %d cores", runtime.NumCPU(), logicalCores(cpuid.CPU, runtime.NumCPU()))
+	if !strings.HasSuffix(got, want) {
+		t.Errorf("CPU() = %q, want it to end in %q", got, want)
+	}
+	if m := Machine(); !strings.HasPrefix(m, processor(cpuid.CPU, runtime.GOARCH)+",") || !strings.HasSuffix(m, runtime.GOOS+"/"+runtime.GOARCH) {
+		t.Errorf("Machine() = %q: want the processor first and the OS/architecture last", m)
+	}
+}
