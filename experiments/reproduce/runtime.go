@@ -14,8 +14,10 @@ import (
 
 // EpochTimes is a Markdown table of the time per training epoch and the
 // inference time recorded by the sweep for each variant of the table (mean
-// over the ok records of the grid): the running-time side of a table read
-// from the store, without new measurements.
+// over the ok records of the grid), one row per processor the records name
+// (sweep.Record.CPU; records that do not name theirs form one row): the
+// running-time side of a table read from the store, without new
+// measurements.
 func (r *TableResult) EpochTimes() (string, error) {
 	store, err := sweep.Open(r.Params.Results)
 	if err != nil {
@@ -25,16 +27,20 @@ func (r *TableResult) EpochTimes() (string, error) {
 		perEpoch, infer []float64
 		params          []float64
 	}
-	byVariant := map[string]*acc{}
+	type row struct{ variant, cpu string }
+	rows := map[row]*acc{}
+	cpusOf := map[string][]string{} // variant → its records' processors, in order seen
 	for _, c := range r.Grid.Cells {
 		rec, err := store.Read(c.Key)
 		if err != nil || rec == nil || rec.Status != sweep.StatusOK || rec.EpochsRun == 0 {
 			continue
 		}
-		a := byVariant[c.Variant]
+		k := row{c.Variant, rec.CPU}
+		a := rows[k]
 		if a == nil {
 			a = &acc{}
-			byVariant[c.Variant] = a
+			rows[k] = a
+			cpusOf[c.Variant] = append(cpusOf[c.Variant], rec.CPU)
 		}
 		// A run trained in a batched job shares its wall time with the job's
 		// other runs (of the same variant): count its share.
@@ -49,18 +55,26 @@ func (r *TableResult) EpochTimes() (string, error) {
 	if r.Params.Quick {
 		b.WriteString(" — " + sweep.QuickLabel)
 	}
-	b.WriteString("\n\nMean over the ok records of this grid (wall time of the fold ÷ epochs run, which includes evaluation each epoch; for runs trained together in one batched job, the job's wall time ÷ its runs; inference = one pass over the fold's test split, not measured for batched runs). Records come from whichever machine ran them, so compare within one machine only.\n\n| variant | runs | s / epoch | inference s | parameters |\n|---|---:|---:|---:|---:|\n")
+	b.WriteString("\n\nMean over the ok records of this grid (wall time of the fold ÷ epochs run, which includes evaluation each epoch; for runs trained together in one batched job, the job's wall time ÷ its runs; inference = one pass over the fold's test split, not measured for batched runs), per processor the records name: machines of one name can differ several-fold, so compare rows of one CPU only.\n\n| variant | CPU | runs | s / epoch | inference s | parameters |\n|---|---|---:|---:|---:|---:|\n")
 	for _, v := range r.Grid.Variants {
-		a := byVariant[v.Name]
-		if a == nil {
-			fmt.Fprintf(&b, "| %s | 0 | — | — | — |\n", v.Name)
+		cpus := cpusOf[v.Name]
+		if len(cpus) == 0 {
+			fmt.Fprintf(&b, "| %s | — | 0 | — | — | — |\n", v.Name)
 			continue
 		}
-		infer := "—"
-		if len(a.infer) > 0 {
-			infer = fmt.Sprintf("%.4f", mean(a.infer))
+		sort.Strings(cpus) // "" (not recorded) first
+		for _, cpu := range cpus {
+			a := rows[row{v.Name, cpu}]
+			infer := "—"
+			if len(a.infer) > 0 {
+				infer = fmt.Sprintf("%.4f", mean(a.infer))
+			}
+			name := cpu
+			if name == "" {
+				name = "not recorded"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %d | %.3f | %s | %.0f |\n", v.Name, name, len(a.perEpoch), mean(a.perEpoch), infer, mean(a.params))
 		}
-		fmt.Fprintf(&b, "| %s | %d | %.3f | %s | %.0f |\n", v.Name, len(a.perEpoch), mean(a.perEpoch), infer, mean(a.params))
 	}
 	return b.String(), nil
 }

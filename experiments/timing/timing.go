@@ -42,6 +42,7 @@ import (
 
 	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/experiments/stats"
+	"github.com/softshape-go/softshape/internal/hostinfo"
 	"github.com/softshape-go/softshape/softshape"
 )
 
@@ -144,8 +145,9 @@ type Fit struct {
 // Result is a full measurement.
 type Result struct {
 	// Source says where the series come from ("ChlorineConcentration" or
-	// "CBF-generated"); Backend the backend's description.
-	Source, Backend string
+	// "CBF-generated"); Backend the backend's description; CPU the processor
+	// that ran the steps (hostinfo.CPU): times compare only within one.
+	Source, Backend, CPU string
 	// Batch, Steps and the configuration used (before the ratio is applied).
 	Batch, Steps int
 	Config       softshape.Config
@@ -421,7 +423,7 @@ func Measure(opts Options) (*Result, error) {
 		// data was found (CBF has 3 classes, as ChlorineConcentration).
 		cfg.ShapeLength = softshape.RefShapeLength(BaseDataset, BaseLength)
 	}
-	res := &Result{Source: source, Backend: opts.Backend.Description(), Batch: opts.Batch, Steps: opts.Steps,
+	res := &Result{Source: source, Backend: opts.Backend.Description(), CPU: hostinfo.CPU(), Batch: opts.Batch, Steps: opts.Steps,
 		Config: cfg, Lengths: slices.Clone(opts.Lengths)}
 	type job struct {
 		phase softshape.Phase
@@ -552,6 +554,7 @@ func (r *Result) Title() string {
 func (r *Result) Markdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### %s\n\n", r.Title())
+	fmt.Fprintf(&b, "CPU: %s.\n\n", r.CPU)
 	fmt.Fprintf(&b, "Median of %d timed steps after one compile step and one warm-up step (wall time; step CPU = process CPU time, less disturbed by other load); epoch = step × %d steps (%d-series training split).\n\n",
 		r.Steps, r.stepsPerEpoch(), r.stepsPerEpoch()*r.Batch)
 	b.WriteString("| T | phase | sparse ratio | shapes J | kept tokens | params | first step incl. compile (s) | step median (ms) | step min (ms) | step CPU (ms) | epoch (s) |\n")
@@ -575,14 +578,14 @@ func (r *Result) Markdown(w io.Writer) error {
 // CSV writes one row per point.
 func (r *Result) CSV(w io.Writer) error {
 	var b strings.Builder
-	b.WriteString("length,phase,sparse_ratio,num_shapes,kept_tokens,params,first_step_s,step_ms,step_min_ms,step_cpu_ms,epoch_s,steps_per_epoch,source,batch,backend\n")
+	b.WriteString("length,phase,sparse_ratio,num_shapes,kept_tokens,params,first_step_s,step_ms,step_min_ms,step_cpu_ms,epoch_s,steps_per_epoch,source,batch,backend,cpu\n")
 	for _, p := range r.Points {
 		ratio := ""
 		if p.Phase == softshape.Sparse {
 			ratio = fmt.Sprintf("%g", p.Ratio)
 		}
-		fmt.Fprintf(&b, "%d,%s,%s,%d,%d,%d,%.4f,%.3f,%.3f,%.3f,%.3f,%d,%s,%d,%q\n", p.Length, p.Phase, ratio, p.NumShapes, p.Kept, p.Params,
-			p.Compile.Seconds(), ms(p.Step), ms(p.Min), ms(p.CPU), p.Epoch.Seconds(), p.StepsPerEpoch, r.Source, r.Batch, r.Backend)
+		fmt.Fprintf(&b, "%d,%s,%s,%d,%d,%d,%.4f,%.3f,%.3f,%.3f,%.3f,%d,%s,%d,%q,%q\n", p.Length, p.Phase, ratio, p.NumShapes, p.Kept, p.Params,
+			p.Compile.Seconds(), ms(p.Step), ms(p.Min), ms(p.CPU), p.Epoch.Seconds(), p.StepsPerEpoch, r.Source, r.Batch, r.Backend, r.CPU)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

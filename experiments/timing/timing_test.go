@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/softshape-go/softshape/internal/hostinfo"
 	"github.com/softshape-go/softshape/internal/shareddata"
 	"github.com/softshape-go/softshape/softshape"
 )
@@ -88,6 +89,10 @@ func TestMeasureResult(t *testing.T) {
 	}
 	if err := res.CSV(&csv); err != nil || strings.Count(csv.String(), "\n") != 5 {
 		t.Errorf("csv (%v):\n%s", err, csv.String())
+	}
+	// Both name the processor that ran the steps.
+	if cpu := hostinfo.CPU(); res.CPU != cpu || !strings.Contains(md.String(), "CPU: "+cpu+".") || !strings.HasSuffix(strings.SplitN(csv.String(), "\n", 3)[1], fmt.Sprintf("%q", cpu)) {
+		t.Errorf("CPU %q not named in the result, its table and each CSV row (want %q)", res.CPU, cpu)
 	}
 	if s := res.Series(true); len(s) != 2 || len(s["sparse 50%"]) != 2 {
 		t.Errorf("series %v", s)
