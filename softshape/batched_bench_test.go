@@ -1,6 +1,7 @@
 package softshape
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -28,28 +29,45 @@ func envInt(b *testing.B, name string, def int) int {
 	return n
 }
 
-// BenchmarkTrainRunsProtocol measures the protocol of 5 folds × 2 seeds one
+// BenchmarkTrainRunsProtocol measures the protocol of 5 folds × the seeds one
 // run at a time (Train) and batched (TrainRuns, R = 10 by default), in one
 // process, and logs the table of FormatBatchTimings (wall, speed-up, peak
 // memory per R). Its schedule is short by default (SOFTSHAPE_BATCH_EPOCHS=10:
 // 5 dense + 5 sparse epochs); SOFTSHAPE_BATCH_EPOCHS=500 is the full protocol
 // (150 warm-up epochs, early stopping). SOFTSHAPE_BATCH_DATASETS lists the UCR
 // datasets (default GunPoint,ECG200,ItalyPowerDemand), SOFTSHAPE_BATCH_R the
-// R values (default 10), SOFTSHAPE_BATCH_ROUNDS the rounds (default 1). Run
-// with -benchtime 1x: one iteration is the whole comparison.
+// R values in the order measured (default 1,10; 1 is one run at a time),
+// SOFTSHAPE_BATCH_SEEDS the seeds (default 1,2), SOFTSHAPE_BATCH_ROUNDS the
+// rounds (default 1), SOFTSHAPE_BATCH_PROTOCOL the protocol preset (default
+// "default"; e.g. reference_fresh, the reproduction's). Each measurement is
+// written to stderr as it is taken. Run with -benchtime 1x: one iteration is
+// the whole comparison.
 func BenchmarkTrainRunsProtocol(b *testing.B) {
 	epochs := envInt(b, "SOFTSHAPE_BATCH_EPOCHS", 10)
 	rounds := envInt(b, "SOFTSHAPE_BATCH_ROUNDS", 1)
 	names := strings.Split(envOr("SOFTSHAPE_BATCH_DATASETS", "GunPoint,ECG200,ItalyPowerDemand"), ",")
 	var rs []int
-	for _, f := range strings.Split(envOr("SOFTSHAPE_BATCH_R", "10"), ",") {
+	for _, f := range strings.Split(envOr("SOFTSHAPE_BATCH_R", "1,10"), ",") {
 		r, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || r < 2 {
-			b.Fatalf("SOFTSHAPE_BATCH_R: %q is not an R ≥ 2", f)
+		if err != nil || r < 1 {
+			b.Fatalf("SOFTSHAPE_BATCH_R: %q is not an R ≥ 1", f)
 		}
 		rs = append(rs, r)
 	}
+	var seeds []int64
+	for _, f := range strings.Split(envOr("SOFTSHAPE_BATCH_SEEDS", "1,2"), ",") {
+		seed, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
+		if err != nil {
+			b.Fatalf("SOFTSHAPE_BATCH_SEEDS: %q is not a seed", f)
+		}
+		seeds = append(seeds, seed)
+	}
 	cfg := DefaultConfig()
+	protocol, err := Preset(envOr("SOFTSHAPE_BATCH_PROTOCOL", ProtocolDefault))
+	if err != nil {
+		b.Fatalf("SOFTSHAPE_BATCH_PROTOCOL: %v", err)
+	}
+	cfg = cfg.WithProtocol(protocol)
 	cfg.Epochs = epochs
 	if epochs < 500 {
 		cfg.WarmUpEpochs = epochs / 2
@@ -59,16 +77,20 @@ func BenchmarkTrainRunsProtocol(b *testing.B) {
 		var all []BatchTiming
 		for _, name := range names {
 			ds := loadUCR(b, strings.TrimSpace(name))
-			ts, err := CompareBatched(ds, cfg, []int64{1, 2}, rs, rounds,
-				RunOptions{Backend: backend, RefShapeLen: RefShapeLength(ds.Name, ds.Length)})
+			var done []BatchTiming
+			progress := func(t BatchTiming) {
+				done = append(done, t)
+				fmt.Fprintf(os.Stderr, "%s", FormatBatchTimings(done))
+			}
+			ts, err := CompareBatched(ds, cfg, seeds, rs, rounds,
+				RunOptions{Backend: backend, RefShapeLen: RefShapeLength(ds.Name, ds.Length)}, progress)
 			if err != nil {
 				b.Fatal(err)
 			}
 			all = append(all, ts...)
-			os.Stderr.WriteString(FormatBatchTimings(ts)) // progress: the full protocol takes hours
 		}
-		b.Logf("backend %s, %d epochs (warm-up %d), 5 folds x 2 seeds:\n%s", backend.Description(), cfg.Epochs, cfg.WarmUpEpochs,
-			FormatBatchTimings(all))
+		b.Logf("backend %s, protocol %s, %d epochs (warm-up %d), 5 folds x %d seeds:\n%s", backend.Description(),
+			envOr("SOFTSHAPE_BATCH_PROTOCOL", ProtocolDefault), cfg.Epochs, cfg.WarmUpEpochs, len(seeds), FormatBatchTimings(all))
 	}
 }
 
@@ -108,12 +130,14 @@ func BenchmarkBatchedStep(b *testing.B) {
 	defer job.finalize()
 	const bs = 12
 	var parts []part
+	mstart := time.Now()
 	for si := range job.slots {
 		parts = append(parts, part{si, Sparse})
 		if err := job.materialize(si, Sparse, bs); err != nil {
 			b.Fatal(err)
 		}
 	}
+	fmt.Fprintf(os.Stderr, "R=%d: variables of %d runs initialised in %s\n", r, r, time.Since(mstart).Round(time.Millisecond))
 	idx := make([]int, bs)
 	for i := range idx {
 		idx[i] = i
@@ -162,9 +186,19 @@ func BenchmarkBatchedStep(b *testing.B) {
 			}
 		}
 	}
-	for range 3 { // compile and warm up
+	// Compile and warm up; the compilation times go to stderr as they are
+	// measured (on XLA CUDA they dominate a short schedule).
+	for i := range 3 {
+		note := ""
+		if i == 0 {
+			note = ", compilation included"
+		}
+		start := time.Now()
 		batchedStep()
+		fmt.Fprintf(os.Stderr, "R=%d: batched step %d%s: %s\n", r, i+1, note, time.Since(start).Round(time.Millisecond))
+		start = time.Now()
 		soloSteps()
+		fmt.Fprintf(os.Stderr, "R=%d: %d single-run steps, pass %d%s: %s\n", r, r, i+1, note, time.Since(start).Round(time.Millisecond))
 	}
 	var tb, ts time.Duration
 	for range b.N {

@@ -36,76 +36,106 @@ type BatchTiming struct {
 }
 
 // CompareBatched measures the full protocol of cfg on ds for every seed
-// (opts.NumFolds folds each, default 5) one run at a time and then batched
-// with each R in rs (TrainRuns with at most R runs per graph), rounds times in that order,
-// and returns the measurements in the order taken. Ratios of the wall times of
-// one round are comparable (same process, same load); timings swing between
-// rounds on shared machines.
-func CompareBatched(ds *data.Dataset, cfg Config, seeds []int64, rs []int, rounds int, opts RunOptions) ([]BatchTiming, error) {
+// (opts.NumFolds folds each, default 5) with each R in rs, in the order given
+// (R = 1: one run at a time; R > 1: TrainRuns with at most R runs per graph),
+// rounds times, and returns the measurements in the order taken. Ratios of the
+// wall times of one round are comparable (same process, same load); timings
+// swing between rounds on shared machines. progress, when not nil, receives
+// each measurement as soon as it is taken (a full protocol takes hours on a
+// CPU, and a measurement cut short by a time limit is lost).
+func CompareBatched(ds *data.Dataset, cfg Config, seeds []int64, rs []int, rounds int, opts RunOptions, progress func(BatchTiming)) ([]BatchTiming, error) {
+	var out []BatchTiming
+	for range max(rounds, 1) {
+		for _, r := range rs {
+			t, err := TimeRuns(ds, cfg, seeds, r, opts)
+			if err != nil {
+				return out, err
+			}
+			out = append(out, t)
+			if progress != nil {
+				progress(t)
+			}
+		}
+	}
+	return out, nil
+}
+
+// TimeRuns measures the full protocol of cfg on ds for every seed
+// (opts.NumFolds folds each, default 5) with at most r runs per graph: r = 1
+// is Train, fold after fold and seed after seed; r > 1 is TrainRuns. It is one
+// measurement of CompareBatched.
+func TimeRuns(ds *data.Dataset, cfg Config, seeds []int64, r int, opts RunOptions) (BatchTiming, error) {
 	if opts.NumFolds == 0 {
 		opts.NumFolds = ProtocolFolds
 	}
 	if opts.Backend == nil {
 		b, err := NewBackend("")
 		if err != nil {
-			return nil, err
+			return BatchTiming{}, err
 		}
 		opts.Backend = b
 	}
-	var out []BatchTiming
-	for range max(rounds, 1) {
-		for _, r := range append([]int{1}, rs...) {
-			resetPeakRSS()
-			start := time.Now()
-			var accs, epochs []float64
-			if r == 1 {
-				for _, seed := range seeds {
-					o := opts
-					o.Seed, o.Folds, o.MaxRuns = seed, nil, 1
-					res, err := Train(ds, cfg, o)
-					if err != nil {
-						return out, fmt.Errorf("one run at a time, seed %d: %w", seed, err)
-					}
-					for _, f := range res.Folds {
-						accs, epochs = append(accs, f.TestAcc), append(epochs, float64(f.EpochsRun))
-					}
-				}
-			} else {
-				var runs []RunSpec
-				for _, seed := range seeds {
-					for f := range opts.NumFolds {
-						runs = append(runs, RunSpec{Config: cfg, Seed: seed, Fold: f})
-					}
-				}
-				res, err := trainRuns(ds, runs, opts, r)
-				if err != nil {
-					return out, fmt.Errorf("batched R=%d: %w", r, err)
-				}
-				for _, f := range res {
-					accs, epochs = append(accs, f.TestAcc), append(epochs, float64(f.EpochsRun))
-				}
+	resetPeakRSS()
+	start := time.Now()
+	var accs, epochs []float64
+	if r == 1 {
+		for _, seed := range seeds {
+			o := opts
+			o.Seed, o.Folds, o.MaxRuns = seed, nil, 1
+			res, err := Train(ds, cfg, o)
+			if err != nil {
+				return BatchTiming{}, fmt.Errorf("one run at a time, seed %d: %w", seed, err)
 			}
-			out = append(out, BatchTiming{Dataset: ds.Name, R: r, Runs: len(accs), Wall: time.Since(start),
-				PeakRSS: peakRSS(), MeanAcc: stat.Mean(accs, nil), Epochs: stat.Mean(epochs, nil)})
+			for _, f := range res.Folds {
+				accs, epochs = append(accs, f.TestAcc), append(epochs, float64(f.EpochsRun))
+			}
+		}
+	} else {
+		var runs []RunSpec
+		for _, seed := range seeds {
+			for f := range opts.NumFolds {
+				runs = append(runs, RunSpec{Config: cfg, Seed: seed, Fold: f})
+			}
+		}
+		res, err := trainRuns(ds, runs, opts, r)
+		if err != nil {
+			return BatchTiming{}, fmt.Errorf("batched R=%d: %w", r, err)
+		}
+		for _, f := range res {
+			accs, epochs = append(accs, f.TestAcc), append(epochs, float64(f.EpochsRun))
 		}
 	}
-	return out, nil
+	return BatchTiming{Dataset: ds.Name, R: r, Runs: len(accs), Wall: time.Since(start),
+		PeakRSS: peakRSS(), MeanAcc: stat.Mean(accs, nil), Epochs: stat.Mean(epochs, nil)}, nil
 }
 
 // FormatBatchTimings writes timings as a table: per dataset and R the wall
-// time, its ratio to the one-run-at-a-time time of the same round, the peak
-// memory and the mean accuracy.
+// time, its speed-up over the one-run-at-a-time time (R = 1) of the same
+// dataset and round, wherever in the round that was measured, the peak memory
+// and the mean accuracy. A round ends where a dataset's R repeats.
 func FormatBatchTimings(ts []BatchTiming) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-18s %4s %5s %10s %8s %10s %8s %7s\n", "dataset", "R", "runs", "wall", "speedup", "peak MiB", "acc", "epochs")
-	var base time.Duration
-	for _, t := range ts {
-		if t.R == 1 {
-			base = t.Wall
+	base := make([]time.Duration, len(ts))
+	for lo := 0; lo < len(ts); {
+		hi, seen := lo, map[int]bool{}
+		for hi < len(ts) && ts[hi].Dataset == ts[lo].Dataset && !seen[ts[hi].R] {
+			seen[ts[hi].R] = true
+			hi++
 		}
+		for i := lo; i < hi; i++ {
+			if ts[i].R == 1 {
+				for k := lo; k < hi; k++ {
+					base[k] = ts[i].Wall
+				}
+			}
+		}
+		lo = hi
+	}
+	for i, t := range ts {
 		speed := "-"
-		if base > 0 && t.R != 1 {
-			speed = fmt.Sprintf("%.2fx", base.Seconds()/t.Wall.Seconds())
+		if base[i] > 0 && t.R != 1 && t.Wall > 0 {
+			speed = fmt.Sprintf("%.2fx", base[i].Seconds()/t.Wall.Seconds())
 		}
 		fmt.Fprintf(&b, "%-18s %4d %5d %10s %8s %10.0f %8.4f %7.1f\n", t.Dataset, t.R, t.Runs, t.Wall.Round(10*time.Millisecond),
 			speed, float64(t.PeakRSS)/(1<<20), t.MeanAcc, t.Epochs)

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# gpu-batched-check.sh: the GPU measurement of "Many runs in one graph" (README)
+# on XLA CUDA, for a GPU machine with JAX's CUDA PJRT plugin (jax-cuda13-pjrt)
+# and no Go toolchain. Build the test binary where Go is:
+#
+#   GOEXPERIMENT=simd go test -c -o .gpu/softshape.test ./softshape/
+#   mkdir -p .gpu/shared/ucr && cp -r ../shared/ucr/{GunPoint,ECG200,ItalyPowerDemand} .gpu/shared/ucr/
+#
+# then run this script there from the repository root. It prints, as each is
+# measured: the compilation and step times of R runs in one graph against R
+# single-run steps (BenchmarkBatchedStep), then the full protocol (500 epochs)
+# of 5 folds × the seeds, batched first and one run at a time second
+# (BenchmarkTrainRunsProtocol). Logs go to $OUT (or ./gpu-check). Settings:
+# TEST_BIN (.gpu/softshape.test), R (10), SEEDS (1,2), DATASETS (GunPoint),
+# STEP_S and PROTO_S (time limits in seconds of the two parts, 150 and 400).
+set -u
+root=$(pwd)
+out=${OUT:-$root/gpu-check}
+mkdir -p "$out"
+bin=$root/${TEST_BIN:-.gpu/softshape.test}
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
+sp=$(python3 -c 'import jax_plugins.xla_cuda13 as p, os; print(os.path.dirname(os.path.dirname(os.path.dirname(p.__file__))))') || {
+	echo "no JAX CUDA 13 plugin (jax-cuda13-pjrt) in python3" >&2
+	exit 1
+}
+mkdir -p /tmp/go-xla-plugins
+ln -sf "$sp/jax_plugins/xla_cuda13/xla_cuda_plugin.so" /tmp/go-xla-plugins/pjrt_c_api_cuda_plugin.so
+export PJRT_PLUGIN_LIBRARY_PATH=/tmp/go-xla-plugins GOMLX_NO_AUTO_INSTALL=1
+LD_LIBRARY_PATH=$(ls -d "$sp"/nvidia/*/lib | paste -sd:):${LD_LIBRARY_PATH:-}
+export LD_LIBRARY_PATH
+export XLA_FLAGS=--xla_gpu_per_fusion_autotune_cache_dir=/tmp/xla-autotune
+export GOMLX_BACKEND=xla:cuda SOFTSHAPE_SHARED=$root/.gpu/shared
+cd "$root/softshape" || exit 1
+r=${R:-10}
+echo "== step: R=$r in one graph against $r single-run steps, $(date -u +%T)"
+SOFTSHAPE_BATCH_R=$r timeout "${STEP_S:-150}" "$bin" -test.run '^$' -test.bench BatchedStep -test.benchtime 20x -test.v 2>&1 |
+	grep -v '^[IW][0-9]' | tee "$out/step.log"
+echo "== protocol: R=$r, then one run at a time, $(date -u +%T)"
+SOFTSHAPE_BATCH_EPOCHS=500 SOFTSHAPE_BATCH_DATASETS=${DATASETS:-GunPoint} SOFTSHAPE_BATCH_R=$r,1 SOFTSHAPE_BATCH_SEEDS=${SEEDS:-1,2} \
+	timeout "${PROTO_S:-400}" "$bin" -test.run '^$' -test.bench TrainRunsProtocol -test.benchtime 1x -test.v 2>&1 |
+	grep -v '^[IW][0-9]' | tee "$out/protocol.log"
+nvidia-smi --query-gpu=memory.used --format=csv,noheader | tee -a "$out/gpu.txt"
+echo "== end $(date -u +%T)"
