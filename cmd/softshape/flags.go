@@ -31,7 +31,7 @@ func addRunFlags(fs *flag.FlagSet) runFlags {
 }
 
 // maxRunsHelp documents -max-runs, the cap on runs trained in one graph.
-const maxRunsHelp = "runs trained together in one graph (softshape.TrainRuns): 0 = the backend's default (1 on CPU backends, where batching does not pay; 32 on CUDA), 1 = one run at a time, N = at most N (memory)"
+const maxRunsHelp = "runs trained together in one graph (softshape.TrainRuns): 0 = the backend's default (10 on pure Go, 1 on ONNX Runtime, where batching does not pay, 32 on CUDA, 1 elsewhere), 1 = one run at a time, N = at most N (memory)"
 
 // checkMaxRuns rejects a negative -max-runs.
 func checkMaxRuns(n int) error {
