@@ -8,8 +8,8 @@
 # runs), then check_outputs.py scans the executed notebook — nbconvert's exit
 # status misses Go panics, os.Exit and failing shell commands inside cells —
 # and names the failing notebook and cell; then an HTML export. Outputs go to
-# notebooks/out (SOFTSHAPE_NB_OUT): executed notebooks, html/, results/ (a
-# fresh results store unless SOFTSHAPE_RESULTS is set). Exit status 1 when a
+# notebooks/out (SOFTSHAPE_NB_OUT): executed notebooks, html/, results/ (in
+# quick mode a fresh results store unless SOFTSHAPE_RESULTS is set). Exit status 1 when a
 # notebook fails.
 #
 # Quick settings (override any of them from the environment): SOFTSHAPE_QUICK=1,
@@ -17,6 +17,14 @@
 # (three small datasets of the 18-dataset tables, so CD diagrams can be
 # drawn), SOFTSHAPE_SETTINGS="epochs=4;warmup_epochs=2;embed_dim=32",
 # SOFTSHAPE_HEADLESS=1 (interactive panels draw once and return).
+#
+# Full mode (SOFTSHAPE_QUICK=0) sets none of the quick settings and, unless
+# SOFTSHAPE_RESULTS is set, gives no results folder, as a Jupyter user's full
+# mode has none: the tables of the committed reproduction are then re-rendered
+# from reproduction/results, training nothing, and cells that do train write
+# to the repository's results/ folder (git-ignored), never deleted here:
+#
+#   SOFTSHAPE_QUICK=0 bash notebooks/run-headless.sh 04_experts_k.ipynb
 set -euo pipefail
 NB_DIR="$(cd "$(dirname "$0")" && pwd)"
 REPO="$(cd "$NB_DIR/.." && pwd)"
@@ -30,12 +38,20 @@ PY=python3; [ -x /usr/bin/python3 ] && PY=/usr/bin/python3   # not a pyenv shim
 OUT="${SOFTSHAPE_NB_OUT:-$NB_DIR/out}"
 mkdir -p "$OUT/html"
 export SOFTSHAPE_QUICK="${SOFTSHAPE_QUICK:-1}"
-export SOFTSHAPE_FOLDS="${SOFTSHAPE_FOLDS:-1}"
-export SOFTSHAPE_DATASETS="${SOFTSHAPE_DATASETS-ItalyPowerDemand,GunPoint,ArrowHead}"
-export SOFTSHAPE_SETTINGS="${SOFTSHAPE_SETTINGS-epochs=4;warmup_epochs=2;embed_dim=32}"
+case "$SOFTSHAPE_QUICK" in
+  0|false|False|FALSE) full=1 ;;
+  *) full=0 ;;
+esac
+if [ "$full" = 0 ]; then
+  export SOFTSHAPE_FOLDS="${SOFTSHAPE_FOLDS:-1}"
+  export SOFTSHAPE_DATASETS="${SOFTSHAPE_DATASETS-ItalyPowerDemand,GunPoint,ArrowHead}"
+  export SOFTSHAPE_SETTINGS="${SOFTSHAPE_SETTINGS-epochs=4;warmup_epochs=2;embed_dim=32}"
+fi
 export SOFTSHAPE_HEADLESS=1
 export SOFTSHAPE_OFFLINE="${SOFTSHAPE_OFFLINE:-1}"
-if [ -z "${SOFTSHAPE_RESULTS:-}" ]; then
+if [ -z "${SOFTSHAPE_RESULTS:-}" ] && [ "$full" = 1 ]; then
+  echo "run-headless: full mode without SOFTSHAPE_RESULTS: the committed reproduction's tables are re-rendered; cells that train use $REPO/results"
+elif [ -z "${SOFTSHAPE_RESULTS:-}" ]; then
   export SOFTSHAPE_RESULTS="$OUT/results"
   # A fresh results store: delete the one an earlier headless run made
   # (notebooks/out, or an -out folder this script marked), never a results
@@ -65,7 +81,7 @@ fi
 # The committed notebooks are stored without outputs.
 "$PY" "$NB_DIR/check_outputs.py" --clean "${NOTEBOOKS[@]}" || exit 1
 
-echo "run-headless: ${#NOTEBOOKS[@]} notebooks, quick=$SOFTSHAPE_QUICK folds=$SOFTSHAPE_FOLDS datasets=$SOFTSHAPE_DATASETS settings=$SOFTSHAPE_SETTINGS results=$SOFTSHAPE_RESULTS"
+echo "run-headless: ${#NOTEBOOKS[@]} notebooks, quick=$SOFTSHAPE_QUICK folds=${SOFTSHAPE_FOLDS:-} datasets=${SOFTSHAPE_DATASETS:-} settings=${SOFTSHAPE_SETTINGS:-} results=${SOFTSHAPE_RESULTS:-}"
 failed=()
 summary=""
 total_start=$(date +%s)

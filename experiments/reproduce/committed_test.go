@@ -49,6 +49,62 @@ func TestFullModeRendersCommittedStore(t *testing.T) {
 	}
 }
 
+// TestNotebookFullModeUsesCommittedStore follows a notebook's parameter cell:
+// its Params (results folder "") go through ParamsFromEnv, whose Resolve fills
+// in <repository>/results. In full mode (SOFTSHAPE_QUICK=0) a table of the
+// reproduction must still come from the committed store, not train into that
+// folder; a results folder given by the user (SOFTSHAPE_RESULTS) trains there.
+func TestNotebookFullModeUsesCommittedStore(t *testing.T) {
+	cell := Params{Quick: true, Seeds: []int64{42}, TrainMissing: true}
+	t.Setenv(EnvQuick, "0")
+	t.Setenv(EnvResults, "")
+	p, err := ParamsFromEnv(cell)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Results == "" {
+		t.Fatal("Resolve left the results folder empty")
+	}
+	for _, name := range reproduction.Tables {
+		if !p.UsesCommitted(name) {
+			t.Errorf("%s: full mode without a results folder does not use the committed store (results %s)", name, p.Results)
+		}
+	}
+	if p.UsesCommitted("main") {
+		t.Error("main is not part of the reproduction, yet UsesCommitted")
+	}
+	if !strings.Contains(p.String(), "committed reproduction") {
+		t.Errorf("parameter line %q does not say the tables come from the committed reproduction", p.String())
+	}
+	results := reproduction.ResultsDir(filepath.Join(RepoRoot(), "reproduction"), CommittedPreset)
+	// Table only where it cannot train into the repository's results folder.
+	if _, err := os.Stat(results); err == nil && p.UsesCommitted("experts_k") {
+		r, err := Table(context.Background(), "experts_k", p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Params.Results != results || r.Trained != 0 {
+			t.Errorf("experts_k: results %s, trained %d; want %s, 0", r.Params.Results, r.Trained, results)
+		}
+	}
+
+	t.Setenv(EnvResults, t.TempDir())
+	if p, err = ParamsFromEnv(cell); err != nil {
+		t.Fatal(err)
+	}
+	if p.UsesCommitted("experts_k") || strings.Contains(p.String(), "committed reproduction") {
+		t.Errorf("a results folder given (%s) still uses the committed store", p.Results)
+	}
+	t.Setenv(EnvResults, "")
+	t.Setenv(EnvQuick, "1")
+	if p, err = ParamsFromEnv(cell); err != nil {
+		t.Fatal(err)
+	}
+	if p.UsesCommitted("experts_k") {
+		t.Error("quick mode uses the committed store")
+	}
+}
+
 // listFiles lists the files under dir (nil when it does not exist).
 func listFiles(t *testing.T, dir string) []string {
 	t.Helper()

@@ -1,6 +1,7 @@
 package reproduce
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -164,6 +165,10 @@ type Params struct {
 	Offline bool
 	// Log receives one line per run started and finished (nil: stdout).
 	Log io.Writer
+	// defaultResults records that Resolve chose Results (none was given): a
+	// full-mode table of the committed reproduction then still comes from the
+	// committed store (Table), as with Results empty.
+	defaultResults bool
 }
 
 // DefaultParams are quick mode, every fold, seed 42, training what is
@@ -202,11 +207,13 @@ func MustParamsFromEnv(def Params) Params {
 
 // Resolve fills the empty folders (Results, DataRoot) and Seeds, makes
 // relative folders relative to the repository root (RepoRoot), and checks the
-// folds.
+// folds. A Results it fills in still counts as none given for Table's
+// committed tables (UsesCommitted).
 func (p Params) Resolve() (Params, error) {
 	root := RepoRoot()
 	if p.Results == "" {
 		p.Results = filepath.Join(root, "results")
+		p.defaultResults = true
 	}
 	if p.DataRoot == "" {
 		p.DataRoot = os.Getenv(data.DataEnv)
@@ -236,6 +243,14 @@ func (p Params) Resolve() (Params, error) {
 		}
 	}
 	return p, nil
+}
+
+// UsesCommitted reports whether Table renders the named table from the
+// committed reproduction instead of training: full mode, no results folder
+// given (Results empty, or filled in by Resolve) and a table of the
+// reproduction (IsCommitted).
+func (p Params) UsesCommitted(name string) bool {
+	return !p.Quick && (p.Results == "" || p.defaultResults) && IsCommitted(name)
 }
 
 // folds returns the 1-based folds (all when none given).
@@ -268,8 +283,12 @@ func (p Params) String() string {
 	if backend == "" {
 		backend = "$GOMLX_BACKEND or pure Go"
 	}
+	results := p.Results
+	if !p.Quick && (p.Results == "" || p.defaultResults) {
+		results = "the committed reproduction for its tables, else " + cmp.Or(p.Results, "<repository>/results")
+	}
 	s := fmt.Sprintf("mode: %s | datasets: %s | folds: %v | seeds: %v | backend: %s | results: %s | data: %s | train missing: %v",
-		p.Mode(), ds, p.folds(), p.Seeds, backend, p.Results, p.DataRoot, p.TrainMissing)
+		p.Mode(), ds, p.folds(), p.Seeds, backend, results, p.DataRoot, p.TrainMissing)
 	if p.Settings != "" {
 		s += " | settings: " + p.Settings
 	}

@@ -46,12 +46,13 @@ type TableResult struct {
 // of this grid (tables.Build), whose Missing lists every run without an ok
 // record. A second call with the same p trains nothing.
 //
-// In full mode with no results folder given (Params.Results empty), a table of
-// the committed reproduction (IsCommitted) is re-rendered from the committed
-// store under the preset of p.Settings (default CommittedPreset) by
-// CommittedTable, training nothing; give a results folder to train your own.
+// In full mode with no results folder given (Params.Results empty, or filled
+// in by Resolve: UsesCommitted), a table of the committed reproduction
+// (IsCommitted) is re-rendered from the committed store under the preset of
+// p.Settings (default CommittedPreset) by CommittedTable, training nothing;
+// give a results folder to train your own.
 func Table(ctx context.Context, name string, p Params) (*TableResult, error) {
-	if !p.Quick && p.Results == "" && IsCommitted(name) {
+	if p.UsesCommitted(name) {
 		preset := CommittedPreset
 		if cfg, err := softshape.DefaultConfig().WithSettings(p.Settings); err == nil && cfg.ProtocolName() != softshape.ProtocolDefault && cfg.ProtocolName() != softshape.ProtocolCustom {
 			preset = cfg.ProtocolName()
