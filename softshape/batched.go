@@ -94,17 +94,28 @@ func TrainRuns(ds *data.Dataset, runs []RunSpec, opts RunOptions) ([]FoldResult,
 
 // trainRuns is TrainRuns with at most maxRuns runs per graph (0: DefaultMaxRuns).
 func trainRuns(ds *data.Dataset, runs []RunSpec, opts RunOptions, maxRuns int) ([]FoldResult, error) {
+	res, _, err := trainRunsCounted(ds, runs, opts, maxRuns)
+	return res, err
+}
+
+// trainRunsCounted is trainRuns that also returns the number of graphs it
+// built (training and evaluation graphs of the jobs, not counting each one's
+// compilations per input shape): what XLA spends its compilation time on.
+func trainRunsCounted(ds *data.Dataset, runs []RunSpec, opts RunOptions, maxRuns int) ([]FoldResult, int, error) {
 	if len(runs) == 0 {
-		return nil, nil
+		return nil, 0, nil
+	}
+	stopped, err := ParseStoppedRuns(string(opts.StoppedRuns))
+	if err != nil {
+		return nil, 0, err
 	}
 	if opts.NumFolds == 0 {
 		opts.NumFolds = ProtocolFolds
 	}
 	backend := opts.Backend
 	if backend == nil {
-		var err error
 		if backend, err = NewBackend(""); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
 	if maxRuns <= 0 {
@@ -112,7 +123,7 @@ func trainRuns(ds *data.Dataset, runs []RunSpec, opts RunOptions, maxRuns int) (
 	}
 	chains, err := planChains(ds, runs, opts)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	seeds := map[int64]bool{}
 	for _, r := range runs {
@@ -120,20 +131,23 @@ func trainRuns(ds *data.Dataset, runs []RunSpec, opts RunOptions, maxRuns int) (
 	}
 	results := make([]FoldResult, len(runs))
 	var runErrs []error
+	graphs := 0
 	for lo := 0; lo < len(chains); lo += maxRuns {
 		group := chains[lo:min(lo+maxRuns, len(chains))]
 		job, err := newBatchJob(backend, group, opts.RefShapeLen)
 		if err != nil {
-			return nil, err
+			return nil, graphs, err
 		}
+		job.ride = stopped == StoppedRunsRide
 		errs, err := job.train(ds, opts, len(seeds) > 1, results)
+		graphs += job.graphs
 		job.finalize()
 		if err != nil {
-			return nil, err
+			return nil, graphs, err
 		}
 		runErrs = append(runErrs, errs...)
 	}
-	return results, errors.Join(runErrs...)
+	return results, graphs, errors.Join(runErrs...)
 }
 
 // DefaultMaxRuns is the default cap on R, the runs per graph of TrainRuns,
@@ -258,6 +272,10 @@ type batchJob struct {
 	slots   []*slot
 	rngVar  *model.Variable // the store's own RNG state, swapped for each slot's
 	execs   map[string]*model.Exec
+	// ride keeps runs that stopped early in the graphs (StoppedRunsRide).
+	ride bool
+	// graphs counts the training and evaluation graphs built.
+	graphs int
 }
 
 // slot is one chain's model copy in the job: its scope, its own RNG state
@@ -437,6 +455,7 @@ func (j *batchJob) trainExec(parts []part) (*model.Exec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("batched train graph: %w", err)
 	}
+	j.graphs++
 	j.execs[key] = e
 	return e, nil
 }
@@ -548,6 +567,7 @@ func (j *batchJob) evalExec(parts []part) (*model.Exec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("batched evaluation graph: %w", err)
 	}
+	j.graphs++
 	j.execs[key] = e
 	return e, nil
 }
@@ -586,8 +606,11 @@ type runState struct {
 	stopCount int
 	incCount  int
 	done      bool
-	err       error
-	start     time.Time
+	// riding: done, but kept in the graphs (StoppedRunsRide); what it
+	// computes is not used.
+	riding bool
+	err    error
+	start  time.Time
 	// per epoch
 	phase          Phase
 	steps, stepsN  int
@@ -669,13 +692,20 @@ func (j *batchJob) train(ds *data.Dataset, opts RunOptions, manySeeds bool, resu
 // variables at its selected weights and each state's result filled.
 func (j *batchJob) trainRound(states []*runState, opts RunOptions) error {
 	for epoch := 0; ; epoch++ {
+		// act: the runs training this epoch, in slot order (a graph's key
+		// lists its runs in order): those still going and the riders.
 		var act []*runState
+		going := 0
 		for _, st := range states {
-			if !st.done && epoch < st.cfg.Epochs {
+			st.riding = j.canRide(st)
+			if st.riding || (!st.done && epoch < st.cfg.Epochs) {
 				act = append(act, st)
 			}
+			if !st.done && epoch < st.cfg.Epochs {
+				going++
+			}
 		}
-		if len(act) == 0 {
+		if going == 0 {
 			break
 		}
 		maxSteps := 0
@@ -716,10 +746,13 @@ func (j *batchJob) trainRound(states []*runState, opts RunOptions) error {
 			return fmt.Errorf("epoch %d validation: %w", epoch, err)
 		}
 		for i, st := range live {
+			if st.riding {
+				continue
+			}
 			if err := j.endEpoch(st, epoch, phases[i], ces[i], accs[i], opts); err != nil {
 				return err
 			}
-			if st.done {
+			if st.done && !j.canRide(st) {
 				j.dropExecs(st.si)
 			}
 		}
@@ -783,6 +816,12 @@ func (j *batchJob) trainRound(states []*runState, opts RunOptions) error {
 	return nil
 }
 
+// canRide reports whether st stays in the graphs although it stopped early:
+// StoppedRunsRide, a run that stopped without error, not of a carry chain.
+func (j *batchJob) canRide(st *runState) bool {
+	return j.ride && st.done && st.err == nil && !st.cfg.CarriesFolds()
+}
+
 // trainEpoch runs the steps of one epoch: step k trains every run that has a
 // k-th batch, in one graph.
 func (j *batchJob) trainEpoch(act []*runState, epoch, maxSteps int) error {
@@ -819,6 +858,9 @@ func (j *batchJob) trainEpoch(act []*runState, epoch, maxSteps int) error {
 			return fmt.Errorf("epoch %d step %d: %w", epoch, k, err)
 		}
 		for i, st := range in {
+			if st.riding {
+				continue
+			}
 			l, right := scalarOf(outs[2*i]), scalarOf(outs[2*i+1])
 			if math.IsNaN(l) || math.IsInf(l, 0) {
 				st.err = fmt.Errorf("epoch %d step %d (%s phase): training loss is %v: %w", epoch, k, st.phase, l, ErrNonFinite)

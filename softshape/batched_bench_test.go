@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -39,8 +40,9 @@ func envInt(b *testing.B, name string, def int) int {
 // R values in the order measured (default 1,10; 1 is one run at a time),
 // SOFTSHAPE_BATCH_SEEDS the seeds (default 1,2), SOFTSHAPE_BATCH_ROUNDS the
 // rounds (default 1), SOFTSHAPE_BATCH_PROTOCOL the protocol preset (default
-// "default"; e.g. reference_fresh, the reproduction's). Each measurement is
-// written to stderr as it is taken. Run with -benchtime 1x: one iteration is
+// "default"; e.g. reference_fresh, the reproduction's), SOFTSHAPE_BATCH_STOPPED
+// the stopped-runs policies measured for each R > 1 (default leave; e.g.
+// leave,ride). Each measurement is written to stderr as it is taken. Run with -benchtime 1x: one iteration is
 // the whole comparison.
 func BenchmarkTrainRunsProtocol(b *testing.B) {
 	epochs := envInt(b, "SOFTSHAPE_BATCH_EPOCHS", 10)
@@ -62,6 +64,14 @@ func BenchmarkTrainRunsProtocol(b *testing.B) {
 		}
 		seeds = append(seeds, seed)
 	}
+	var policies []StoppedRuns
+	for _, f := range strings.Split(envOr("SOFTSHAPE_BATCH_STOPPED", string(StoppedRunsLeave)), ",") {
+		pol, err := ParseStoppedRuns(strings.TrimSpace(f))
+		if err != nil {
+			b.Fatalf("SOFTSHAPE_BATCH_STOPPED: %v", err)
+		}
+		policies = append(policies, pol)
+	}
 	cfg := DefaultConfig()
 	protocol, err := Preset(envOr("SOFTSHAPE_BATCH_PROTOCOL", ProtocolDefault))
 	if err != nil {
@@ -82,12 +92,20 @@ func BenchmarkTrainRunsProtocol(b *testing.B) {
 				done = append(done, t)
 				fmt.Fprintf(os.Stderr, "%s", FormatBatchTimings(done))
 			}
-			ts, err := CompareBatched(ds, cfg, seeds, rs, rounds,
-				RunOptions{Backend: backend, RefShapeLen: RefShapeLength(ds.Name, ds.Length)}, progress)
-			if err != nil {
-				b.Fatal(err)
+			for range max(rounds, 1) {
+				for pi, pol := range policies {
+					arms := rs
+					if pi > 0 { // R = 1 once per round
+						arms = slices.DeleteFunc(slices.Clone(rs), func(r int) bool { return r == 1 })
+					}
+					opts := RunOptions{Backend: backend, RefShapeLen: RefShapeLength(ds.Name, ds.Length), StoppedRuns: pol}
+					ts, err := CompareBatched(ds, cfg, seeds, arms, 1, opts, progress)
+					if err != nil {
+						b.Fatal(err)
+					}
+					all = append(all, ts...)
+				}
 			}
-			all = append(all, ts...)
 		}
 		b.Logf("backend %s, protocol %s, %d epochs (warm-up %d), 5 folds x %d seeds:\n%s", backend.Description(),
 			envOr("SOFTSHAPE_BATCH_PROTOCOL", ProtocolDefault), cfg.Epochs, cfg.WarmUpEpochs, len(seeds), FormatBatchTimings(all))

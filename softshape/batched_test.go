@@ -207,6 +207,56 @@ func TestTrainRunsVariantsAndEarlyStop(t *testing.T) {
 	}
 }
 
+// TestStoppedRunsRide: with StoppedRunsRide a run that stops early stays in
+// the graphs, so fewer graphs are built, and every run's result is what it is
+// when stopped runs leave (bit-identical on one backend) and what training it
+// alone gives: the early-stopped run keeps the selected weights and test
+// accuracy it had when it stopped, and a stopped fold_reset=carry chain still
+// leaves (its next fold continues from the weights it stopped with).
+func TestStoppedRunsRide(t *testing.T) {
+	ds := data.CBF(30, 64, 9)
+	base := batchTestConfig()
+	base.Epochs, base.WarmUpEpochs = 8, 2
+	stop := base
+	stop.Patience, stop.LearningRate = 1, 1e-7 // stagnates after the warm-up: stops early (as above)
+	carryStop := stop
+	carryStop.FoldReset = FoldResetCarry
+	carryStop.Patience = 2 // stops an epoch after the fresh one: leaving then needs a graph of its own either way
+	runs := []RunSpec{{base, 9, 0}, {stop, 9, 4}, {base, 9, 1}, {carryStop, 9, 0}, {carryStop, 9, 1}}
+	results := map[StoppedRuns][]FoldResult{}
+	graphs := map[StoppedRuns]int{}
+	for _, pol := range []StoppedRuns{StoppedRunsLeave, StoppedRunsRide} {
+		got, n, err := trainRunsCounted(ds, runs, RunOptions{Backend: testBackend(t), StoppedRuns: pol}, testMaxRuns)
+		if err != nil {
+			t.Fatalf("%s: %v", pol, err)
+		}
+		results[pol], graphs[pol] = got, n
+	}
+	t.Logf("graphs built: leave %d, ride %d", graphs[StoppedRunsLeave], graphs[StoppedRunsRide])
+	if graphs[StoppedRunsRide] >= graphs[StoppedRunsLeave] {
+		t.Errorf("ride built %d graphs, leave %d: riding should save the graphs of the smaller sets", graphs[StoppedRunsRide], graphs[StoppedRunsLeave])
+	}
+	names := []string{"base fold 1", "patience=1 fold 5", "base fold 2", "carry patience=2 fold 1", "carry patience=2 fold 2"}
+	for i := range runs {
+		compareRun(t, names[i]+" ride vs leave", results[StoppedRunsRide][i], results[StoppedRunsLeave][i], 0)
+	}
+	if got := results[StoppedRunsRide][1]; got.EpochsRun >= base.Epochs {
+		t.Errorf("patience=1 run did not stop early (%d epochs): the test does not exercise riding", got.EpochsRun)
+	}
+	if got := results[StoppedRunsRide][3]; got.EpochsRun >= base.Epochs {
+		t.Errorf("carry fold 1 did not stop early (%d epochs): the test does not exercise a stopped chain", got.EpochsRun)
+	}
+	compareRun(t, "patience=1 fold 5 ride vs alone", results[StoppedRunsRide][1], alone(t, ds, runs[1], 0), 1e-5)
+	chain, err := Train(ds, carryStop, RunOptions{Backend: testBackend(t), Seed: 9, Folds: []int{0, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareRun(t, "carry fold 2 ride vs Train", results[StoppedRunsRide][4], chain.Folds[1], 1e-5)
+	if _, err := ParseStoppedRuns("stay"); err == nil || !strings.Contains(err.Error(), `"stay"`) {
+		t.Errorf("ParseStoppedRuns(stay): %v", err)
+	}
+}
+
 // TestTrainRunsCarryChain: a fold_reset=carry chain (folds 0 and 1, the second
 // continuing from the weights and Adam state the first ended with) batched
 // beside a fresh run gives Train's carry results for both folds. The seed is

@@ -33,6 +33,11 @@ type BatchTiming struct {
 	// MeanAcc is the mean test accuracy over the runs; Epochs the mean number
 	// of epochs run.
 	MeanAcc, Epochs float64
+	// Stopped is the policy for runs that stop early (R > 1; RunOptions).
+	Stopped StoppedRuns
+	// Graphs is the number of training and evaluation graphs TrainRuns built
+	// (R > 1; 0 for R = 1, where each fold builds its own model's).
+	Graphs int
 }
 
 // CompareBatched measures the full protocol of cfg on ds for every seed
@@ -62,8 +67,8 @@ func CompareBatched(ds *data.Dataset, cfg Config, seeds []int64, rs []int, round
 
 // TimeRuns measures the full protocol of cfg on ds for every seed
 // (opts.NumFolds folds each, default 5) with at most r runs per graph: r = 1
-// is Train, fold after fold and seed after seed; r > 1 is TrainRuns. It is one
-// measurement of CompareBatched.
+// is Train, fold after fold and seed after seed; r > 1 is TrainRuns, with
+// opts.StoppedRuns. It is one measurement of CompareBatched.
 func TimeRuns(ds *data.Dataset, cfg Config, seeds []int64, r int, opts RunOptions) (BatchTiming, error) {
 	if opts.NumFolds == 0 {
 		opts.NumFolds = ProtocolFolds
@@ -78,6 +83,8 @@ func TimeRuns(ds *data.Dataset, cfg Config, seeds []int64, r int, opts RunOption
 	resetPeakRSS()
 	start := time.Now()
 	var accs, epochs []float64
+	var stopped StoppedRuns
+	graphs := 0
 	if r == 1 {
 		for _, seed := range seeds {
 			o := opts
@@ -97,7 +104,12 @@ func TimeRuns(ds *data.Dataset, cfg Config, seeds []int64, r int, opts RunOption
 				runs = append(runs, RunSpec{Config: cfg, Seed: seed, Fold: f})
 			}
 		}
-		res, err := trainRuns(ds, runs, opts, r)
+		var res []FoldResult
+		var err error
+		if stopped, err = ParseStoppedRuns(string(opts.StoppedRuns)); err != nil {
+			return BatchTiming{}, err
+		}
+		res, graphs, err = trainRunsCounted(ds, runs, opts, r)
 		if err != nil {
 			return BatchTiming{}, fmt.Errorf("batched R=%d: %w", r, err)
 		}
@@ -106,21 +118,27 @@ func TimeRuns(ds *data.Dataset, cfg Config, seeds []int64, r int, opts RunOption
 		}
 	}
 	return BatchTiming{Dataset: ds.Name, R: r, Runs: len(accs), Wall: time.Since(start),
-		PeakRSS: peakRSS(), MeanAcc: stat.Mean(accs, nil), Epochs: stat.Mean(epochs, nil)}, nil
+		PeakRSS: peakRSS(), MeanAcc: stat.Mean(accs, nil), Epochs: stat.Mean(epochs, nil),
+		Stopped: stopped, Graphs: graphs}, nil
 }
 
 // FormatBatchTimings writes timings as a table: per dataset and R the wall
 // time, its speed-up over the one-run-at-a-time time (R = 1) of the same
-// dataset and round, wherever in the round that was measured, the peak memory
-// and the mean accuracy. A round ends where a dataset's R repeats.
+// dataset and round, wherever in the round that was measured, the peak memory,
+// the mean accuracy and epochs, and for R > 1 the stopped-runs policy and the
+// graphs built. A round ends where a dataset's (R, policy) repeats.
 func FormatBatchTimings(ts []BatchTiming) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-18s %4s %5s %10s %8s %10s %8s %7s\n", "dataset", "R", "runs", "wall", "speedup", "peak MiB", "acc", "epochs")
+	fmt.Fprintf(&b, "%-18s %4s %5s %10s %8s %10s %8s %7s %7s %6s\n", "dataset", "R", "runs", "wall", "speedup", "peak MiB", "acc", "epochs", "stopped", "graphs")
+	type arm struct {
+		r       int
+		stopped StoppedRuns
+	}
 	base := make([]time.Duration, len(ts))
 	for lo := 0; lo < len(ts); {
-		hi, seen := lo, map[int]bool{}
-		for hi < len(ts) && ts[hi].Dataset == ts[lo].Dataset && !seen[ts[hi].R] {
-			seen[ts[hi].R] = true
+		hi, seen := lo, map[arm]bool{}
+		for hi < len(ts) && ts[hi].Dataset == ts[lo].Dataset && !seen[arm{ts[hi].R, ts[hi].Stopped}] {
+			seen[arm{ts[hi].R, ts[hi].Stopped}] = true
 			hi++
 		}
 		for i := lo; i < hi; i++ {
@@ -133,12 +151,15 @@ func FormatBatchTimings(ts []BatchTiming) string {
 		lo = hi
 	}
 	for i, t := range ts {
-		speed := "-"
+		speed, stopped, graphs := "-", "-", "-"
 		if base[i] > 0 && t.R != 1 && t.Wall > 0 {
 			speed = fmt.Sprintf("%.2fx", base[i].Seconds()/t.Wall.Seconds())
 		}
-		fmt.Fprintf(&b, "%-18s %4d %5d %10s %8s %10.0f %8.4f %7.1f\n", t.Dataset, t.R, t.Runs, t.Wall.Round(10*time.Millisecond),
-			speed, float64(t.PeakRSS)/(1<<20), t.MeanAcc, t.Epochs)
+		if t.R != 1 {
+			stopped, graphs = string(t.Stopped), strconv.Itoa(t.Graphs)
+		}
+		fmt.Fprintf(&b, "%-18s %4d %5d %10s %8s %10.0f %8.4f %7.1f %7s %6s\n", t.Dataset, t.R, t.Runs, t.Wall.Round(10*time.Millisecond),
+			speed, float64(t.PeakRSS)/(1<<20), t.MeanAcc, t.Epochs, stopped, graphs)
 	}
 	return b.String()
 }

@@ -52,9 +52,42 @@ type RunOptions struct {
 	// OnEpoch, when set, is called after every epoch (progress bars, live curves).
 	OnEpoch func(EpochStats)
 	// MaxRuns caps the runs Train, TrainRuns and the sweeps train together in
-	// one graph (memory, speed); 0 means DefaultMaxRuns of the backend (1 on
-	// CPU backends, where batching does not pay), 1 one run at a time.
+	// one graph (memory, speed); 0 means DefaultMaxRuns of the backend (10 on
+	// pure Go, 1 on ONNX Runtime, where batching does not pay, 32 on CUDA),
+	// 1 one run at a time.
 	MaxRuns int
+	// StoppedRuns says what TrainRuns does with a run that stops early while
+	// others of its graph train on: StoppedRunsLeave (the default) or
+	// StoppedRunsRide. Results are the same either way; only the cost differs.
+	StoppedRuns StoppedRuns
+}
+
+// StoppedRuns is what TrainRuns does with a run that stopped early (RunOptions).
+type StoppedRuns string
+
+const (
+	// StoppedRunsLeave takes a stopped run out of the graph: the steps after
+	// it train fewer runs, and the new set of runs compiles a graph of its
+	// own (cheap on a CPU, seconds per graph with XLA).
+	StoppedRunsLeave StoppedRuns = "leave"
+	// StoppedRunsRide keeps a stopped run in the graph until the round ends:
+	// it is trained and evaluated on, its selected weights and results are
+	// kept as they were when it stopped, and no graph is compiled for the
+	// smaller set. Runs of fold_reset=carry chains always leave (their weights
+	// feed the next fold). Meant for XLA on a GPU, where a step costs about the
+	// same with more runs and compilation is what costs.
+	StoppedRunsRide StoppedRuns = "ride"
+)
+
+// ParseStoppedRuns parses a StoppedRuns name ("" is StoppedRunsLeave).
+func ParseStoppedRuns(s string) (StoppedRuns, error) {
+	switch StoppedRuns(s) {
+	case "", StoppedRunsLeave:
+		return StoppedRunsLeave, nil
+	case StoppedRunsRide:
+		return StoppedRunsRide, nil
+	}
+	return "", fmt.Errorf("stopped runs %q: want %s or %s", s, StoppedRunsLeave, StoppedRunsRide)
 }
 
 // EpochStats describes one finished epoch.
