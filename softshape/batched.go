@@ -65,8 +65,10 @@ func (e *RunError) Unwrap() error { return e.Err }
 // learning rate. A run whose epoch has fewer steps than the others' (a smaller
 // fold, a different batch rule) sits out the extra steps, and a run that
 // stopped early leaves the graph: its weights, Adam state and dropout stream no
-// longer change. No sample is dropped and nothing is padded, so a run's
-// numbers do not depend on which runs share its graph.
+// longer change (with opts.StoppedRuns = StoppedRunsRide it stays in the
+// graphs instead, its selected weights and results kept as they were when it
+// stopped). No sample is dropped and nothing is padded, so a run's numbers do
+// not depend on which runs share its graph.
 //
 // The runs may differ in any setting (λ, dropout, learning rate, epochs, even
 // the architecture: each run is its own subgraph). Runs with fold_reset=carry
