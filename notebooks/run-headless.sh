@@ -38,8 +38,9 @@ PY=python3; [ -x /usr/bin/python3 ] && PY=/usr/bin/python3   # not a pyenv shim
 OUT="${SOFTSHAPE_NB_OUT:-$NB_DIR/out}"
 mkdir -p "$OUT/html"
 export SOFTSHAPE_QUICK="${SOFTSHAPE_QUICK:-1}"
-case "$SOFTSHAPE_QUICK" in
-  0|false|False|FALSE) full=1 ;;
+# The false values of experiments/reproduce's parseBool (any case, trimmed).
+case "$(printf '%s' "$SOFTSHAPE_QUICK" | tr -d '[:space:]' | tr '[:upper:]' '[:lower:]')" in
+  0|false|no|off) full=1 ;;
   *) full=0 ;;
 esac
 if [ "$full" = 0 ]; then

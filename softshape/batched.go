@@ -608,11 +608,8 @@ type runState struct {
 	stopCount int
 	incCount  int
 	done      bool
-	// riding: done, but kept in the graphs (StoppedRunsRide); what it
-	// computes is not used.
-	riding bool
-	err    error
-	start  time.Time
+	err       error
+	start     time.Time
 	// per epoch
 	phase          Phase
 	steps, stepsN  int
@@ -699,12 +696,11 @@ func (j *batchJob) trainRound(states []*runState, opts RunOptions) error {
 		var act []*runState
 		going := 0
 		for _, st := range states {
-			st.riding = j.canRide(st)
-			if st.riding || (!st.done && epoch < st.cfg.Epochs) {
-				act = append(act, st)
-			}
 			if !st.done && epoch < st.cfg.Epochs {
 				going++
+				act = append(act, st)
+			} else if j.canRide(st) {
+				act = append(act, st)
 			}
 		}
 		if going == 0 {
@@ -748,7 +744,7 @@ func (j *batchJob) trainRound(states []*runState, opts RunOptions) error {
 			return fmt.Errorf("epoch %d validation: %w", epoch, err)
 		}
 		for i, st := range live {
-			if st.riding {
+			if j.canRide(st) { // stopped in an earlier epoch: only riding
 				continue
 			}
 			if err := j.endEpoch(st, epoch, phases[i], ces[i], accs[i], opts); err != nil {
@@ -820,6 +816,7 @@ func (j *batchJob) trainRound(states []*runState, opts RunOptions) error {
 
 // canRide reports whether st stays in the graphs although it stopped early:
 // StoppedRunsRide, a run that stopped without error, not of a carry chain.
+// What a riding run computes is not used.
 func (j *batchJob) canRide(st *runState) bool {
 	return j.ride && st.done && st.err == nil && !st.cfg.CarriesFolds()
 }
@@ -860,7 +857,7 @@ func (j *batchJob) trainEpoch(act []*runState, epoch, maxSteps int) error {
 			return fmt.Errorf("epoch %d step %d: %w", epoch, k, err)
 		}
 		for i, st := range in {
-			if st.riding {
+			if j.canRide(st) { // its loss is not used
 				continue
 			}
 			l, right := scalarOf(outs[2*i]), scalarOf(outs[2*i+1])

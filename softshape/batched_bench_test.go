@@ -42,38 +42,24 @@ func envInt(b *testing.B, name string, def int) int {
 // rounds (default 1), SOFTSHAPE_BATCH_PROTOCOL the protocol preset (default
 // "default"; e.g. reference_fresh, the reproduction's), SOFTSHAPE_BATCH_STOPPED
 // the stopped-runs policies measured for each R > 1 (default leave; e.g.
-// leave,ride). Each measurement is written to stderr as it is taken. Run with -benchtime 1x: one iteration is
-// the whole comparison.
+// leave,ride). Each measurement is written to stderr as it is taken. Run
+// with -benchtime 1x: one iteration is the whole comparison.
 func BenchmarkTrainRunsProtocol(b *testing.B) {
 	epochs := envInt(b, "SOFTSHAPE_BATCH_EPOCHS", 10)
 	rounds := envInt(b, "SOFTSHAPE_BATCH_ROUNDS", 1)
 	names := strings.Split(envOr("SOFTSHAPE_BATCH_DATASETS", "GunPoint,ECG200,ItalyPowerDemand"), ",")
-	var rs []int
-	for _, f := range strings.Split(envOr("SOFTSHAPE_BATCH_R", "1,10"), ",") {
-		r, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || r < 1 {
-			b.Fatalf("SOFTSHAPE_BATCH_R: %q is not an R ≥ 1", f)
-		}
-		rs = append(rs, r)
-	}
-	var seeds []int64
-	for _, f := range strings.Split(envOr("SOFTSHAPE_BATCH_SEEDS", "1,2"), ",") {
-		seed, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
+	rs := envList(b, "SOFTSHAPE_BATCH_R", "1,10", parseR)
+	seeds := envList(b, "SOFTSHAPE_BATCH_SEEDS", "1,2", func(f string) (int64, error) {
+		seed, err := strconv.ParseInt(f, 10, 64)
 		if err != nil {
-			b.Fatalf("SOFTSHAPE_BATCH_SEEDS: %q is not a seed", f)
+			return 0, fmt.Errorf("%q is not a seed", f)
 		}
-		seeds = append(seeds, seed)
-	}
-	var policies []StoppedRuns
-	for _, f := range strings.Split(envOr("SOFTSHAPE_BATCH_STOPPED", string(StoppedRunsLeave)), ",") {
-		pol, err := ParseStoppedRuns(strings.TrimSpace(f))
-		if err != nil {
-			b.Fatalf("SOFTSHAPE_BATCH_STOPPED: %v", err)
-		}
-		policies = append(policies, pol)
-	}
+		return seed, nil
+	})
+	policies := envList(b, "SOFTSHAPE_BATCH_STOPPED", string(StoppedRunsLeave), ParseStoppedRuns)
+	protocolName := envOr("SOFTSHAPE_BATCH_PROTOCOL", ProtocolDefault)
 	cfg := DefaultConfig()
-	protocol, err := Preset(envOr("SOFTSHAPE_BATCH_PROTOCOL", ProtocolDefault))
+	protocol, err := Preset(protocolName)
 	if err != nil {
 		b.Fatalf("SOFTSHAPE_BATCH_PROTOCOL: %v", err)
 	}
@@ -108,8 +94,31 @@ func BenchmarkTrainRunsProtocol(b *testing.B) {
 			}
 		}
 		b.Logf("backend %s, protocol %s, %d epochs (warm-up %d), 5 folds x %d seeds:\n%s", backend.Description(),
-			envOr("SOFTSHAPE_BATCH_PROTOCOL", ProtocolDefault), cfg.Epochs, cfg.WarmUpEpochs, len(seeds), FormatBatchTimings(all))
+			protocolName, cfg.Epochs, cfg.WarmUpEpochs, len(seeds), FormatBatchTimings(all))
 	}
+}
+
+// envList parses the comma-separated environment variable name (def when
+// unset) with parse, each item trimmed; a bad item fails the benchmark.
+func envList[T any](b *testing.B, name, def string, parse func(string) (T, error)) []T {
+	var out []T
+	for _, f := range strings.Split(envOr(name, def), ",") {
+		v, err := parse(strings.TrimSpace(f))
+		if err != nil {
+			b.Fatalf("%s: %v", name, err)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// parseR parses a number of runs per graph, R ≥ 1.
+func parseR(f string) (int, error) {
+	r, err := strconv.Atoi(f)
+	if err != nil || r < 1 {
+		return 0, fmt.Errorf("%q is not an R ≥ 1", f)
+	}
+	return r, nil
 }
 
 func envOr(name, def string) string {
@@ -122,12 +131,10 @@ func envOr(name, def string) string {
 // BenchmarkBatchedStep times one training step of R GunPoint runs (batch 12,
 // T=150, m=32) in one graph against R steps of separate sessions, after the
 // graphs are compiled: the per-step cost without compilation. R is
-// SOFTSHAPE_BATCH_R's first value (default 10); the phase is sparse.
+// SOFTSHAPE_BATCH_R's largest value (default 10), so the protocol benchmark's
+// "1,10" means R = 10 here too; the phase is sparse.
 func BenchmarkBatchedStep(b *testing.B) {
-	r := 10
-	if v := os.Getenv("SOFTSHAPE_BATCH_R"); v != "" {
-		r, _ = strconv.Atoi(strings.Split(v, ",")[0])
-	}
+	r := slices.Max(envList(b, "SOFTSHAPE_BATCH_R", "10", parseR))
 	ds := loadUCR(b, "GunPoint")
 	ref := RefShapeLength(ds.Name, ds.Length)
 	cfg := DefaultConfig()

@@ -2,6 +2,7 @@ package softshape
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"os"
 	"runtime"
@@ -83,7 +84,7 @@ func TimeRuns(ds *data.Dataset, cfg Config, seeds []int64, r int, opts RunOption
 	resetPeakRSS()
 	start := time.Now()
 	var accs, epochs []float64
-	var stopped StoppedRuns
+	var stopped StoppedRuns // R > 1 only
 	graphs := 0
 	if r == 1 {
 		for _, seed := range seeds {
@@ -104,11 +105,9 @@ func TimeRuns(ds *data.Dataset, cfg Config, seeds []int64, r int, opts RunOption
 				runs = append(runs, RunSpec{Config: cfg, Seed: seed, Fold: f})
 			}
 		}
+		stopped = cmp.Or(opts.StoppedRuns, StoppedRunsLeave) // trainRunsCounted rejects others
 		var res []FoldResult
 		var err error
-		if stopped, err = ParseStoppedRuns(string(opts.StoppedRuns)); err != nil {
-			return BatchTiming{}, err
-		}
 		res, graphs, err = trainRunsCounted(ds, runs, opts, r)
 		if err != nil {
 			return BatchTiming{}, fmt.Errorf("batched R=%d: %w", r, err)
@@ -141,14 +140,15 @@ func FormatBatchTimings(ts []BatchTiming) string {
 			seen[arm{ts[hi].R, ts[hi].Stopped}] = true
 			hi++
 		}
-		for i := lo; i < hi; i++ {
-			if ts[i].R == 1 {
-				for k := lo; k < hi; k++ {
-					base[k] = ts[i].Wall
-				}
+		var one time.Duration
+		for _, t := range ts[lo:hi] {
+			if t.R == 1 {
+				one = t.Wall
 			}
 		}
-		lo = hi
+		for ; lo < hi; lo++ {
+			base[lo] = one
+		}
 	}
 	for i, t := range ts {
 		speed, stopped, graphs := "-", "-", "-"

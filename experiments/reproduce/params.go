@@ -250,7 +250,13 @@ func (p Params) Resolve() (Params, error) {
 // given (Results empty, or filled in by Resolve) and a table of the
 // reproduction (IsCommitted).
 func (p Params) UsesCommitted(name string) bool {
-	return !p.Quick && (p.Results == "" || p.defaultResults) && IsCommitted(name)
+	return p.fullWithoutResults() && IsCommitted(name)
+}
+
+// fullWithoutResults: full mode, and no results folder given (Results empty,
+// or filled in by Resolve).
+func (p Params) fullWithoutResults() bool {
+	return !p.Quick && (p.Results == "" || p.defaultResults)
 }
 
 // folds returns the 1-based folds (all when none given).
@@ -284,7 +290,7 @@ func (p Params) String() string {
 		backend = "$GOMLX_BACKEND or pure Go"
 	}
 	results := p.Results
-	if !p.Quick && (p.Results == "" || p.defaultResults) {
+	if p.fullWithoutResults() {
 		results = "the committed reproduction for its tables, else " + cmp.Or(p.Results, "<repository>/results")
 	}
 	s := fmt.Sprintf("mode: %s | datasets: %s | folds: %v | seeds: %v | backend: %s | results: %s | data: %s | train missing: %v",
