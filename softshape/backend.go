@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gomlx/compute"
@@ -39,11 +41,98 @@ const ONNXRuntimeVersion = "1.30.0"
 // library file (read by compute-onnx itself as well).
 const ONNXLibraryEnvVar = "ONNXRUNTIME_SHARED_LIBRARY_PATH"
 
+// ONNXThreadsEnvVar is the environment variable from which ONNX Runtime (1.30)
+// takes the intra-op thread count of each session whose options leave it unset,
+// as compute-onnx v0.1.5's do (it has no option for it). NewBackend sets it for
+// an ONNX Runtime CPU backend when it is unset (ONNXThreads); "0" asks for ONNX
+// Runtime's own default.
+const ONNXThreadsEnvVar = "ORT_INTRA_OP_NUM_THREADS"
+
+// ONNXThreads returns the intra-op thread count ONNX Runtime's CPU sessions
+// get in this process: the value of $ORT_INTRA_OP_NUM_THREADS (0 meaning ORT's
+// own default), and when it is unset the number of CPUs the process may run on
+// (runtime.NumCPU: its CPU affinity, hence taskset, a cpuset cgroup, a Slurm
+// task's binding). ORT's own default ignores the affinity: one thread per
+// physical core of the machine, each session's pool pinned to cores and
+// spinning for milliseconds after each use, so a process confined to one core
+// ran two threads there, one of them mostly spinning (perf: ≈46% of the core
+// in ORT's spin loop), and trained 1.8–1.9× slower than with one thread
+// (environment.md, "Threads"). A value that is not a whole number ≥ 0 is an
+// error naming the variable.
+func ONNXThreads() (int, error) {
+	v, set := os.LookupEnv(ONNXThreadsEnvVar)
+	if !set || strings.TrimSpace(v) == "" {
+		return runtime.NumCPU(), nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%s=%q: want a whole number of threads ≥ 0 (0: ONNX Runtime's default)", ONNXThreadsEnvVar, v)
+	}
+	return n, nil
+}
+
+// setONNXThreads makes $ORT_INTRA_OP_NUM_THREADS hold ONNXThreads() before
+// ONNX Runtime creates its first session. The environment is the only channel
+// compute-onnx leaves to ORT's thread options, hence a process-wide setting; a
+// value the user set is kept.
+func setONNXThreads() error {
+	n, err := ONNXThreads()
+	if err != nil {
+		return err
+	}
+	if v, set := os.LookupEnv(ONNXThreadsEnvVar); set && strings.TrimSpace(v) != "" {
+		return nil
+	}
+	if err := os.Setenv(ONNXThreadsEnvVar, strconv.Itoa(n)); err != nil {
+		return fmt.Errorf("setting %s: %w", ONNXThreadsEnvVar, err)
+	}
+	return nil
+}
+
+// ONNXOnCPU reports whether config names ONNX Runtime with its CPU execution
+// provider ("onnx", "onnx:cpu", "onnx:/path/libonnxruntime.so", ...), not CUDA
+// or another accelerator.
+func ONNXOnCPU(config string) bool {
+	name, opts, _ := strings.Cut(strings.TrimSpace(config), ":")
+	if !isONNXName(name) {
+		return false
+	}
+	for o := range strings.SplitSeq(strings.ToLower(opts), ",") {
+		switch strings.TrimSpace(o) {
+		case "cuda", "gpu", "rocm", "migraphx":
+			return false
+		}
+	}
+	return true
+}
+
+// BackendDescription is b's Description with, for ONNX Runtime on CPU, the
+// intra-op thread count its sessions get (ONNXThreads): what a log or a timing
+// table should say about the backend.
+func BackendDescription(b compute.Backend) string {
+	d := b.Description()
+	if !strings.Contains(d, "ONNX Runtime") || !strings.Contains(d, "(CPU)") {
+		return d
+	}
+	switch n, err := ONNXThreads(); {
+	case err != nil:
+		return d
+	case n == 0:
+		return d + ", ONNX Runtime's default intra-op threads ($" + ONNXThreadsEnvVar + "=0)"
+	case n == 1:
+		return d + ", 1 intra-op thread ($" + ONNXThreadsEnvVar + ")"
+	default:
+		return fmt.Sprintf("%s, %d intra-op threads ($%s)", d, n, ONNXThreadsEnvVar)
+	}
+}
+
 // NewBackend returns the compute backend named by config: "go" (or any
 // "go:options"), "xla:cpu", "xla:cuda", "onnx:cpu" / "onnx:cuda" (built with
 // -tags onnx), or FastestBackend ("fastest"). An empty config means
 // $GOMLX_BACKEND, and when that is unset too, DefaultBackend. A plain "go" gets
-// the deadlock-free setting as well. When an ONNX Runtime backend is asked for
+// the deadlock-free setting as well. An ONNX Runtime CPU backend runs its
+// sessions with ONNXThreads() intra-op threads: as many as the CPUs the
+// process may use, unless $ORT_INTRA_OP_NUM_THREADS says otherwise. When an ONNX Runtime backend is asked for
 // without a library path ($ONNXRUNTIME_SHARED_LIBRARY_PATH unset), the library
 // installed by scripts/install-onnxruntime.sh is used when present. A backend
 // that cannot start (e.g. XLA with no PJRT plugin, ONNX Runtime not compiled in
@@ -112,6 +201,11 @@ func startBackend(asked, config string) (backend compute.Backend, err error) {
 		hint += ")"
 	case name == "xla":
 		hint = " (the XLA backend needs a PJRT plugin: set PJRT_PLUGIN_LIBRARY_PATH, or let the auto-installer download it; see environment.md)"
+	}
+	if ONNXOnCPU(config) {
+		if err := setONNXThreads(); err != nil {
+			return nil, fmt.Errorf("starting GoMLX backend %q: %w", asked, err)
+		}
 	}
 	defer func() {
 		if r := recover(); r != nil {

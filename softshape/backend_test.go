@@ -3,7 +3,9 @@ package softshape
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -149,4 +151,72 @@ func TestONNXNotCompiledInSaysHow(t *testing.T) {
 		t.Fatalf("NewBackend(onnx:cpu) without the onnx tag: %v, want an error naming -tags onnx", err)
 	}
 	t.Log(err)
+}
+
+// unsetEnv removes name from the environment for the rest of the test (what
+// it held comes back afterwards, as with t.Setenv).
+func unsetEnv(t *testing.T, name string) {
+	t.Helper()
+	t.Setenv(name, "") // registers the restore
+	if err := os.Unsetenv(name); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestONNXThreads: ONNX Runtime's CPU thread count defaults to the CPUs the
+// process may use when $ORT_INTRA_OP_NUM_THREADS is unset, keeps what the
+// user set (0 = ORT's own default), and rejects a value that is not a count,
+// naming the variable; setONNXThreads writes the default only where nothing
+// was set.
+func TestONNXThreads(t *testing.T) {
+	unsetEnv(t, ONNXThreadsEnvVar)
+	cpus := runtime.NumCPU()
+	if n, err := ONNXThreads(); err != nil || n != cpus {
+		t.Fatalf("unset: ONNXThreads() = %d, %v; want runtime.NumCPU() = %d", n, err, cpus)
+	}
+	if err := setONNXThreads(); err != nil {
+		t.Fatal(err)
+	}
+	if got := os.Getenv(ONNXThreadsEnvVar); got != strconv.Itoa(cpus) {
+		t.Fatalf("after setONNXThreads with nothing set, %s=%q, want %d", ONNXThreadsEnvVar, got, cpus)
+	}
+	for _, tc := range []struct {
+		value string
+		want  int
+	}{{"4", 4}, {" 2 ", 2}, {"0", 0}} {
+		t.Setenv(ONNXThreadsEnvVar, tc.value)
+		if err := setONNXThreads(); err != nil {
+			t.Fatalf("%q: %v", tc.value, err)
+		}
+		if got := os.Getenv(ONNXThreadsEnvVar); got != tc.value {
+			t.Errorf("setONNXThreads overwrote the user's %q with %q", tc.value, got)
+		}
+		if n, err := ONNXThreads(); err != nil || n != tc.want {
+			t.Errorf("%q: ONNXThreads() = %d, %v; want %d", tc.value, n, err, tc.want)
+		}
+	}
+	for _, bad := range []string{"two", "-1", "1.5"} {
+		t.Setenv(ONNXThreadsEnvVar, bad)
+		_, err := ONNXThreads()
+		if err == nil || !strings.Contains(err.Error(), ONNXThreadsEnvVar) || !strings.Contains(err.Error(), bad) {
+			t.Errorf("%q: error %v, want one naming %s and the value", bad, err, ONNXThreadsEnvVar)
+		}
+		if err := setONNXThreads(); err == nil {
+			t.Errorf("%q: setONNXThreads accepted it", bad)
+		}
+	}
+}
+
+// TestONNXOnCPU: the thread setting applies to ONNX Runtime's CPU provider
+// only, whatever form the config takes.
+func TestONNXOnCPU(t *testing.T) {
+	for config, want := range map[string]bool{
+		"onnx": true, "onnx:cpu": true, "ONNX:cpu,log=2": true, "onnx:/opt/cuda/lib/libonnxruntime.so": true,
+		"onnxruntime:cpu,/x/libonnxruntime.so": true, "onnx:cuda": false, "onnx:cpu,cuda": false, "onnx:migraphx": false,
+		"go": false, "xla:cpu": false, "": false,
+	} {
+		if got := ONNXOnCPU(config); got != want {
+			t.Errorf("ONNXOnCPU(%q) = %v, want %v", config, got, want)
+		}
+	}
 }

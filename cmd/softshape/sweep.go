@@ -14,6 +14,7 @@ import (
 	"github.com/softshape-go/softshape/ablations"
 	"github.com/softshape-go/softshape/experiments/slurm"
 	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/softshape"
 )
 
 // runSweep implements "softshape sweep": the runs behind one paper table,
@@ -125,7 +126,7 @@ func runSweep(args []string, stdout io.Writer) error {
 	desc := plan.OwnBackend + " (one per worker)"
 	if backend != nil {
 		defer backend.Finalize()
-		desc = backend.Description()
+		desc = softshape.BackendDescription(backend)
 	}
 	fmt.Fprintf(stdout, "backend: %s, %d worker(s), results in %s\n", desc, r.Workers, store.Root())
 	fmt.Fprintf(stdout, "workers: %s\n", plan)

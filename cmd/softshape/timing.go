@@ -103,7 +103,7 @@ func runTiming(args []string, stdout io.Writer) error {
 	if *format == "csv" {
 		status = os.Stderr
 	}
-	fmt.Fprintf(status, "backend: %s\n", opts.Backend.Description())
+	fmt.Fprintf(status, "backend: %s\n", softshape.BackendDescription(opts.Backend))
 	if *paired != 0 {
 		return runPaired(stdout, opts, *paired, *rounds, bounds)
 	}

@@ -72,7 +72,7 @@ func runTrain(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "backend: %s\n", backend.Description())
+	fmt.Fprintf(stdout, "backend: %s\n", softshape.BackendDescription(backend))
 	fmt.Fprintf(stdout, "dataset: %s (%d series, %d classes, length %d)\n", ds.Name, len(ds.Series), ds.NumClasses(), ds.Length)
 
 	var bar *progressbar.ProgressBar

@@ -68,8 +68,9 @@ func (p WorkerPlan) String() string {
 // the one that can deadlock on few cores.
 //
 // Everything else gets 1 worker: ONNX Runtime serialises the runs of one
-// process behind a lock (parallel runs belong in separate processes, e.g.
-// -shard i/n) and already uses every core for one run; XLA uses all the cores
+// process behind a lock and gives each run one thread per CPU the process may
+// use (softshape.ONNXThreads), so parallel runs belong in separate processes,
+// one per core (-shard i/n, each confined with taskset -c or a cpuset); XLA uses all the cores
 // (or the GPU) for one run; an unknown backend is not guessed at. One CPU
 // gets 1 worker on the config as given.
 //
@@ -88,7 +89,7 @@ func AutoWorkers(backendConfig string, cpus int) WorkerPlan {
 	switch name {
 	case "", "go":
 	case "onnx", "onnxruntime":
-		return one("ONNX Runtime runs one graph at a time per process and uses all cores for it; for parallel runs start separate processes with -shard i/n")
+		return one("ONNX Runtime runs one graph at a time per process, with one thread per CPU the process may use; for parallel runs start one process per core with -shard i/n, each confined with taskset -c")
 	case "xla":
 		return one("XLA uses all cores (or the GPU) for one run")
 	default:
