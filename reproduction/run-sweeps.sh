@@ -15,8 +15,10 @@
 #   SOFTSHAPE=./softshape-bin BACKEND=onnx:cpu DATA=../shared/ucr reproduction/run-sweeps.sh
 #
 # One process per preset (PRESETS=reference_compat, PRESETS=reference_fresh) uses
-# one core each; confine each with a cpuset cgroup, not taskset, which ONNX
-# Runtime's thread pool escapes (environment.md, "Pinning such processes").
+# one core each: confine each with taskset -c (or a cpuset cgroup), which gives
+# it one ONNX Runtime thread (environment.md, "Threads"). A binary older than
+# that setting (the committed records' 13e7ca1) escapes taskset and spins a
+# second thread: run it in a cpuset cgroup with ORT_INTRA_OP_NUM_THREADS=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SOFTSHAPE="${SOFTSHAPE:-./softshape-bin}" # ./softshape is the package folder
