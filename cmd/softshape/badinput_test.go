@@ -133,6 +133,8 @@ func TestBadInputs(t *testing.T) {
 		{name: "train -folds 1-3,2", cmd: train, args: []string{"-folds", "1-3,2"}, want: []string{`-folds "1-3,2": "2" comes after fold 3`, "increasing order without repeats"}},
 		{name: "sweep -folds 4,1", cmd: "sweep", args: []string{"-table", "ablation", "-quick", "-datasets", "ItalyPowerDemand", "-folds", "4,1"}, want: []string{`-folds "4,1"`, "increasing order without repeats"}},
 		{name: "train -max-runs -1", cmd: train, args: []string{"-max-runs", "-1"}, want: []string{"-max-runs -1: want 0"}},
+		{name: "train -stopped-runs", cmd: train, args: []string{"-stopped-runs", "stay"}, want: []string{`-stopped-runs: stopped runs "stay": want leave or ride`}},
+		{name: "sweep -stopped-runs", cmd: "sweep", args: []string{"-table", "ablation", "-quick", "-stopped-runs", "Ride"}, want: []string{`-stopped-runs: stopped runs "Ride"`}},
 		{name: "sweep -max-runs -2", cmd: "sweep", args: []string{"-table", "ablation", "-quick", "-max-runs", "-2"}, want: []string{"-max-runs -2: want 0"}},
 		{name: "train -seed overflow", cmd: train, args: []string{"-seed", "99999999999999999999"}, want: []string{"flag -seed", "out of range"}},
 		{name: "train positional dataset", cmd: train, args: []string{"GunPoint"}, want: []string{`unexpected argument "GunPoint"`, "-dataset"}},

@@ -14,6 +14,7 @@ import (
 
 	"github.com/softshape-go/softshape/experiments/slurm"
 	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/softshape"
 )
 
 // slurmFlags are the flags of "softshape sweep -emit-slurm".
@@ -51,6 +52,7 @@ type slurmSweep struct {
 	folds, seeds, dataRoot, backend string
 	results                         string
 	workers, maxRuns                int
+	stopped                         softshape.StoppedRuns
 	offline, retryFailed, noReuse   bool
 }
 
@@ -85,6 +87,9 @@ func (s slurmSweep) sweepArgs() ([]string, error) {
 	}
 	if s.maxRuns != 0 {
 		args = append(args, "-max-runs", strconv.Itoa(s.maxRuns))
+	}
+	if s.stopped != "" && s.stopped != softshape.StoppedRunsLeave {
+		args = append(args, "-stopped-runs", string(s.stopped))
 	}
 	if s.retryFailed {
 		args = append(args, "-retry-failed")

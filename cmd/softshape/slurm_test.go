@@ -51,6 +51,18 @@ func TestSweepEmitSlurm(t *testing.T) {
 	}
 	b, _ = os.ReadFile(script)
 	contains(t, string(b), "  -max-runs 8 \\\n")
+	// And -stopped-runs ride; leave, the default, is left out.
+	if out, err := sweepCLI(t, results, "-emit-slurm", script, "-slurm-tasks", "2", "-slurm-binary", "/opt/softshape", "-stopped-runs", "ride"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	b, _ = os.ReadFile(script)
+	contains(t, string(b), "  -stopped-runs ride \\\n")
+	if out, err := sweepCLI(t, results, "-emit-slurm", script, "-slurm-tasks", "2", "-slurm-binary", "/opt/softshape", "-stopped-runs", "leave"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if b, _ = os.ReadFile(script); strings.Contains(string(b), "-stopped-runs") {
+		t.Errorf("-stopped-runs leave (the default) went into the script:\n%s", b)
+	}
 
 	// GPUs: xla:cuda unless told otherwise.
 	out, err = sweepCLI(t, results, "-emit-slurm", script, "-slurm-tasks", "3", "-slurm-gpus-per-task", "1", "-slurm-binary", "/opt/softshape")

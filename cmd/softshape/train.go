@@ -27,6 +27,7 @@ func runTrain(args []string, stdout io.Writer) error {
 	checkpoints := fs.String("checkpoint", "", "folder to save the selected model and the per-epoch history of each fold (subfolders fold-1 … fold-5, numbered like -folds; plot curves/attention/tsne -checkpoint read them)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	maxRuns := fs.Int("max-runs", 0, maxRunsHelp+"; the folds of a fold_reset=fresh configuration then train together")
+	stoppedFlag := fs.String("stopped-runs", string(softshape.StoppedRunsLeave), stoppedRunsHelp)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: softshape train [flags]\n\nTrains SoftShape on one dataset with the paper's protocol (stratified 5 folds, 60/20/20,\nmodel selection by validation loss) and prints the per-fold table.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -55,6 +56,10 @@ func runTrain(args []string, stdout io.Writer) error {
 	if err := checkMaxRuns(*maxRuns); err != nil {
 		return err
 	}
+	stopped, err := parseStoppedRuns(*stoppedFlag)
+	if err != nil {
+		return err
+	}
 	foldList, err := parseFolds(*rf.folds)
 	if err != nil {
 		return err
@@ -78,7 +83,7 @@ func runTrain(args []string, stdout io.Writer) error {
 	var bar *progressbar.ProgressBar
 	opts := softshape.RunOptions{
 		Backend: backend, Seed: *seed, Folds: foldList, CheckpointDir: *checkpoints,
-		RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length), MaxRuns: *maxRuns,
+		RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length), MaxRuns: *maxRuns, StoppedRuns: stopped,
 	}
 	runs := opts.MaxRuns
 	if runs == 0 {

@@ -119,7 +119,8 @@ func (w *worker) runBatch(cells []Cell) {
 		recs[i].BatchRuns = len(live)
 		st.starting(c)
 	}
-	results, err := safeTrainRuns(ds, runs, softshape.RunOptions{Backend: backend, NumFolds: NumFolds, RefShapeLen: refM, MaxRuns: len(runs)})
+	results, err := safeTrainRuns(ds, runs, softshape.RunOptions{Backend: backend, NumFolds: NumFolds, RefShapeLen: refM, MaxRuns: len(runs),
+		StoppedRuns: st.r.StoppedRuns})
 	failed := map[int]error{}
 	var runErr *softshape.RunError
 	for _, e := range unwrapJoined(err) {

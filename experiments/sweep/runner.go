@@ -55,6 +55,10 @@ type Runner struct {
 	// as its group of runs has finished, so a killed sweep loses only the
 	// runs of the groups in flight.
 	MaxRuns int
+	// StoppedRuns is what the default training does with a run that stops
+	// early while others of its graph train on (softshape.RunOptions); ""
+	// is softshape.StoppedRunsLeave. Records are the same either way.
+	StoppedRuns softshape.StoppedRuns
 	// Log receives one line per cell started and finished; nil discards.
 	Log io.Writer
 	// NoReuse trains every cell even when an ok record of the same
