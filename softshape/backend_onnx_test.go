@@ -121,11 +121,11 @@ func TestONNXMergeIsExactAndRepeatable(t *testing.T) {
 	}
 }
 
-// TestNewBackendSetsONNXThreads: starting the ONNX Runtime CPU backend with
+// TestONNXNewBackendSetsThreads: starting the ONNX Runtime CPU backend with
 // $ORT_INTRA_OP_NUM_THREADS unset sets it to the CPUs the process may use
 // before any session exists, keeps a value the user gave, and refuses a bad one with an
 // error naming the variable.
-func TestNewBackendSetsONNXThreads(t *testing.T) {
+func TestONNXNewBackendSetsThreads(t *testing.T) {
 	if FindONNXRuntime() == "" {
 		t.Fatalf("ONNX Runtime library not found: run scripts/install-onnxruntime.sh and export %s", ONNXLibraryEnvVar)
 	}
