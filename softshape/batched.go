@@ -160,9 +160,10 @@ func trainRunsCounted(ds *data.Dataset, runs []RunSpec, opts RunOptions, maxRuns
 //     cores: a GunPoint step of R runs in one graph cost 1/1.2–1/1.4 of the R
 //     separate steps, and 5 folds × 2 seeds of a 20-epoch protocol trained
 //     1.9× as fast, for ≈60 MiB more peak memory per run.
-//   - ONNX Runtime: 1. A step is already parallel inside each kernel and
-//     bound by arithmetic; R runs in one graph ran 0.84–0.89× as fast per
-//     step and 0.66–0.81× over the protocol.
+//   - ONNX Runtime: 1. A step is bound by arithmetic; with ORT's own thread
+//     pool on both cores R runs in one graph ran 0.84–0.89× as fast per step
+//     and 0.66–0.81× over the protocol, and with one thread in a one-core
+//     cpuset (ONNXThreads) 0.81–0.91× over the protocol.
 //   - CUDA: 32. A small-batch step is latency-bound (2–5 ms on an H100
 //     whatever the batch), so more runs fill the device. Measured only in
 //     part: on an H200, 10 GunPoint runs of the full protocol took 311 s one
