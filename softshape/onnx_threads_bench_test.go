@@ -7,9 +7,10 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/softshape-go/softshape/internal/hostinfo"
 )
 
 // BenchmarkONNXThreads measures what ONNX Runtime's intra-op thread count
@@ -69,13 +70,13 @@ func BenchmarkONNXThreads(b *testing.B) {
 			for r := range max(rounds, 1) {
 				for i, arm := range arms {
 					os.Setenv(ONNXThreadsEnvVar, arm)
-					cpu0, t0 := processCPU(), time.Now()
+					cpu0, t0 := hostinfo.ProcessCPU(), time.Now()
 					res, err := Train(ds, cfg, RunOptions{Backend: backend, Seed: 42, Folds: []int{0}, MaxRuns: 1,
 						RefShapeLen: RefShapeLength(ds.Name, ds.Length)})
 					if err != nil {
 						b.Fatalf("%s, %s threads: %v", c, arm, err)
 					}
-					wall, cpu := time.Since(t0), processCPU()-cpu0
+					wall, cpu := time.Since(t0), hostinfo.ProcessCPU()-cpu0
 					if i == 0 {
 						first[r] = wall
 					}
@@ -88,13 +89,4 @@ func BenchmarkONNXThreads(b *testing.B) {
 		}
 		b.Logf("ONNX Runtime intra-op threads (0 = ORT's default), one fold, %d epochs; \"vs first\" = first arm's wall / this arm's, same round:\n%s", epochs, out.String())
 	}
-}
-
-// processCPU is the process's user + system CPU time so far (0 where unknown).
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -374,7 +374,7 @@ func (t *Trainer) Step(phase softshape.Phase, x, y *tensors.Tensor) (d time.Dura
 			err = fmt.Errorf("training step: %v", r)
 		}
 	}()
-	cpu0 := processCPU()
+	cpu0 := hostinfo.ProcessCPU()
 	start := time.Now()
 	metrics, err := t.trainer.TrainStep(train.Batch{Inputs: []*tensors.Tensor{x}, Labels: []*tensors.Tensor{y}, Spec: phase})
 	if err != nil {
@@ -382,7 +382,7 @@ func (t *Trainer) Step(phase softshape.Phase, x, y *tensors.Tensor) (d time.Dura
 	}
 	l := metrics[0].Value()
 	d = time.Since(start)
-	t.LastCPU = processCPU() - cpu0
+	t.LastCPU = hostinfo.ProcessCPU() - cpu0
 	for _, m := range metrics {
 		m.FinalizeAll()
 	}
