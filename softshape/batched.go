@@ -153,8 +153,9 @@ func trainRunsCounted(ds *data.Dataset, runs []RunSpec, opts RunOptions, maxRuns
 }
 
 // DefaultMaxRuns is the default cap on R, the runs per graph of TrainRuns,
-// Train and the sweeps, chosen per backend from measurements on this
-// project's 2-core machines (README, "Many runs in one graph"):
+// Train and the sweeps, chosen per backend from measurements (README, "Many
+// runs in one graph"): the CPU backends on this project's 2-core machines,
+// CUDA on an H200:
 //
 //   - pure Go: 10. Its executor runs the R independent subgraphs on both
 //     cores: a GunPoint step of R runs in one graph cost 1/1.2–1/1.4 of the R
@@ -164,10 +165,13 @@ func trainRunsCounted(ds *data.Dataset, runs []RunSpec, opts RunOptions, maxRuns
 //     pool on both cores R runs in one graph ran 0.84–0.89× as fast per step
 //     and 0.66–0.81× over the protocol, and with one thread in a one-core
 //     cpuset (ONNXThreads) 0.81–0.91× over the protocol.
-//   - CUDA: 32. A small-batch step is latency-bound (2–5 ms on an H100
-//     whatever the batch), so more runs fill the device. Measured only in
-//     part: on an H200, 10 GunPoint runs of the full protocol took 311 s one
-//     at a time and over ≈65 s as R = 10 (a speed-up below ≈4.8×).
+//   - XLA on CUDA: 1. Each run is a copy of the model in the graph, so a
+//     step of R runs launches R times the kernels: on an H200 a GunPoint
+//     step of R = 10 runs took 33–65 ms against 37–68 ms for 10 single-run
+//     steps (1.1×), and 10 runs of the full protocol took 364 s as R = 10
+//     against 311 s one at a time (measured in an earlier session on the same
+//     kind of machine). XLA compiles a graph for each set of runs that
+//     trains together (≈30 s for R = 10), which batching does not save.
 //   - anything else (XLA on CPU): 1, unmeasured.
 //
 // RunOptions.MaxRuns and the CLI's -max-runs override it.
@@ -175,12 +179,7 @@ func DefaultMaxRuns(backend compute.Backend) int {
 	if backend == nil {
 		return 1
 	}
-	name := strings.ToLower(backend.Name())
-	desc := strings.ToLower(backend.Description())
-	switch {
-	case strings.Contains(name, "cuda") || strings.Contains(desc, "cuda") || strings.Contains(desc, "gpu"):
-		return 32
-	case strings.HasPrefix(name, "go"): // "Go Backend"
+	if strings.HasPrefix(strings.ToLower(backend.Name()), "go") { // "Go Backend"
 		return 10
 	}
 	return 1

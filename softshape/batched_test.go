@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gomlx/compute"
+
 	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/internal/shareddata"
 )
@@ -328,4 +330,37 @@ func loadUCR(t testing.TB, name string) *data.Dataset {
 		t.Fatalf("UCR dataset %s: %v", name, err)
 	}
 	return ds
+}
+
+// namedBackend is a backend that only answers Name and Description, for
+// choices made by name.
+type namedBackend struct {
+	compute.Backend
+	name, desc string
+}
+
+func (b namedBackend) Name() string        { return b.name }
+func (b namedBackend) Description() string { return b.desc }
+
+// TestDefaultMaxRunsPerBackend: only pure Go batches by default; ONNX Runtime
+// and XLA, on CUDA too, train one run at a time (DefaultMaxRuns' measurements).
+func TestDefaultMaxRunsPerBackend(t *testing.T) {
+	for _, c := range []struct {
+		b    compute.Backend
+		want int
+	}{
+		{nil, 1},
+		{namedBackend{name: "go", desc: "Go Portable Compute Backend (parallelism=-1)"}, 10},
+		{namedBackend{name: "onnx", desc: "ONNX Runtime (CPU)"}, 1},
+		{namedBackend{name: "xla", desc: `xla:cuda - PJRT "cuda" plugin`}, 1},
+		{namedBackend{name: "xla", desc: `xla:cpu - PJRT "cpu" plugin`}, 1},
+	} {
+		name := "nil"
+		if c.b != nil {
+			name = c.b.Description()
+		}
+		if got := DefaultMaxRuns(c.b); got != c.want {
+			t.Errorf("DefaultMaxRuns(%s) = %d, want %d", name, got, c.want)
+		}
+	}
 }

@@ -53,8 +53,8 @@ type RunOptions struct {
 	OnEpoch func(EpochStats)
 	// MaxRuns caps the runs Train, TrainRuns and the sweeps train together in
 	// one graph (memory, speed); 0 means DefaultMaxRuns of the backend (10 on
-	// pure Go, 1 on ONNX Runtime, where batching does not pay, 32 on CUDA),
-	// 1 one run at a time.
+	// pure Go, 1 elsewhere, where batching does not pay), 1 one run at a
+	// time.
 	MaxRuns int
 	// StoppedRuns says what TrainRuns does with a run that stops early while
 	// others of its graph train on: StoppedRunsLeave (the default) or
@@ -155,7 +155,7 @@ var ErrNonFinite = errors.New("non-finite loss")
 // and returns the requested ones; their order must then be increasing.
 //
 // With fold_reset=fresh and a cap of more than one run per graph
-// (opts.MaxRuns, or DefaultMaxRuns of the backend: on CUDA), the folds train
+// (opts.MaxRuns, or DefaultMaxRuns of the backend: on pure Go), the folds train
 // together in one graph (TrainRuns), the same computation as one at a time.
 func Train(ds *data.Dataset, cfg Config, opts RunOptions) (*Result, error) {
 	if opts.Backend == nil {

@@ -31,7 +31,7 @@ func addRunFlags(fs *flag.FlagSet) runFlags {
 }
 
 // maxRunsHelp documents -max-runs, the cap on runs trained in one graph.
-const maxRunsHelp = "runs trained together in one graph (softshape.TrainRuns): 0 = the backend's default (10 on pure Go, 1 on ONNX Runtime, where batching does not pay, 32 on CUDA, 1 elsewhere), 1 = one run at a time, N = at most N (memory)"
+const maxRunsHelp = "runs trained together in one graph (softshape.TrainRuns): 0 = the backend's default (10 on pure Go, 1 elsewhere: on ONNX Runtime and XLA CUDA batching does not pay), 1 = one run at a time, N = at most N (memory)"
 
 // stoppedRunsHelp documents -stopped-runs (softshape.RunOptions.StoppedRuns).
 const stoppedRunsHelp = "what a run trained with others in one graph does when it stops early: leave (the runs left build a graph without it) or ride (it stays in their graphs until the round ends, computing nothing that is used: fewer graphs to build, for backends where building one is dear, e.g. XLA); results are the same either way"
