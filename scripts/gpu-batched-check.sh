@@ -6,16 +6,25 @@
 #   GOEXPERIMENT=simd go test -c -o .gpu/softshape.test ./softshape/
 #   mkdir -p .gpu/shared/ucr && cp -r ../shared/ucr/{GunPoint,ECG200,ItalyPowerDemand} .gpu/shared/ucr/
 #
-# then run this script there from the repository root. It prints, as each is
-# measured: the full protocol (500 epochs) of 5 folds × the seeds batched,
-# with stopped runs riding and then leaving (RunOptions.StoppedRuns); the same
-# runs one at a time (BenchmarkTrainRunsProtocol); then, in the time left and
-# at most STEP_S seconds, the compilation and step times of R runs in one
-# graph against R single-run steps (BenchmarkBatchedStep). The protocol comes
-# first because its ratio is the one the batched trainer's issue asks for. Logs go to $OUT (or ./gpu-check). Settings:
-# TEST_BIN (.gpu/softshape.test), R (10), SEEDS (1,2), DATASETS (GunPoint),
-# STOPPED (ride,leave), EPOCHS (500), TOTAL_S (the whole budget in seconds,
-# 540), STEP_S (the step part's limit, 120), BACKEND (xla:cuda; another
+# then run this script there from the repository root. PARTS lists what it
+# measures, in order (default batched,one,product,step), each logged as it
+# ends:
+#   batched  the full protocol (500 epochs) of 5 folds × the seeds as R runs
+#            per graph, for each stopped-runs policy in STOPPED
+#            (RunOptions.StoppedRuns; BenchmarkTrainRunsProtocol);
+#   one      the same runs one at a time;
+#   product  R = 10 token products with gradients as 10 rank-2 products
+#            against one product over a run axis (BenchmarkRunAxisProduct, at
+#            most 60 s): the kernel a model with a run axis on every variable
+#            would run;
+#   step     the compilation and step times of R runs in one graph against R
+#            single-run steps (BenchmarkBatchedStep, at most STEP_S seconds).
+# On an H200 the GunPoint arms took ≈6 (batched) and ≈5 minutes (one): with
+# 15 minutes of device time, run them in two calls on the warm machine
+# (PARTS=batched,product, then PARTS=one,step). Logs go to $OUT (or
+# ./gpu-check). Other settings: TEST_BIN (.gpu/softshape.test), R (10), SEEDS
+# (1,2), DATASETS (GunPoint), STOPPED (leave), EPOCHS (500), TOTAL_S (the
+# whole budget in seconds, 540), STEP_S (120), BACKEND (xla:cuda; another
 # backend skips the plugin set-up, e.g. BACKEND=go EPOCHS=4 to try the script
 # on a CPU).
 set -u
@@ -42,27 +51,26 @@ cd "$root/softshape" || exit 1
 r=${R:-10}
 start=$(date +%s)
 left() { echo $(( ${TOTAL_S:-540} - ($(date +%s) - start) )); }
-protocol() { # $1: log name, then the variables of the measurement
-	local log=$1 limit
-	shift
-	limit=$(left)
-	[ "$limit" -gt 30 ] || { echo "no time left for $log"; return; }
-	env SOFTSHAPE_BATCH_EPOCHS="${EPOCHS:-500}" SOFTSHAPE_BATCH_DATASETS="${DATASETS:-GunPoint}" SOFTSHAPE_BATCH_SEEDS="${SEEDS:-1,2}" "$@" \
-		timeout "$limit" "$bin" -test.run '^$' -test.bench TrainRunsProtocol -test.benchtime 1x -test.v 2>&1 |
+# bench LOG LIMIT MIN NAME BENCHTIME [VAR=VALUE...]: one benchmark of the test
+# binary, at most LIMIT seconds (and the time left), skipped under MIN.
+bench() {
+	local log=$1 limit=$2 min=$3 name=$4 times=$5
+	shift 5
+	[ "$(left)" -ge "$limit" ] || limit=$(left)
+	[ "$limit" -ge "$min" ] || { echo "no time left for $log"; return; }
+	env "$@" timeout "$limit" "$bin" -test.run '^$' -test.bench "$name" -test.benchtime "$times" -test.v 2>&1 |
 		grep -v '^[IW][0-9]' | tee "$out/$log.log"
 }
-echo "== protocol: R=$r, stopped runs ${STOPPED:-ride,leave}, $(date -u +%T)"
-protocol batched SOFTSHAPE_BATCH_R="$r" SOFTSHAPE_BATCH_STOPPED="${STOPPED:-ride,leave}"
-echo "== protocol: one run at a time, $(date -u +%T)"
-protocol one-at-a-time SOFTSHAPE_BATCH_R=1
-step_s=$(left)
-[ "$step_s" -le "${STEP_S:-120}" ] || step_s=${STEP_S:-120}
-if [ "$step_s" -gt 30 ]; then
-	echo "== step: R=$r in one graph against $r single-run steps, $(date -u +%T)"
-	SOFTSHAPE_BATCH_R=$r timeout "$step_s" "$bin" -test.run '^$' -test.bench BatchedStep -test.benchtime 20x -test.v 2>&1 |
-		grep -v '^[IW][0-9]' | tee "$out/step.log"
-else
-	echo "no time left for the step benchmark"
-fi
+protocol=(SOFTSHAPE_BATCH_EPOCHS="${EPOCHS:-500}" SOFTSHAPE_BATCH_DATASETS="${DATASETS:-GunPoint}" SOFTSHAPE_BATCH_SEEDS="${SEEDS:-1,2}")
+for part in $(echo "${PARTS:-batched,one,product,step}" | tr , ' '); do
+	echo "== $part $(date -u +%T)"
+	case $part in
+	batched) bench batched 100000 30 TrainRunsProtocol 1x "${protocol[@]}" SOFTSHAPE_BATCH_R="$r" SOFTSHAPE_BATCH_STOPPED="${STOPPED:-leave}" ;;
+	one) bench one-at-a-time 100000 30 TrainRunsProtocol 1x "${protocol[@]}" SOFTSHAPE_BATCH_R=1 ;;
+	product) bench product 60 20 RunAxisProduct 200x ;;
+	step) bench step "${STEP_S:-120}" 30 BatchedStep 20x SOFTSHAPE_BATCH_R="$r" ;;
+	*) echo "PARTS: unknown part $part (batched, one, product, step)" >&2; exit 2 ;;
+	esac
+done
 [ "$backend" != xla:cuda ] || nvidia-smi --query-gpu=memory.used --format=csv,noheader | tee -a "$out/gpu.txt"
 echo "== end $(date -u +%T)"
