@@ -164,7 +164,8 @@ func trainRunsCounted(ds *data.Dataset, runs []RunSpec, opts RunOptions, maxRuns
 //   - ONNX Runtime: 1. A step is bound by arithmetic; with ORT's own thread
 //     pool on both cores R runs in one graph ran 0.84–0.89× as fast per step
 //     and 0.66–0.81× over the protocol, and with one thread in a one-core
-//     cpuset (ONNXThreads) 0.81–0.91× over the protocol.
+//     cpuset (ONNXThreads) 0.81–0.91× over a 20-epoch protocol and
+//     0.95–1.00× over the full one (GunPoint, ECG200).
 //   - XLA on CUDA: 1. Each run is a copy of the model in the graph, so a
 //     step of R runs launches R times the kernels: on an H200 a GunPoint
 //     step of R = 10 runs took 33–65 ms against 37–68 ms for 10 single-run
