@@ -7,7 +7,7 @@
 #   mkdir -p .gpu/shared/ucr && cp -r ../shared/ucr/{GunPoint,ECG200,ItalyPowerDemand} .gpu/shared/ucr/
 #
 # then run this script there from the repository root. PARTS lists what it
-# measures, in order (default batched,one,product,step), each logged as it
+# measures, in order (default batched,one,product,step; procs on request), each logged as it
 # ends:
 #   batched  the full protocol (500 epochs) of 5 folds × the seeds as R runs
 #            per graph, for each stopped-runs policy in STOPPED
@@ -18,10 +18,15 @@
 #            most 60 s): the kernel a model with a run axis on every variable
 #            would run;
 #   step     the compilation and step times of R runs in one graph against R
-#            single-run steps (BenchmarkBatchedStep, at most STEP_S seconds).
-# On an H200 the GunPoint arms took ≈6 (batched) and ≈5 minutes (one): with
-# 15 minutes of device time, run them in two calls on the warm machine
-# (PARTS=batched,product, then PARTS=one,step). Logs go to $OUT (or
+#            single-run steps (BenchmarkBatchedStep, at most STEP_S seconds);
+#   procs    PROCS (4) processes at once, each the "one" arm (the same runs):
+#            the throughput of one GPU shared by several sweep processes
+#            (`-shard`), against "one" alone. With SEEDS=1 the two parts take
+#            ≈2.5 minutes each ("one") on an H200.
+# On an H200 the GunPoint arms of 5 folds × 2 seeds took ≈6 (batched) and ≈5
+# minutes (one), more than one 10-minute call holds. Batched R = 10 measured
+# 0.85× there (README); what is left to measure fits one call:
+# PARTS=one,procs,product SEEDS=1 TOTAL_S=540. Logs go to $OUT (or
 # ./gpu-check). Other settings: TEST_BIN (.gpu/softshape.test), R (10), SEEDS
 # (1,2), DATASETS (GunPoint), STOPPED (leave), EPOCHS (500), TOTAL_S (the
 # whole budget in seconds, 540), STEP_S (120), BACKEND (xla:cuda; another
@@ -33,7 +38,8 @@ out=${OUT:-$root/gpu-check}
 mkdir -p "$out"
 bin=$root/${TEST_BIN:-.gpu/softshape.test}
 backend=${BACKEND:-xla:cuda}
-if [ "$backend" = xla:cuda ]; then
+case $backend in xla:cuda*) cuda=1 ;; *) cuda= ;; esac
+if [ -n "$cuda" ]; then
 	nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 	sp=$(python3 -c 'import jax_plugins.xla_cuda13 as p, os; print(os.path.dirname(os.path.dirname(os.path.dirname(p.__file__))))') || {
 		echo "no JAX CUDA 13 plugin (jax-cuda13-pjrt) in python3" >&2
@@ -69,8 +75,18 @@ for part in $(echo "${PARTS:-batched,one,product,step}" | tr , ' '); do
 	one) bench one-at-a-time 100000 30 TrainRunsProtocol 1x "${protocol[@]}" SOFTSHAPE_BATCH_R=1 ;;
 	product) bench product 60 20 RunAxisProduct 200x ;;
 	step) bench step "${STEP_S:-120}" 30 BatchedStep 20x SOFTSHAPE_BATCH_R="$r" ;;
-	*) echo "PARTS: unknown part $part (batched, one, product, step)" >&2; exit 2 ;;
+	procs)
+		t0=$(date +%s)
+		for i in $(seq "${PROCS:-4}"); do
+			bench "procs-$i" 100000 30 TrainRunsProtocol 1x "${protocol[@]}" SOFTSHAPE_BATCH_R=1 >/dev/null &
+		done
+		wait
+		cat "$out"/procs-*.log >"$out/procs.log" && rm -f "$out"/procs-*.log
+		grep -h -A1 '^dataset' "$out/procs.log" | grep -v -e '^dataset' -e '^--'
+		echo "${PROCS:-4} processes at once: $(($(date +%s) - t0)) s in all"
+		;;
+	*) echo "PARTS: unknown part $part (batched, one, product, step, procs)" >&2; exit 2 ;;
 	esac
 done
-[ "$backend" != xla:cuda ] || nvidia-smi --query-gpu=memory.used --format=csv,noheader | tee -a "$out/gpu.txt"
+[ -z "$cuda" ] || nvidia-smi --query-gpu=memory.used --format=csv,noheader | tee -a "$out/gpu.txt"
 echo "== end $(date -u +%T)"
