@@ -371,9 +371,9 @@ func (j *batchJob) forward(root *model.Scope, s *slot, x *graph.Node, phase Phas
 // Train's session draws them from its store's, before any graph sharing them
 // with other slots is built (whose lazy initialisation would draw from the
 // store's RNG). It builds an inference forward pass on zeros, which creates
-// the variables, but returns only a constant: the compiler drops the pass, so
-// only the initialisation graph costs compilation (≈6 s a run for the full
-// forward on XLA CUDA).
+// the variables, but returns only a sum of the graph's parameters: compilers
+// drop the unused pass, so only the initialisation graph costs compilation
+// (the whole forward pass had cost ≈6 s a run on XLA CUDA).
 func (j *batchJob) materialize(si int, phase Phase, batch int) error {
 	s := j.slots[si]
 	if s.made[phase] {

@@ -12,7 +12,7 @@ import (
 )
 
 // testMaxRuns puts every run of a test in one graph: DefaultMaxRuns is 1 on
-// CPU backends, which would train them one at a time.
+// every backend but pure Go, which would train them one at a time.
 const testMaxRuns = 10
 
 // batchTestConfig is a small, quick model: d=32, 3 dense + 3 sparse epochs.
