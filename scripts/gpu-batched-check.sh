@@ -24,9 +24,10 @@
 #            (`-shard`), against "one" alone. With SEEDS=1 the two parts take
 #            ≈2.5 minutes each ("one") on an H200.
 # On an H200 the GunPoint arms of 5 folds × 2 seeds took ≈6 (batched) and ≈5
-# minutes (one), more than one 10-minute call holds. Batched R = 10 measured
-# 0.85× there (README); what is left to measure fits one call:
-# PARTS=one,procs,product SEEDS=1 TOTAL_S=540. Logs go to $OUT (or
+# minutes (one), more than one 10-minute call holds. Batched R = 10 with
+# stopped runs leaving measured 0.85× there (README), 9 graphs of ≈30 s of
+# compilation each; what is left to measure fits one call, 5 runs an arm:
+# PARTS=batched,one,product,procs STOPPED=ride SEEDS=1 TOTAL_S=540. Logs go to $OUT (or
 # ./gpu-check). Other settings: TEST_BIN (.gpu/softshape.test), R (10), SEEDS
 # (1,2), DATASETS (GunPoint), STOPPED (leave), EPOCHS (500), TOTAL_S (the
 # whole budget in seconds, 540), STEP_S (120), BACKEND (xla:cuda; another
