@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -95,6 +96,10 @@ func TestBatchedSweepMatchesOneAtATime(t *testing.T) {
 			}
 			if a.BatchRuns != 0 || b.BatchRuns < 2 {
 				t.Errorf("%s %s: batch_runs %d one at a time, %d batched", settings, c.Key, a.BatchRuns, b.BatchRuns)
+			}
+			if a.BackendDetail == "" || a.BackendDetail != b.BackendDetail || !strings.Contains(a.BackendDetail, "Go") {
+				t.Errorf("%s %s: backend_detail %q one at a time, %q batched (want the pure-Go backend's description)",
+					settings, c.Key, a.BackendDetail, b.BackendDetail)
 			}
 		}
 	}

@@ -103,6 +103,11 @@ type Record struct {
 	BatchRuns int `json:"batch_runs,omitempty"`
 	// Backend is the GoMLX backend that trained the model.
 	Backend string `json:"backend"`
+	// BackendDetail is that backend's description (softshape.BackendDescription:
+	// version and, for ONNX Runtime on CPU, its intra-op threads, which change
+	// both the wall time and the last bits of the results). Empty in records
+	// written before it was recorded.
+	BackendDetail string `json:"backend_detail,omitempty"`
 	// Config is the fully resolved configuration string (ConfigHash input).
 	Config string `json:"config"`
 	// Started and Finished are the run's UTC start and end times.

@@ -462,7 +462,7 @@ func (st *runState) train(c Cell, ds *data.Dataset, getBackend func() (compute.B
 	if err != nil {
 		return rec.finish(StatusFailed, err)
 	}
-	rec.Backend = backend.Name()
+	rec.Backend, rec.BackendDetail = backend.Name(), softshape.BackendDescription(backend)
 	st.starting(c)
 	out, err := safeTrain(trainFn, ds, c.Config, c.Fold-1, softshape.RunOptions{Backend: backend, Seed: c.Seed, NumFolds: NumFolds, RefShapeLen: refM})
 	if err != nil {

@@ -147,9 +147,10 @@ type fakeBackend struct {
 	inUse     atomic.Int32
 }
 
-func (b *fakeBackend) Name() string      { return "fake" }
-func (b *fakeBackend) Finalize()         { b.finalized.Store(true) }
-func (b *fakeBackend) IsFinalized() bool { return b.finalized.Load() }
+func (b *fakeBackend) Name() string        { return "fake" }
+func (b *fakeBackend) Description() string { return "fake backend v0" }
+func (b *fakeBackend) Finalize()           { b.finalized.Store(true) }
+func (b *fakeBackend) IsFinalized() bool   { return b.finalized.Load() }
 
 // TestRunnerPerWorkerBackends: with NewBackend, each worker starts one backend
 // at its first cell, trains every cell of it there and never shares it, and
@@ -220,7 +221,7 @@ func TestRunnerPerWorkerBackends(t *testing.T) {
 		t.Errorf("%d cells trained on the per-worker backends, want %d", total, len(g.Cells))
 	}
 	rec, err := s.Read(g.Cells[0].Key)
-	if err != nil || rec.Backend != "fake" {
+	if err != nil || rec.Backend != "fake" || rec.BackendDetail != "fake backend v0" {
 		t.Errorf("record backend %v %v", rec, err)
 	}
 
