@@ -115,7 +115,7 @@ func (w *worker) runBatch(cells []Cell) {
 		return
 	}
 	for i, c := range live {
-		recs[i].Backend, recs[i].BackendDetail = backend.Name(), softshape.BackendDescription(backend)
+		recs[i].setBackend(backend)
 		recs[i].BatchRuns = len(live)
 		st.starting(c)
 	}

@@ -462,7 +462,7 @@ func (st *runState) train(c Cell, ds *data.Dataset, getBackend func() (compute.B
 	if err != nil {
 		return rec.finish(StatusFailed, err)
 	}
-	rec.Backend, rec.BackendDetail = backend.Name(), softshape.BackendDescription(backend)
+	rec.setBackend(backend)
 	st.starting(c)
 	out, err := safeTrain(trainFn, ds, c.Config, c.Fold-1, softshape.RunOptions{Backend: backend, Seed: c.Seed, NumFolds: NumFolds, RefShapeLen: refM})
 	if err != nil {
@@ -470,6 +470,12 @@ func (st *runState) train(c Cell, ds *data.Dataset, getBackend func() (compute.B
 	}
 	rec.InferenceSeconds = Float(out.InferenceSeconds)
 	return rec.fill(out.Result)
+}
+
+// setBackend names in r the backend that trains its run: Backend and
+// BackendDetail.
+func (r *Record) setBackend(b compute.Backend) {
+	r.Backend, r.BackendDetail = b.Name(), softshape.BackendDescription(b)
 }
 
 // newRecord starts the record of cell c: its key, configuration and
