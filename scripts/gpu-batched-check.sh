@@ -77,12 +77,12 @@ for part in $(echo "${PARTS:-batched,one,product,step}" | tr , ' '); do
 	product) bench product 60 20 RunAxisProduct 200x ;;
 	step) bench step "${STEP_S:-120}" 30 BatchedStep 20x SOFTSHAPE_BATCH_R="$r" ;;
 	procs)
-		t0=$(date +%s)
-		for i in $(seq "${PROCS:-4}"); do
-			bench "procs-$i" 100000 30 TrainRunsProtocol 1x "${protocol[@]}" SOFTSHAPE_BATCH_R=1 >/dev/null &
+		t0=$(date +%s) tmp=$(mktemp -d)
+		for i in $(seq "${PROCS:-4}"); do # each process logs in tmp; $OUT gets one file
+			(out=$tmp bench "procs-$i" 100000 30 TrainRunsProtocol 1x "${protocol[@]}" SOFTSHAPE_BATCH_R=1 >/dev/null) &
 		done
 		wait
-		cat "$out"/procs-*.log >"$out/procs.log" && rm -f "$out"/procs-*.log
+		cat "$tmp"/procs-*.log >"$out/procs.log"
 		grep -h -A1 '^dataset' "$out/procs.log" | grep -v -e '^dataset' -e '^--'
 		echo "${PROCS:-4} processes at once: $(($(date +%s) - t0)) s in all"
 		;;
