@@ -7,7 +7,7 @@
 #   mkdir -p .gpu/shared/ucr && cp -r ../shared/ucr/{GunPoint,ECG200,ItalyPowerDemand} .gpu/shared/ucr/
 #
 # then run this script there from the repository root. PARTS lists what it
-# measures, in order (default batched,one,product,step; procs on request), each logged as it
+# measures, in order (default batched,one,product,step; fold and procs on request), each logged as it
 # ends:
 #   batched  the full protocol (500 epochs) of 5 folds × the seeds as R runs
 #            per graph, for each stopped-runs policy in STOPPED
@@ -19,6 +19,11 @@
 #            would run;
 #   step     the compilation and step times of R runs in one graph against R
 #            single-run steps (BenchmarkBatchedStep, at most STEP_S seconds);
+#   fold     one sparse training step at batch 16 (BenchmarkTrainStepSparse)
+#            against one at batch 16·R (BenchmarkTrainStepBatch,
+#            SOFTSHAPE_STEP_BATCHES), 30 steps each, at most 120 s: the
+#            speed-up a run axis could give at most, R runs' batches in one
+#            step of one model;
 #   procs    PROCS (4) processes at once, each the "one" arm (the same runs):
 #            the throughput of one GPU shared by several sweep processes
 #            (`-shard`), against "one" alone. With SEEDS=1 the two parts take
@@ -27,7 +32,7 @@
 # minutes (one), more than one 10-minute call holds. Batched R = 10 with
 # stopped runs leaving measured 0.85× there (README), 9 graphs of ≈30 s of
 # compilation each; what is left to measure fits one call, 5 runs an arm:
-# PARTS=batched,one,product,procs STOPPED=ride SEEDS=1 TOTAL_S=540. Logs go to $OUT (or
+# PARTS=fold,batched,one,product,procs STOPPED=ride SEEDS=1 TOTAL_S=540. Logs go to $OUT (or
 # ./gpu-check). Other settings: TEST_BIN (.gpu/softshape.test), R (10), SEEDS
 # (1,2), DATASETS (GunPoint), STOPPED (leave), EPOCHS (500), TOTAL_S (the
 # whole budget in seconds, 540), STEP_S (120), BACKEND (xla:cuda; another
@@ -76,6 +81,10 @@ for part in $(echo "${PARTS:-batched,one,product,step}" | tr , ' '); do
 	one) bench one-at-a-time 100000 30 TrainRunsProtocol 1x "${protocol[@]}" SOFTSHAPE_BATCH_R=1 ;;
 	product) bench product 60 20 RunAxisProduct 200x ;;
 	step) bench step "${STEP_S:-120}" 30 BatchedStep 20x SOFTSHAPE_BATCH_R="$r" ;;
+	fold)
+		bench fold-16 60 20 "TrainStepSparse\$/${backend%%:*}\$" 30x
+		bench "fold-$((16 * r))" 60 20 "TrainStepBatch/$((16 * r))/sparse/${backend%%:*}\$" 30x SOFTSHAPE_STEP_BATCHES=$((16 * r))
+		;;
 	procs)
 		t0=$(date +%s) tmp=$(mktemp -d)
 		for i in $(seq "${PROCS:-4}"); do # each process logs in tmp; $OUT gets one file
@@ -86,7 +95,7 @@ for part in $(echo "${PARTS:-batched,one,product,step}" | tr , ' '); do
 		grep -h -A1 '^dataset' "$out/procs.log" | grep -v -e '^dataset' -e '^--'
 		echo "${PROCS:-4} processes at once: $(($(date +%s) - t0)) s in all"
 		;;
-	*) echo "PARTS: unknown part $part (batched, one, product, step, procs)" >&2; exit 2 ;;
+	*) echo "PARTS: unknown part $part (batched, one, product, step, fold, procs)" >&2; exit 2 ;;
 	esac
 done
 [ -z "$cuda" ] || nvidia-smi --query-gpu=memory.used --format=csv,noheader | tee -a "$out/gpu.txt"

@@ -1,6 +1,7 @@
 package softshape
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"runtime"
@@ -188,15 +189,29 @@ func BenchmarkInferenceSparse(b *testing.B) {
 	forEachBackend(b, func(b *testing.B, be compute.Backend) { benchInference(b, be, Sparse, 16) })
 }
 
-// largeBatches are the batch sizes of BenchmarkTrainStepBatch and
-// BenchmarkInferenceBatch: 64, and 512, the reference's full batch
+// largeBatches returns the batch sizes of BenchmarkTrainStepBatch and
+// BenchmarkInferenceBatch: by default 64, and 512, the reference's full batch
 // (batch_rule=large; ≈2.6 GB peak on pure Go, ≈3.5 GB on ONNX Runtime; several
-// seconds per pure-Go step).
-var largeBatches = []int{64, 512}
+// seconds per pure-Go step). SOFTSHAPE_STEP_BATCHES lists others, e.g. "160"
+// (10 runs' batches of 16 side by side: what one step over a run axis would
+// compute, to weigh against R steps of BenchmarkTrainStepSparse).
+func largeBatches(b *testing.B) []int {
+	return envList(b, "SOFTSHAPE_STEP_BATCHES", "64,512", parseBatch)
+}
 
-// BenchmarkTrainStepBatch: training steps at batch 64 and 512, both phases.
+// parseBatch parses a batch size ≥ 1.
+func parseBatch(f string) (int, error) {
+	n, err := strconv.Atoi(f)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%q is not a batch size ≥ 1", f)
+	}
+	return n, nil
+}
+
+// BenchmarkTrainStepBatch: training steps at batch 64 and 512 (or
+// SOFTSHAPE_STEP_BATCHES), both phases.
 func BenchmarkTrainStepBatch(b *testing.B) {
-	for _, batch := range largeBatches {
+	for _, batch := range largeBatches(b) {
 		b.Run(strconv.Itoa(batch), func(b *testing.B) {
 			for _, phase := range []Phase{Dense, Sparse} {
 				b.Run(phase.String(), func(b *testing.B) {
@@ -207,9 +222,10 @@ func BenchmarkTrainStepBatch(b *testing.B) {
 	}
 }
 
-// BenchmarkInferenceBatch: inference at batch 64 and 512, both phases.
+// BenchmarkInferenceBatch: inference at batch 64 and 512 (or
+// SOFTSHAPE_STEP_BATCHES), both phases.
 func BenchmarkInferenceBatch(b *testing.B) {
-	for _, batch := range largeBatches {
+	for _, batch := range largeBatches(b) {
 		b.Run(strconv.Itoa(batch), func(b *testing.B) {
 			for _, phase := range []Phase{Dense, Sparse} {
 				b.Run(phase.String(), func(b *testing.B) {
