@@ -66,10 +66,10 @@ func transformerLayer(scope *model.Scope, v *Node, dropout float64) *Node {
 
 // tokenMLP is Linear(d→hidden)→GELU→Dropout→Linear(hidden→d) applied to every
 // token of v [B, n, d] on its own (no mixing across tokens).
-func tokenMLP(scope *model.Scope, v *Node, hidden int, dropout float64) *Node {
+func tokenMLP(scope *model.Scope, v *Node, hidden int, rate float64) *Node {
 	d := v.Shape().Dimensions[2]
 	h := gelu(linear(scope.In("fc1"), v, hidden, true))
-	return linear(scope.In("fc2"), layers.DropoutStatic(scope, h, dropout), d, true)
+	return linear(scope.In("fc2"), dropout(scope, h, rate), d, true)
 }
 
 // sameWindows is windows with "same" zero padding along axis 1 of x [B, n, c]

@@ -24,16 +24,16 @@ func inceptionWindows(scope *model.Scope, v *Node, ks int, gather bool) *Node {
 	g := v.Graph()
 	d := v.Shape().Dimensions[2]
 	nf := d / 4
-	z := kernels.MatMul2D(v, convWeights(scope.In("bottleneck"), v.DType(), 1, d, nf).NodeValue(g)) // [B, n, nf]
+	z := matMul(v, convWeights(scope.In("bottleneck"), v.DType(), 1, d, nf).NodeValue(g)) // [B, n, nf]
 	sizes := inceptionKernels(ks)
 	ws := make([]*Node, len(sizes))
 	for i, k := range sizes {
 		ws[i] = convWeights(scope.In("conv_%d", i), v.DType(), k, nf, nf).NodeValue(g) // [k·nf, nf]
 	}
-	branches := []*Node{kernels.NestedSameConvs(z, ws, sizes, gather)} // [B, n, 3·nf]
+	branches := []*Node{sameConvs(z, ws, sizes, gather)} // [B, n, 3·nf]
 	pooled := kernels.MaxPool3(v)
 	wp := convWeights(scope.In("pool_conv"), v.DType(), 1, d, d-3*nf).NodeValue(g)
-	branches = append(branches, kernels.MatMul2D(pooled, wp))
+	branches = append(branches, matMul(pooled, wp))
 	return kernels.InstanceNormGELU(Concatenate(branches, 2)) // [B, n, d]
 }
 

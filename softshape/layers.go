@@ -39,25 +39,26 @@ func uniformInit(scope *model.Scope, bound float64) model.VariableInitializer {
 func zeroInit(g *Graph, shape shapes.Shape) *Node { return Zeros(g, shape) }
 func oneInit(g *Graph, shape shapes.Shape) *Node  { return Ones(g, shape) }
 
-// linear is nn.Linear(in→out) with the authors' initialisation, on the last axis of x.
+// linear is nn.Linear(in→out) with the authors' initialisation, on the last axis of x
+// (run by run with a run axis, see runaxis.go).
 func linear(scope *model.Scope, x *Node, out int, bias bool) *Node {
 	g := x.Graph()
 	in := x.Shape().Dimensions[x.Rank()-1]
-	w := scope.WithInitializer(truncNormalInit(scope, 0.02)).
-		VariableWithShape("weights", shapes.Make(x.DType(), in, out)).NodeValue(g)
-	y := kernels.MatMul2D(x, w)
+	w := param(scope.WithInitializer(truncNormalInit(scope, 0.02)), "weights", x.DType(), in, out).NodeValue(g)
+	y := matMul(x, w)
 	if bias {
-		b := scope.WithInitializer(zeroInit).VariableWithShape("bias", shapes.Make(x.DType(), out)).NodeValue(g)
-		y = kernels.AddBias(y, b)
+		b := param(scope.WithInitializer(zeroInit), "bias", x.DType(), out).NodeValue(g)
+		y = addBias(y, b)
 	}
 	return y
 }
 
 // convWeights creates a convolution kernel laid out as [k·in, out] (im2col order:
-// window position major, input channel minor) with PyTorch's default initialisation.
+// window position major, input channel minor) with PyTorch's default
+// initialisation ([R, k·in, out] with a run axis).
 func convWeights(scope *model.Scope, dtype dtypes.DType, k, in, out int) *model.Variable {
 	bound := 1 / math.Sqrt(float64(k*in))
-	return scope.WithInitializer(uniformInit(scope, bound)).VariableWithShape("weights", shapes.Make(dtype, k*in, out))
+	return param(scope.WithInitializer(uniformInit(scope, bound)), "weights", dtype, k*in, out)
 }
 
 // windows gathers sliding windows along axis 1 of x [B, n, c]: window j starts at
@@ -86,7 +87,7 @@ func windows(x *Node, k, stride, numWindows int) *Node {
 // (kernels.RMSNorm, whose gradient is written by hand).
 func rmsNorm(scope *model.Scope, x *Node) *Node {
 	d := x.Shape().Dimensions[x.Rank()-1]
-	gamma := scope.WithInitializer(oneInit).VariableWithShape("gamma", shapes.Make(x.DType(), d)).NodeValue(x.Graph())
+	gamma := param(scope.WithInitializer(oneInit), "gamma", x.DType(), d).NodeValue(x.Graph())
 	return kernels.RMSNorm(x, gamma)
 }
 

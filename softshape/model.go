@@ -6,7 +6,6 @@ import (
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // graph code reads best dot-imported, as in GoMLX's examples.
-	"github.com/gomlx/gomlx/ml/layers"
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/gomlx/gomlx/support/exceptions"
 	"github.com/softshape-go/softshape/softshape/internal/kernels"
@@ -112,10 +111,9 @@ func (m *Model) body(scope *model.Scope, x *Node, phase Phase) (out *Outputs, h,
 	// plus learnable positional embeddings.
 	h = m.embedShapes(scope.In("shape_embedding"), x)
 	out.Stages[0] = ReduceMean(h, 1)
-	pos := scope.In("positional").WithInitializer(zeroInit).
-		VariableWithShape("embedding", shapes.Make(h.DType(), 1, sh.NumShapes, d)).NodeValue(g)
-	h = Add(h, pos)
-	h = layers.DropoutStatic(scope, h, cfg.Dropout)
+	pos := param(scope.In("positional").WithInitializer(zeroInit), "embedding", h.DType(), 1, sh.NumShapes, d).NodeValue(g)
+	h = addBroadcast(h, pos)
+	h = dropout(scope, h, cfg.Dropout)
 
 	remain := cfg.RemainFractions()
 	aux := ScalarZero(g, h.DType())
@@ -158,7 +156,7 @@ func (m *Model) body(scope *model.Scope, x *Node, phase Phase) (out *Outputs, h,
 			aux = Add(aux, moeAux)
 		}
 		if l == cfg.Depth-1 {
-			y = layers.DropoutStatic(scope, y, cfg.Dropout)
+			y = dropout(scope, y, cfg.Dropout)
 			sEnd = attention(attnScope, y)
 		}
 		h = gelu(y) // each layer's output through GELU (Section 4.4)
@@ -183,8 +181,8 @@ func (m *Model) embedShapes(scope *model.Scope, x *Node) *Node {
 	}
 	w := convWeights(scope, x.DType(), sh.ShapeLen, 1, d).NodeValue(g)
 	bound := 1 / math.Sqrt(float64(sh.ShapeLen))
-	bias := scope.WithInitializer(uniformInit(scope, bound)).VariableWithShape("bias", shapes.Make(x.DType(), d)).NodeValue(g)
-	return kernels.AddBias(kernels.MatMul2D(patches, w), bias)
+	bias := param(scope.WithInitializer(uniformInit(scope, bound)), "bias", x.DType(), d).NodeValue(g)
+	return addBias(matMul(patches, w), bias)
 }
 
 // attention is the gated attention head α of Eq. 3, σ(W₂·tanh(W₁·S + b₁) + b₂):

@@ -33,9 +33,8 @@ func (m *Model) moe(scope *model.Scope, v *Node) (*Node, *Node) {
 	b, n, d := v.Shape().Dimensions[0], v.Shape().Dimensions[1], v.Shape().Dimensions[2]
 	e, k := sh.NumExperts, cfg.ExpertsK
 	tokens := Reshape(v, b*n, d)
-	router := scope.At("router").WithInitializer(zeroInit).
-		VariableWithShape("weights", shapes.Make(v.DType(), d, e)).NodeValue(g)
-	p := Softmax(kernels.MatMul2D(tokens, router), -1) // [T, E]
+	router := param(scope.At("router").WithInitializer(zeroInit), "weights", v.DType(), d, e).NodeValue(g)
+	p := Softmax(matMul(tokens, router), -1) // [T, E]
 	gates, mask := topKGates(p, k)
 
 	var y *Node // [T, d]: the gate-weighted sum of the experts' outputs
@@ -54,8 +53,9 @@ func (m *Model) moe(scope *model.Scope, v *Node) (*Node, *Node) {
 	y = Add(tokens, y)
 	y = gelu(rmsNorm(scope.At("norm"), y))
 
-	importance := ReduceSum(gates, 0)        // [E]
-	load := StopGradient(ReduceSum(mask, 0)) // [E], token counts
+	r := runsOf(scope)
+	importance := sumTokens(gates, r)        // [E] ([R, E] with a run axis)
+	load := StopGradient(sumTokens(mask, r)) // [E], token counts
 	aux := Add(cv2(importance), cv2(load))
 	return Reshape(y, b, n, d), aux
 }
@@ -69,18 +69,17 @@ func (m *Model) mlpExperts(scope *model.Scope, tokens, gates, mask *Node, k int)
 	d := tokens.Shape().Dimensions[1]
 	e := gates.Shape().Dimensions[1]
 	dh := d // the authors' hidden width
+	dt := tokens.DType()
 	w := kernels.ExpertWeights{
-		W1: scope.At("fc1").WithInitializer(truncNormalInit(scope, 0.02)).
-			VariableWithShape("weights", shapes.Make(tokens.DType(), d, e*dh)).NodeValue(g),
-		B1: scope.At("fc1").WithInitializer(zeroInit).
-			VariableWithShape("bias", shapes.Make(tokens.DType(), e*dh)).NodeValue(g),
-		W2: scope.At("fc2").WithInitializer(truncNormalInit(scope, 0.02)).
-			VariableWithShape("weights", shapes.Make(tokens.DType(), e*dh, d)).NodeValue(g),
-		B2: scope.At("fc2").WithInitializer(zeroInit).
-			VariableWithShape("bias", shapes.Make(tokens.DType(), e, d)).NodeValue(g),
+		W1: param(scope.At("fc1").WithInitializer(truncNormalInit(scope, 0.02)), "weights", dt, d, e*dh).NodeValue(g),
+		B1: param(scope.At("fc1").WithInitializer(zeroInit), "bias", dt, e*dh).NodeValue(g),
+		W2: param(scope.At("fc2").WithInitializer(truncNormalInit(scope, 0.02)), "weights", dt, e*dh, d).NodeValue(g),
+		B2: param(scope.At("fc2").WithInitializer(zeroInit), "bias", dt, e, d).NodeValue(g),
 	}
 	dropout := func(x *Node) *Node { return layers.DropoutStatic(scope, x, m.Config.Dropout) }
-	return kernels.MLPExperts(tokens, gates, mask, k, w, dropout, m.dispatch)
+	return expertsByRun(scope, tokens, gates, mask, w, func(tokens, gates, mask *Node, w kernels.ExpertWeights) *Node {
+		return kernels.MLPExperts(tokens, gates, mask, k, w, dropout, m.dispatch)
+	})
 }
 
 // topKGates is the router's TOP_k (Eq. 7) with the authors' renormalisation:
@@ -120,8 +119,12 @@ func topKMask(x *Node, k int) *Node {
 
 // cv2 is CV(x)² of L_imp and L_load (Eq. 10–11): the squared coefficient of
 // variation var(x)/(mean(x)²+1e-10) with the unbiased variance, as the
-// authors' code; 0 for a single expert.
+// authors' code; 0 for a single expert. With a run axis x is [R, E] and the
+// result [R].
 func cv2(x *Node) *Node {
+	if x.Rank() == 2 { // a run axis: one per run
+		return perRunCV2(x)
+	}
 	e := x.Shape().Dimensions[0]
 	if e < 2 {
 		return ScalarZero(x.Graph(), x.DType())

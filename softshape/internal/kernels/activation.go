@@ -7,7 +7,8 @@ import (
 )
 
 // RMSNorm is the authors' RMSNorm: x / max(‖x‖₂, 1e-12) · √d · γ over the
-// last axis of x, with gamma [d].
+// last axis of x, with gamma [d]; or, for runs side by side along axis 0 of x
+// (R equal blocks of rows), gamma [R, d], one gain per run.
 //
 // Its gradient is written by hand (see WithGradient): the same values as GoMLX's
 // differentiation of the forward ops, in about half the element-wise passes
@@ -27,17 +28,32 @@ func RMSNorm(x, gamma *Node) *Node {
 			sumSq = ReduceAndKeep(Square(in[0]), ReduceSum, -1)
 			norm = Sqrt(MaxScalar(sumSq, 1e-24))
 			normed = Div(in[0], norm) // x̂
-			return mulLastAxis(MulScalar(normed, scale), in[1])
+			return mulGain(MulScalar(normed, scale), in[1])
 		},
 		func(in []*Node, _, v *Node) []*Node {
-			u := MulScalar(mulLastAxis(v, in[1]), scale)
+			u := MulScalar(mulGain(v, in[1]), scale)
 			along := ReduceAndKeep(Mul(u, normed), ReduceSum, -1)
 			// The norm's own gradient is zero where the floor 1e-24 is taken.
 			along = Mul(along, ConvertDType(GreaterOrEqual(sumSq, Scalar(g, x.DType(), 1e-24)), x.DType()))
 			dx := Div(Sub(u, Mul(normed, along)), norm)
-			dGamma := MulScalar(ReduceSum(Reshape(Mul(v, normed), -1, d), 0), scale)
+			var dGamma *Node
+			if gamma.Rank() == 1 {
+				dGamma = MulScalar(ReduceSum(Reshape(Mul(v, normed), -1, d), 0), scale)
+			} else {
+				dGamma = MulScalar(ReduceSum(Reshape(Mul(v, normed), gamma.Shape().Dimensions[0], -1, d), 1), scale)
+			}
 			return []*Node{dx, dGamma}
 		})
+}
+
+// mulGain multiplies x by the gain v along its last axis: v [d], or v [R, d]
+// with x's rows in R blocks along axis 0, block i by row i.
+func mulGain(x, v *Node) *Node {
+	if v.Rank() == 1 {
+		return mulLastAxis(x, v)
+	}
+	r, d := v.Shape().Dimensions[0], v.Shape().Dimensions[1]
+	return Reshape(Mul(Reshape(x, r, -1, d), Reshape(v, r, 1, d)), x.Shape().Dimensions...)
 }
 
 // mulLastAxis multiplies x by v [d] along its last axis.

@@ -137,7 +137,7 @@ func routedRows(a, e, blk int) int { return ((a+blk-1)/blk + e) * blk }
 //     is each assignment's row, src [P] each row's assignment (A for padding).
 //  3. Each block multiplies its rows by its expert's weights, selected per
 //     block by a one-hot product ([P/blk, d, dh]): one batched matrix product
-//     per layer (batchedMatmul).
+//     per layer (BatchedMatMul).
 //  4. Every assignment's output comes back by its row; the gates weight them.
 //
 // The tokens move only by Gather, in both directions (takeRows): the rows
@@ -197,9 +197,9 @@ func DispatchedMLP(tokens, gates, mask *Node, k, blk int, w ExpertWeights, dropo
 	b1 := MatMul2D(perBlock, Reshape(w.B1, e, dh))                       // [nb, dh]
 	w2 := Reshape(MatMul2D(perBlock, Reshape(w.W2, e, dh*d)), nb, dh, d) // [nb, dh, d]
 	b2 := MatMul2D(perBlock, w.B2)                                       // [nb, d]
-	hidden := Add(batchedMatmul(buf, w1), Reshape(b1, nb, 1, dh))
+	hidden := Add(BatchedMatMul(buf, w1), Reshape(b1, nb, 1, dh))
 	hidden = dropout(GELU(hidden))
-	out := Add(batchedMatmul(hidden, w2), Reshape(b2, nb, 1, d)) // [nb, blk, d]
+	out := Add(BatchedMatMul(hidden, w2), Reshape(b2, nb, 1, d)) // [nb, blk, d]
 	// 4. Back to the assignments, weighted by their gates.
 	back := WithGradient([]*Node{Reshape(out, p, d)},
 		func(in []*Node) *Node { return takeRows(in[0], dst) }, // [A, d]

@@ -66,13 +66,13 @@ func AddBias(x, b *Node) *Node {
 	return Add(x, Reshape(b, dims...))
 }
 
-// batchedMatmul multiplies x [G, B, K] by w [G, K, N] block by block into
+// BatchedMatMul multiplies x [G, B, K] by w [G, K, N] block by block into
 // [G, B, N]. Its gradient is written by hand (see WithGradient) so that the
 // only copy is one transpose of x for the weight gradient: the input gradient
 // v·wᵀ is a product in the layout the pure-Go backend multiplies directly,
 // where GoMLX's own gradient transposes the weights, the output gradient and
 // an identity permutation of the result.
-func batchedMatmul(x, w *Node) *Node {
+func BatchedMatMul(x, w *Node) *Node {
 	return WithGradient([]*Node{x, w},
 		func(in []*Node) *Node { return DotGeneral(in[0], []int{2}, []int{0}, in[1], []int{1}, []int{0}) },
 		func(in []*Node, _, v *Node) []*Node {

@@ -1,0 +1,298 @@
+package softshape
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // graph code reads best dot-imported, as in GoMLX's examples.
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/layers"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/softshape-go/softshape/softshape/internal/kernels"
+)
+
+// A run axis trains R independent runs of one architecture as one model: every
+// variable has a leading axis of R (run i's weights are row i), and every
+// activation holds the R runs' batches one after the other along its batch
+// axis (rows i·B … i·B+B−1 are run i's). One kernel then serves all R runs,
+// which is what a latency-bound GPU step wants (README, "Many runs in one
+// graph"). The model file does not change: the layer helpers below create the
+// variables with the run axis and multiply run by run when the store's root
+// scope has paramRuns = R > 1, and run exactly the single-run graph otherwise.
+//
+// What mixes the rows of a batch is done run by run: the MoE's importance and
+// load (one coefficient of variation per run), its experts (each run's tokens
+// through its own experts, kernels.MLPExperts as a single run builds it) and
+// dropout, drawn for each run from its own RNG state (the store variable
+// runRNGStates, [R, state]) exactly as that run alone would draw it.
+
+// paramRuns is the hidden hyperparameter holding R, the runs on the run axis
+// (0 or 1: no run axis).
+const paramRuns = "softshape_runs"
+
+// runRNGStatesName is the root-scope variable holding the R runs' RNG states
+// [R, state] of a store with a run axis.
+const runRNGStatesName = "run_rng_states"
+
+// runsOf returns R, the runs on scope's run axis, or 1 without one.
+func runsOf(scope *model.Scope) int {
+	return max(model.GetParamOr(scope, paramRuns, 1), 1)
+}
+
+// RunAxisSupported reports whether cfg's architecture can be trained with a
+// run axis: every choice of the paper's main model and of the sweeps, but not
+// the appendix's Transformer shared expert (GoMLX's attention and LayerNorm
+// layers) nor the FCN and ICB MoE experts, which create their variables
+// themselves.
+func RunAxisSupported(cfg Config) error {
+	if cfg.SharedExpert == SharedExpertTransformer {
+		return fmt.Errorf("%s=%s has no run axis", ParamSharedExpert, cfg.SharedExpert)
+	}
+	if cfg.Intra && (cfg.MoEExpert == MoEExpertFCN || cfg.MoEExpert == MoEExpertICB) {
+		return fmt.Errorf("%s=%s has no run axis", ParamMoEExpert, cfg.MoEExpert)
+	}
+	return nil
+}
+
+// param returns the variable name of scope with the given dimensions, and a
+// leading axis of R when scope has a run axis; it is created with scope's
+// initializer on first use.
+func param(scope *model.Scope, name string, dtype dtypes.DType, dims ...int) *model.Variable {
+	if r := runsOf(scope); r > 1 {
+		dims = append([]int{r}, dims...)
+	}
+	return scope.VariableWithShape(name, shapes.Make(dtype, dims...))
+}
+
+// matMul multiplies the last axis of x by w: [in, out] (kernels.MatMul2D), or
+// with a run axis w [R, in, out], each run's rows of x by its own matrix.
+func matMul(x, w *Node) *Node {
+	if w.Rank() == 2 {
+		return kernels.MatMul2D(x, w)
+	}
+	r, in, out := w.Shape().Dimensions[0], w.Shape().Dimensions[1], w.Shape().Dimensions[2]
+	dims := x.Shape().Dimensions
+	y := kernels.BatchedMatMul(Reshape(x, r, -1, in), w) // [R, rows, out]
+	return Reshape(y, append(append([]int{}, dims[:len(dims)-1]...), out)...)
+}
+
+// addBias adds b [out] to the last axis of x (kernels.AddBias), or with a run
+// axis b [R, out], each run's own.
+func addBias(x, b *Node) *Node {
+	if b.Rank() == 1 {
+		return kernels.AddBias(x, b)
+	}
+	return onRuns(x, b, Add)
+}
+
+// onRuns applies op to x [R·B, a…, k…] and v [R, k…], run by run: run i's rows
+// of x with row i of v, broadcast over the rest.
+func onRuns(x, v *Node, op func(a, b *Node) *Node) *Node {
+	r := v.Shape().Dimensions[0]
+	k := v.Shape().Dimensions[1:]
+	dims := x.Shape().Dimensions
+	xr := Reshape(x, append([]int{r, -1}, dims[len(dims)-len(k):]...)...)
+	vr := Reshape(v, append([]int{r, 1}, k...)...)
+	return Reshape(op(xr, vr), dims...)
+}
+
+// addBroadcast adds v to x as Add does (e.g. v [1, J, d] to x [B, J, d]);
+// with a run axis v has a leading R (e.g. [R, 1, J, d]) and each run's rows of
+// x get their own row of v.
+func addBroadcast(x, v *Node) *Node {
+	if v.Rank() == x.Rank() {
+		return Add(x, v)
+	}
+	r := v.Shape().Dimensions[0]
+	dims := x.Shape().Dimensions
+	return Reshape(Add(Reshape(x, append([]int{r, -1}, dims[1:]...)...), v), dims...)
+}
+
+// sameConvs is kernels.NestedSameConvs (the Inception's three "same"
+// convolutions of z [B, n, c], concatenated); with a run axis (ws[i]
+// [R, k_i·c, o_i]) each convolution is its windows times the runs' kernels.
+func sameConvs(z *Node, ws []*Node, sizes []int, gather bool) *Node {
+	if ws[0].Rank() == 2 {
+		return kernels.NestedSameConvs(z, ws, sizes, gather)
+	}
+	outs := make([]*Node, len(sizes))
+	for i, k := range sizes {
+		outs[i] = matMul(sameWindows(z, k), ws[i])
+	}
+	return Concatenate(outs, -1)
+}
+
+// dropout is layers.DropoutStatic; with a run axis each run's rows are dropped
+// with a mask from the run's own RNG state.
+func dropout(scope *model.Scope, x *Node, rate float64) *Node {
+	r := runsOf(scope)
+	if r == 1 || rate <= 0 || !scope.IsTraining(x.Graph()) {
+		return layers.DropoutStatic(scope, x, rate)
+	}
+	parts := splitRuns(x, r)
+	for i := range parts {
+		withRunRNG(scope, x.Graph(), i, func() { parts[i] = layers.DropoutStatic(scope, parts[i], rate) })
+	}
+	return Concatenate(parts, 0)
+}
+
+// splitRuns cuts axis 0 of x into r equal parts, one per run.
+func splitRuns(x *Node, r int) []*Node {
+	n := x.Shape().Dimensions[0] / r
+	parts := make([]*Node, r)
+	for i := range parts {
+		parts[i] = Slice(x, AxisRange(i*n, (i+1)*n))
+	}
+	return parts
+}
+
+// runRow returns row i of v [R, …]: run i's value of a variable.
+func runRow(v *Node, i int) *Node {
+	return Squeeze(Slice(v, AxisElem(i)), 0)
+}
+
+// withRunRNG runs build with the store's RNG state replaced by run i's (the
+// root-scope variable runRNGStates), so that the random numbers build draws
+// are run i's, and stores the advanced state back in row i. Outside training
+// (no dropout) it only runs build.
+func withRunRNG(scope *model.Scope, g *Graph, i int, build func()) {
+	if !scope.IsTraining(g) { // no dropout: nothing is drawn
+		build()
+		return
+	}
+	store := scope.Store()
+	rng := store.GetVariable(model.JoinPath("/", model.RNGStateVariableName))
+	states := store.GetVariable(model.JoinPath("/", runRNGStatesName))
+	if rng == nil || states == nil {
+		panic(fmt.Sprintf("softshape: a run axis draws random numbers, but the store has no %s and %s", model.RNGStateVariableName, runRNGStatesName))
+	}
+	saved := rng.NodeValue(g)
+	all := states.NodeValue(g)
+	rng.SetNodeValue(runRow(all, i))
+	build()
+	rows := splitRuns(all, all.Shape().Dimensions[0])
+	rows[i] = InsertAxes(rng.NodeValue(g), 0)
+	states.SetNodeValue(Concatenate(rows, 0))
+	rng.SetNodeValue(saved)
+}
+
+// sumTokens sums x [T, E] over its tokens: [E]; with a run axis (r > 1, the
+// tokens of run i the i-th block of rows) each run's: [R, E].
+func sumTokens(x *Node, r int) *Node {
+	if r == 1 {
+		return ReduceSum(x, 0)
+	}
+	return ReduceSum(Reshape(x, r, -1, x.Shape().Dimensions[1]), 1)
+}
+
+// expertsByRun runs experts on tokens [T, d] with their gates and mask
+// [T, E] and weights w; with a run axis (w's variables [R, …]) it runs each
+// run's block of tokens through its own weights, drawing the run's own random
+// numbers, and concatenates the results.
+func expertsByRun(scope *model.Scope, tokens, gates, mask *Node, w kernels.ExpertWeights,
+	experts func(tokens, gates, mask *Node, w kernels.ExpertWeights) *Node) *Node {
+	if w.W1.Rank() == 2 {
+		return experts(tokens, gates, mask, w)
+	}
+	r := w.W1.Shape().Dimensions[0]
+	ts, gs, ms := splitRuns(tokens, r), splitRuns(gates, r), splitRuns(mask, r)
+	outs := make([]*Node, r)
+	for i := range outs {
+		wi := kernels.ExpertWeights{W1: runRow(w.W1, i), B1: runRow(w.B1, i), W2: runRow(w.W2, i), B2: runRow(w.B2, i)}
+		withRunRNG(scope, tokens.Graph(), i, func() { outs[i] = experts(ts[i], gs[i], ms[i], wi) })
+	}
+	return Concatenate(outs, 0)
+}
+
+// perRunCV2 is cv2 of each run's row of x [R, E]: [R].
+func perRunCV2(x *Node) *Node {
+	e := x.Shape().Dimensions[1]
+	if e < 2 {
+		return Zeros(x.Graph(), shapes.Make(x.DType(), x.Shape().Dimensions[0]))
+	}
+	mean := ReduceAndKeep(x, ReduceMean, 1)
+	variance := DivScalar(ReduceSum(Square(Sub(x, mean)), 1), float64(e-1))
+	return Div(variance, AddScalar(Square(Reshape(mean, -1)), 1e-10))
+}
+
+// stackRuns returns a store with a run axis holding the job's runs, run i
+// being slot i: every variable of the slots' models (the same paths under
+// each slot's scope, created by materialize) stacked along a new leading
+// axis, and the slots' RNG states as runRNGStatesName. m is the runs' common
+// model; refShapeLen is as in newBatchJob.
+func stackRuns(j *batchJob, m *Model, refShapeLen int) (*model.Store, error) {
+	r := len(j.slots)
+	store := model.NewStore()
+	m.Config.Apply(store)
+	root := store.RootScope()
+	root.SetParam(paramRuns, r)
+	root.SetParam(paramSeriesLen, m.Shape.SeriesLen)
+	root.SetParam(paramNumClasses, m.Shape.NumClasses)
+	root.SetParam(paramRefShapeLen, refShapeLen)
+	if err := store.SetRNGStateFromSeed(0); err != nil {
+		return nil, fmt.Errorf("seeding the run-axis store: %w", err)
+	}
+	prefix := j.slots[0].scope + "/"
+	for v := range j.store.RootScope().IterVariables() {
+		if !strings.HasPrefix(v.Path(), prefix) {
+			continue
+		}
+		rest := strings.TrimPrefix(v.Path(), j.slots[0].scope)
+		vals := make([]*tensors.Tensor, r)
+		for i, s := range j.slots {
+			sv := j.store.GetVariable(s.scope + rest)
+			if sv == nil {
+				return nil, fmt.Errorf("run %d has no variable %s (run 0 has)", i, rest)
+			}
+			t, err := sv.Value()
+			if err != nil {
+				return nil, fmt.Errorf("run %d variable %s: %w", i, rest, err)
+			}
+			vals[i] = t
+		}
+		stacked, err := stackTensors(vals)
+		if err != nil {
+			return nil, fmt.Errorf("variable %s: %w", rest, err)
+		}
+		dir, name := path.Split(rest)
+		if rest == "/rng_state" {
+			dir, name = "/", runRNGStatesName
+		}
+		nv, err := store.Scope(path.Clean(dir)).CreateVariable(name, stacked)
+		if err != nil {
+			return nil, fmt.Errorf("variable %s: %w", rest, err)
+		}
+		nv.SetTrainable(v.Trainable)
+	}
+	return store, nil
+}
+
+// stackTensors stacks tensors of one shape along a new leading axis.
+func stackTensors(ts []*tensors.Tensor) (*tensors.Tensor, error) {
+	shape := ts[0].Shape()
+	for i, t := range ts {
+		if !t.Shape().Equal(shape) {
+			return nil, fmt.Errorf("shape %s of run %d differs from run 0's %s", t.Shape(), i, shape)
+		}
+	}
+	dims := append([]int{len(ts)}, shape.Dimensions...)
+	switch shape.DType {
+	case dtypes.Float32:
+		return stackFlat[float32](ts, dims), nil
+	case dtypes.Uint64:
+		return stackFlat[uint64](ts, dims), nil
+	default:
+		return nil, fmt.Errorf("dtype %s is not stacked", shape.DType)
+	}
+}
+
+func stackFlat[T interface{ float32 | uint64 }](ts []*tensors.Tensor, dims []int) *tensors.Tensor {
+	var flat []T
+	for _, t := range ts {
+		flat = append(flat, tensors.MustCopyFlatData[T](t)...)
+	}
+	return tensors.FromFlatDataAndDimensions(flat, dims...)
+}

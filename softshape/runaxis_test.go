@@ -1,0 +1,312 @@
+package softshape
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/train/loss"
+
+	"github.com/softshape-go/softshape/data"
+)
+
+// runAxisCase is R runs of one dataset as model copies (a batchJob, whose
+// equivalence to training alone the TrainRuns tests check) and as one model
+// with a run axis holding the same weights and RNG states.
+type runAxisCase struct {
+	job    *batchJob
+	m      *Model
+	runs   *model.Store
+	x, y   []*tensors.Tensor // each run's batch
+	folded [2]*tensors.Tensor
+}
+
+func newRunAxisCase(t *testing.T, ds *data.Dataset, cfg Config, seeds []int64, batch int) *runAxisCase {
+	t.Helper()
+	specs := make([]RunSpec, len(seeds))
+	for i, s := range seeds {
+		specs[i] = RunSpec{Config: cfg, Seed: s, Fold: i % ProtocolFolds}
+	}
+	chains, err := planChains(ds, specs, RunOptions{NumFolds: ProtocolFolds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := newBatchJob(testBackend(t), chains, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(j.finalize)
+	for si := range j.slots {
+		for _, ph := range []Phase{Dense, Sparse} {
+			if err := j.materialize(si, ph, batch); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// Initial weights are alike across runs where they start at zero or one
+	// (biases, gains, the router): make every weight its run's own.
+	for si, s := range j.slots {
+		rng := rand.New(rand.NewPCG(uint64(si), 7))
+		for v := range j.store.Scope(s.scope).IterVariables() {
+			if !v.Trainable {
+				continue
+			}
+			val, err := v.Value()
+			if err != nil {
+				t.Fatal(err)
+			}
+			flat := tensors.MustCopyFlatData[float32](val)
+			for k := range flat {
+				flat[k] += float32(0.05 * rng.NormFloat64())
+			}
+			if err := v.SetValue(tensors.FromFlatDataAndDimensions(flat, val.Shape().Dimensions...)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	rs, err := stackRuns(j, chains[0].m, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rs.Finalize)
+	c := &runAxisCase{job: j, m: chains[0].m, runs: rs}
+	var allX [][]float32
+	var allY []int
+	for _, ch := range chains {
+		fd := ch.fds[0]
+		idx := make([]int, batch)
+		for k := range idx {
+			idx[k] = (3*k + 1) % len(fd.TrainY)
+		}
+		xt, yt := batchTensors(fd.TrainX, fd.TrainY, idx)
+		c.x, c.y = append(c.x, xt), append(c.y, yt)
+		for _, k := range idx {
+			allX, allY = append(allX, fd.TrainX[k]), append(allY, fd.TrainY[k])
+		}
+	}
+	all := make([]int, len(allY))
+	for k := range all {
+		all[k] = k
+	}
+	c.folded[0], c.folded[1] = batchTensors(allX, allY, all)
+	return c
+}
+
+// runLoss is Train's loss of one run: the mean cross-entropy plus λ·aux.
+func runLoss(logits, y, aux *graph.Node, lambda float64) *graph.Node {
+	l := loss.SparseCategoricalCrossEntropyLogits([]*graph.Node{y}, []*graph.Node{logits})
+	if !l.Shape().IsScalar() {
+		l = graph.ReduceAllMean(l)
+	}
+	if lambda > 0 {
+		l = graph.Add(l, graph.MulScalar(aux, lambda))
+	}
+	return l
+}
+
+// copiesStep runs the model copies on their batches: each run's logits and
+// loss, and (training) the gradient of its loss for each of its trainable
+// variables, by path under the run's scope.
+func (c *runAxisCase) copiesStep(t *testing.T, phase Phase, training bool) (logits [][]float32, losses []float64, grads []map[string][]float32) {
+	t.Helper()
+	j := c.job
+	r := len(j.slots)
+	var names [][]string
+	e, err := model.NewExec(j.backend, j.store, func(scope *model.Scope, inputs []*graph.Node) []*graph.Node {
+		g := inputs[0].Graph()
+		j.store.SetTraining(g, training)
+		var outs []*graph.Node
+		names = make([][]string, r)
+		for i, s := range j.slots {
+			out := j.forward(scope, s, inputs[2*i], phase)
+			l := runLoss(out.Logits, inputs[2*i+1], out.AuxLoss, s.lambda)
+			outs = append(outs, out.Logits, l)
+			if !training {
+				continue
+			}
+			var vs []*graph.Node
+			for v := range j.store.Scope(s.scope).IterVariables() {
+				if v.Trainable && v.InUseByGraph(g) {
+					names[i] = append(names[i], strings.TrimPrefix(v.Path(), s.scope))
+					vs = append(vs, v.NodeValue(g))
+				}
+			}
+			outs = append(outs, graph.Gradient(l, vs...)...)
+		}
+		return outs
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Finalize()
+	var in []any
+	for i := range c.x {
+		in = append(in, c.x[i], c.y[i])
+	}
+	outs, err := e.Call(in...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := 0
+	grads = make([]map[string][]float32, r)
+	for i := range r {
+		logits = append(logits, tensors.MustCopyFlatData[float32](outs[k]))
+		losses = append(losses, float64(tensors.MustCopyFlatData[float32](outs[k+1])[0]))
+		k += 2
+		grads[i] = map[string][]float32{}
+		for _, n := range names[i] {
+			grads[i][n] = tensors.MustCopyFlatData[float32](outs[k])
+			k++
+		}
+	}
+	return logits, losses, grads
+}
+
+// axisStep runs the run-axis model on the folded batch: the logits, each
+// run's loss and (training) the gradient of their sum for each trainable
+// variable ([R, …] flattened), by path.
+func (c *runAxisCase) axisStep(t *testing.T, phase Phase, training bool) (logits []float32, losses []float64, grads map[string][]float32) {
+	t.Helper()
+	r := len(c.job.slots)
+	lambda := c.m.Config.MoELossWeight
+	var names []string
+	e, err := model.NewExec(c.job.backend, c.runs, func(scope *model.Scope, x, y *graph.Node) []*graph.Node {
+		g := x.Graph()
+		c.runs.SetTraining(g, training)
+		out := c.m.Forward(scope, x, phase)
+		b := x.Shape().Dimensions[0] / r
+		var losses []*graph.Node
+		var total *graph.Node
+		aux := out.AuxLoss
+		for i := range r {
+			rows := graph.AxisRange(i*b, (i+1)*b)
+			var auxI *graph.Node
+			if aux.Shape().IsScalar() {
+				auxI = aux
+			} else {
+				auxI = runRow(aux, i)
+			}
+			l := runLoss(graph.Slice(out.Logits, rows), graph.Slice(y, rows), auxI, lambda)
+			losses = append(losses, l)
+			if total == nil {
+				total = l
+			} else {
+				total = graph.Add(total, l)
+			}
+		}
+		outs := append([]*graph.Node{out.Logits}, losses...)
+		if training {
+			var vs []*graph.Node
+			for v := range c.runs.RootScope().IterVariables() {
+				if v.Trainable && v.InUseByGraph(g) {
+					names = append(names, v.Path())
+					vs = append(vs, v.NodeValue(g))
+				}
+			}
+			outs = append(outs, graph.Gradient(total, vs...)...)
+		}
+		return outs
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Finalize()
+	outs, err := e.Call(c.folded[0], c.folded[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	logits = tensors.MustCopyFlatData[float32](outs[0])
+	for i := range r {
+		losses = append(losses, float64(tensors.MustCopyFlatData[float32](outs[1+i])[0]))
+	}
+	grads = map[string][]float32{}
+	for k, n := range names {
+		grads[n] = tensors.MustCopyFlatData[float32](outs[1+r+k])
+	}
+	return logits, losses, grads
+}
+
+// sliceRelDiff is max|a−b| / max(max|b|, 1e-3): the largest difference relative
+// to the size of the reference values (1e-3 floors all-but-zero gradients).
+func sliceRelDiff(a, b []float32) float64 {
+	if len(a) != len(b) {
+		return math.Inf(1)
+	}
+	var diff, size float64
+	for i := range a {
+		diff = max(diff, math.Abs(float64(a[i]-b[i])))
+		size = max(size, math.Abs(float64(b[i])))
+	}
+	return diff / max(size, 1e-3)
+}
+
+// TestRunAxisMatchesModelCopies: three runs (seeds 1–3, folds 1–3 of
+// generated CBF) as one model with a run axis compute what their three model
+// copies compute, in both phases: the logits in inference; in training, with
+// dropout drawn from each run's own RNG state, each run's loss (cross-entropy
+// plus λ·aux) and its gradient for every variable, all within 1e-5 relative.
+// Every run's weights are its own (noise added to the initial ones), so a
+// run reading another's weights, gain or RNG state fails it.
+// The run axis's convolutions sum in another order than the copies'
+// (NestedSameConvs), so the results are not bit-identical.
+func TestRunAxisMatchesModelCopies(t *testing.T) {
+	const tol = 1e-5
+	ds := data.CBF(30, 64, 3)
+	cfg := batchTestConfig()
+	if cfg.Dropout <= 0 {
+		t.Fatalf("dropout %g: the test needs dropout to check each run's RNG stream", cfg.Dropout)
+	}
+	c := newRunAxisCase(t, ds, cfg, []int64{1, 2, 3}, 8)
+	r := len(c.job.slots)
+	for _, phase := range []Phase{Dense, Sparse} {
+		for _, training := range []bool{false, true} {
+			name := fmt.Sprintf("%s training=%v", phase, training)
+			wantLogits, wantLoss, wantGrads := c.copiesStep(t, phase, training)
+			gotLogits, gotLoss, gotGrads := c.axisStep(t, phase, training)
+			n := len(gotLogits) / r
+			worst := 0.0
+			for i := range r {
+				if d := sliceRelDiff(gotLogits[i*n:(i+1)*n], wantLogits[i]); d > tol {
+					t.Errorf("%s: run %d logits differ by %.3g relative", name, i, d)
+				}
+				d := math.Abs(gotLoss[i]-wantLoss[i]) / math.Abs(wantLoss[i])
+				worst = max(worst, d)
+				if d > tol {
+					t.Errorf("%s: run %d loss %.9g, its model copy %.9g", name, i, gotLoss[i], wantLoss[i])
+				}
+			}
+			if !training {
+				continue
+			}
+			paths := make([]string, 0, len(gotGrads))
+			for p := range gotGrads {
+				paths = append(paths, p)
+			}
+			sort.Strings(paths)
+			if len(paths) == 0 || len(paths) != len(wantGrads[0]) {
+				t.Fatalf("%s: %d variables with a run axis, %d in a model copy", name, len(paths), len(wantGrads[0]))
+			}
+			for _, p := range paths {
+				g := gotGrads[p]
+				m := len(g) / r
+				for i := range r {
+					want, ok := wantGrads[i][p]
+					if !ok {
+						t.Fatalf("%s: model copy %d has no gradient for %s", name, i, p)
+					}
+					if d := sliceRelDiff(g[i*m:(i+1)*m], want); d > tol {
+						t.Errorf("%s: run %d gradient of %s differs by %.3g relative", name, i, p, d)
+					}
+				}
+			}
+			t.Logf("%s: losses %.6f %.6f %.6f, largest relative loss difference %.3g, %d variables", name,
+				gotLoss[0], gotLoss[1], gotLoss[2], worst, len(paths))
+		}
+	}
+}
