@@ -10,8 +10,9 @@
 # measures, in order (default batched,one,product,step; fold and procs on request), each logged as it
 # ends:
 #   batched  the full protocol (500 epochs) of 5 folds × the seeds as R runs
-#            per graph, for each stopped-runs policy in STOPPED
-#            (RunOptions.StoppedRuns; BenchmarkTrainRunsProtocol);
+#            per graph, for each form in STOPPED: model copies with a
+#            stopped-runs policy (leave, ride: RunOptions.StoppedRuns) or a
+#            run axis (axis: RunOptions.RunAxis) (BenchmarkTrainRunsProtocol);
 #   one      the same runs one at a time;
 #   product  R = 10 token products with gradients as 10 rank-2 products
 #            against one product over a run axis (BenchmarkRunAxisProduct, at
@@ -31,8 +32,9 @@
 # On an H200 the GunPoint arms of 5 folds × 2 seeds took ≈6 (batched) and ≈5
 # minutes (one), more than one 10-minute call holds. Batched R = 10 with
 # stopped runs leaving measured 0.85× there (README), 9 graphs of ≈30 s of
-# compilation each; what is left to measure fits one call, 5 runs an arm:
-# PARTS=fold,batched,one,product,procs STOPPED=ride SEEDS=1 TOTAL_S=540. Logs go to $OUT (or
+# compilation each; what is left to measure (first of all the run axis) fits
+# one call, 5 runs an arm:
+# PARTS=fold,batched,one STOPPED=axis,ride SEEDS=1 TOTAL_S=540. Logs go to $OUT (or
 # ./gpu-check). Other settings: TEST_BIN (.gpu/softshape.test), R (10), SEEDS
 # (1,2), DATASETS (GunPoint), STOPPED (leave), EPOCHS (500), TOTAL_S (the
 # whole budget in seconds, 540), STEP_S (120), BACKEND (xla:cuda; another

@@ -141,6 +141,13 @@ func trainRunsCounted(ds *data.Dataset, runs []RunSpec, opts RunOptions, maxRuns
 			return nil, graphs, err
 		}
 		job.ride = stopped == StoppedRunsRide
+		if opts.RunAxis && axisEligible(group) == nil {
+			if err := job.axisStart(); err != nil {
+				job.finalize()
+				return nil, graphs, err
+			}
+			job.ride = false // stopped runs stay in the run axis, masked
+		}
 		errs, err := job.train(ds, opts, len(seeds) > 1, results)
 		graphs += job.graphs
 		job.finalize()
@@ -279,6 +286,9 @@ type batchJob struct {
 	ride bool
 	// graphs counts the training and evaluation graphs built.
 	graphs int
+	// axis, when not nil, trains and validates the slots as one model with
+	// a run axis (RunOptions.RunAxis; batched_axis.go).
+	axis *axisRuns
 }
 
 // slot is one chain's model copy in the job: its scope, its own RNG state
@@ -332,6 +342,10 @@ func newBatchJob(backend compute.Backend, chains []*chainSpec, refShapeLen int) 
 }
 
 func (j *batchJob) finalize() {
+	if j.axis != nil {
+		j.axis.finalize()
+		j.axis = nil
+	}
 	for _, e := range j.execs {
 		e.Finalize()
 	}
@@ -733,7 +747,11 @@ func (j *batchJob) trainRound(states []*runState, opts RunOptions) error {
 			st.steps, st.lossSum, st.right = 0, 0, 0
 			maxSteps = max(maxSteps, st.stepsN)
 		}
-		if err := j.trainEpoch(act, epoch, maxSteps); err != nil {
+		train := j.trainEpoch
+		if j.axis != nil {
+			train = j.axisTrainEpoch
+		}
+		if err := train(act, epoch, maxSteps); err != nil {
 			return err
 		}
 		var live []*runState
@@ -752,7 +770,11 @@ func (j *batchJob) trainRound(states []*runState, opts RunOptions) error {
 			phases[i] = st.cfg.EvalPhase(st.phase)
 			xs[i], ys[i] = st.fd.ValX, st.fd.ValY
 		}
-		ces, accs, err := j.evaluate(live, phases, xs, ys)
+		validate := j.evaluate
+		if j.axis != nil {
+			validate = j.axisEvaluate
+		}
+		ces, accs, err := validate(live, phases, xs, ys)
 		if err != nil {
 			return fmt.Errorf("epoch %d validation: %w", epoch, err)
 		}
@@ -769,6 +791,11 @@ func (j *batchJob) trainRound(states []*runState, opts RunOptions) error {
 		}
 	}
 	// Restore the selected weights and evaluate on the test split.
+	if j.axis != nil {
+		if err := j.axisFinish(); err != nil {
+			return err
+		}
+	}
 	var fin []*runState
 	for _, st := range states {
 		if st.err != nil {
@@ -1018,6 +1045,9 @@ func (j *batchJob) slotVars(si int) []*model.Variable {
 
 // snapshot copies slot si's trainable variables (reusing prev's map).
 func (j *batchJob) snapshot(si int, prev map[string]*tensors.Tensor) (map[string]*tensors.Tensor, error) {
+	if j.axis != nil {
+		return j.axisSnapshot(si, prev)
+	}
 	return snapshotVariables(j.slotVars(si), prev)
 }
 

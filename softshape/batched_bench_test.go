@@ -41,8 +41,9 @@ func envInt(b *testing.B, name string, def int) int {
 // SOFTSHAPE_BATCH_SEEDS the seeds (default 1,2), SOFTSHAPE_BATCH_ROUNDS the
 // rounds (default 1), SOFTSHAPE_BATCH_PROTOCOL the protocol preset (default
 // "default"; e.g. reference_fresh, the reproduction's), SOFTSHAPE_BATCH_STOPPED
-// the stopped-runs policies measured for each R > 1 (default leave; e.g.
-// leave,ride). Each measurement is written to stderr as it is taken. Run
+// the forms measured for each R > 1: stopped-runs policies of model copies
+// and "axis", a run axis (RunOptions.RunAxis) (default leave; e.g.
+// leave,ride,axis). Each measurement is written to stderr as it is taken. Run
 // with -benchtime 1x: one iteration is the whole comparison.
 func BenchmarkTrainRunsProtocol(b *testing.B) {
 	epochs := envInt(b, "SOFTSHAPE_BATCH_EPOCHS", 10)
@@ -56,7 +57,17 @@ func BenchmarkTrainRunsProtocol(b *testing.B) {
 		}
 		return seed, nil
 	})
-	policies := envList(b, "SOFTSHAPE_BATCH_STOPPED", string(StoppedRunsLeave), ParseStoppedRuns)
+	type form struct {
+		stopped StoppedRuns
+		axis    bool
+	}
+	policies := envList(b, "SOFTSHAPE_BATCH_STOPPED", string(StoppedRunsLeave), func(f string) (form, error) {
+		if f == "axis" {
+			return form{axis: true}, nil
+		}
+		p, err := ParseStoppedRuns(f)
+		return form{stopped: p}, err
+	})
 	protocolName := envOr("SOFTSHAPE_BATCH_PROTOCOL", ProtocolDefault)
 	cfg := DefaultConfig()
 	protocol, err := Preset(protocolName)
@@ -84,7 +95,7 @@ func BenchmarkTrainRunsProtocol(b *testing.B) {
 					if pi > 0 { // R = 1 once per round
 						arms = slices.DeleteFunc(slices.Clone(rs), func(r int) bool { return r == 1 })
 					}
-					opts := RunOptions{Backend: backend, RefShapeLen: RefShapeLength(ds.Name, ds.Length), StoppedRuns: pol}
+					opts := RunOptions{Backend: backend, RefShapeLen: RefShapeLength(ds.Name, ds.Length), StoppedRuns: pol.stopped, RunAxis: pol.axis}
 					ts, err := CompareBatched(ds, cfg, seeds, arms, 1, opts, progress)
 					if err != nil {
 						b.Fatal(err)

@@ -36,6 +36,9 @@ type BatchTiming struct {
 	MeanAcc, Epochs float64
 	// Stopped is the policy for runs that stop early (R > 1; RunOptions).
 	Stopped StoppedRuns
+	// RunAxis says the runs trained as one model with a run axis
+	// (RunOptions.RunAxis; R > 1), where Stopped does not apply.
+	RunAxis bool
 	// Graphs is the number of training and evaluation graphs TrainRuns built
 	// (R > 1; 0 for R = 1, where each fold builds its own model's).
 	Graphs int
@@ -69,7 +72,7 @@ func CompareBatched(ds *data.Dataset, cfg Config, seeds []int64, rs []int, round
 // TimeRuns measures the full protocol of cfg on ds for every seed
 // (opts.NumFolds folds each, default 5) with at most r runs per graph: r = 1
 // is Train, fold after fold and seed after seed; r > 1 is TrainRuns, with
-// opts.StoppedRuns. It is one measurement of CompareBatched.
+// opts.StoppedRuns (or opts.RunAxis). It is one measurement of CompareBatched.
 func TimeRuns(ds *data.Dataset, cfg Config, seeds []int64, r int, opts RunOptions) (BatchTiming, error) {
 	if opts.NumFolds == 0 {
 		opts.NumFolds = ProtocolFolds
@@ -118,26 +121,27 @@ func TimeRuns(ds *data.Dataset, cfg Config, seeds []int64, r int, opts RunOption
 	}
 	return BatchTiming{Dataset: ds.Name, R: r, Runs: len(accs), Wall: time.Since(start),
 		PeakRSS: peakRSS(), MeanAcc: stat.Mean(accs, nil), Epochs: stat.Mean(epochs, nil),
-		Stopped: stopped, Graphs: graphs}, nil
+		Stopped: stopped, RunAxis: r > 1 && opts.RunAxis, Graphs: graphs}, nil
 }
 
 // FormatBatchTimings writes timings as a table: per dataset and R the wall
 // time, its speed-up over the one-run-at-a-time time (R = 1) of the same
 // dataset and round, wherever in the round that was measured, the peak memory,
-// the mean accuracy and epochs, and for R > 1 the stopped-runs policy and the
-// graphs built. A round ends where a dataset's (R, policy) repeats.
+// the mean accuracy and epochs, and for R > 1 the form (the stopped-runs
+// policy of model copies, or "axis" for a run axis) and the graphs built. A
+// round ends where a dataset's (R, form) repeats.
 func FormatBatchTimings(ts []BatchTiming) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-18s %4s %5s %10s %8s %10s %8s %7s %7s %6s\n", "dataset", "R", "runs", "wall", "speedup", "peak MiB", "acc", "epochs", "stopped", "graphs")
+	fmt.Fprintf(&b, "%-18s %4s %5s %10s %8s %10s %8s %7s %7s %6s\n", "dataset", "R", "runs", "wall", "speedup", "peak MiB", "acc", "epochs", "form", "graphs")
 	type arm struct {
-		r       int
-		stopped StoppedRuns
+		r    int
+		form string
 	}
 	base := make([]time.Duration, len(ts))
 	for lo := 0; lo < len(ts); {
 		hi, seen := lo, map[arm]bool{}
-		for hi < len(ts) && ts[hi].Dataset == ts[lo].Dataset && !seen[arm{ts[hi].R, ts[hi].Stopped}] {
-			seen[arm{ts[hi].R, ts[hi].Stopped}] = true
+		for hi < len(ts) && ts[hi].Dataset == ts[lo].Dataset && !seen[arm{ts[hi].R, ts[hi].form()}] {
+			seen[arm{ts[hi].R, ts[hi].form()}] = true
 			hi++
 		}
 		var one time.Duration
@@ -156,12 +160,21 @@ func FormatBatchTimings(ts []BatchTiming) string {
 			speed = fmt.Sprintf("%.2fx", base[i].Seconds()/t.Wall.Seconds())
 		}
 		if t.R != 1 {
-			stopped, graphs = string(t.Stopped), strconv.Itoa(t.Graphs)
+			stopped, graphs = t.form(), strconv.Itoa(t.Graphs)
 		}
 		fmt.Fprintf(&b, "%-18s %4d %5d %10s %8s %10.0f %8.4f %7.1f %7s %6s\n", t.Dataset, t.R, t.Runs, t.Wall.Round(10*time.Millisecond),
 			speed, float64(t.PeakRSS)/(1<<20), t.MeanAcc, t.Epochs, stopped, graphs)
 	}
 	return b.String()
+}
+
+// form names how the runs of t shared a graph: "axis" (a run axis), or the
+// stopped-runs policy of the model copies.
+func (t BatchTiming) form() string {
+	if t.RunAxis {
+		return "axis"
+	}
+	return string(t.Stopped)
 }
 
 // resetPeakRSS frees what the Go heap can give back and resets the kernel's

@@ -53,9 +53,8 @@ func (m *Model) moe(scope *model.Scope, v *Node) (*Node, *Node) {
 	y = Add(tokens, y)
 	y = gelu(rmsNorm(scope.At("norm"), y))
 
-	r := runsOf(scope)
-	importance := sumTokens(gates, r)        // [E] ([R, E] with a run axis)
-	load := StopGradient(sumTokens(mask, r)) // [E], token counts
+	importance := sumTokens(scope, gates)        // [E] ([R, E] with a run axis)
+	load := StopGradient(sumTokens(scope, mask)) // [E], token counts
 	aux := Add(cv2(importance), cv2(load))
 	return Reshape(y, b, n, d), aux
 }

@@ -126,27 +126,63 @@ func sameConvs(z *Node, ws []*Node, sizes []int, gather bool) *Node {
 }
 
 // dropout is layers.DropoutStatic; with a run axis each run's rows are dropped
-// with a mask from the run's own RNG state.
+// with a mask from the run's own RNG state (its real rows only, see runRows).
 func dropout(scope *model.Scope, x *Node, rate float64) *Node {
 	r := runsOf(scope)
-	if r == 1 || rate <= 0 || !scope.IsTraining(x.Graph()) {
+	g := x.Graph()
+	if r == 1 || rate <= 0 || !scope.IsTraining(g) {
 		return layers.DropoutStatic(scope, x, rate)
 	}
-	parts := splitRuns(x, r)
-	for i := range parts {
-		withRunRNG(scope, x.Graph(), i, func() { parts[i] = layers.DropoutStatic(scope, parts[i], rate) })
+	real, pad := realRuns(scope, x, r)
+	var parts []*Node
+	for i := range real {
+		if real[i] != nil {
+			withRunRNG(scope, g, i, func() { parts = append(parts, layers.DropoutStatic(scope, real[i], rate)) })
+		}
+		if pad[i] != nil {
+			parts = append(parts, pad[i])
+		}
 	}
 	return Concatenate(parts, 0)
 }
 
-// splitRuns cuts axis 0 of x into r equal parts, one per run.
-func splitRuns(x *Node, r int) []*Node {
-	n := x.Shape().Dimensions[0] / r
-	parts := make([]*Node, r)
-	for i := range parts {
-		parts[i] = Slice(x, AxisRange(i*n, (i+1)*n))
+// paramRunRows is the graph parameter (of the root scope) by which a
+// run-axis training step says that its runs' batches are padded: a *runRows.
+const paramRunRows = "softshape_run_rows"
+
+// runRows says which rows of a padded run-axis batch are real: run i's block
+// of the batch axis holds Block samples, of which the first Real[i] are its
+// batch and the rest padding. What mixes the rows of a batch (dropout's
+// random stream, the MoE's experts and balance statistics) sees only the real
+// ones, as the run alone would.
+type runRows struct {
+	Block int
+	Real  []int
+}
+
+// realRuns cuts axis 0 of x into its r runs' blocks and each block into its
+// real rows and its padding (nil where there are none). x's rows are samples
+// or, as the MoE's tokens, a fixed number of rows per sample.
+func realRuns(scope *model.Scope, x *Node, r int) (real, pad []*Node) {
+	block := x.Shape().Dimensions[0] / r
+	real, pad = make([]*Node, r), make([]*Node, r)
+	var rr *runRows
+	if v, ok := scope.Store().RootScope().GetGraphParam(x.Graph(), paramRunRows); ok {
+		rr, _ = v.(*runRows)
 	}
-	return parts
+	for i := range r {
+		n := block
+		if rr != nil {
+			n = rr.Real[i] * (block / rr.Block)
+		}
+		if n > 0 {
+			real[i] = Slice(x, AxisRange(i*block, i*block+n))
+		}
+		if n < block {
+			pad[i] = Slice(x, AxisRange(i*block+n, (i+1)*block))
+		}
+	}
+	return real, pad
 }
 
 // runRow returns row i of v [R, …]: run i's value of a variable.
@@ -173,36 +209,56 @@ func withRunRNG(scope *model.Scope, g *Graph, i int, build func()) {
 	all := states.NodeValue(g)
 	rng.SetNodeValue(runRow(all, i))
 	build()
-	rows := splitRuns(all, all.Shape().Dimensions[0])
+	rows := make([]*Node, all.Shape().Dimensions[0])
+	for k := range rows {
+		rows[k] = Slice(all, AxisElem(k))
+	}
 	rows[i] = InsertAxes(rng.NodeValue(g), 0)
 	states.SetNodeValue(Concatenate(rows, 0))
 	rng.SetNodeValue(saved)
 }
 
-// sumTokens sums x [T, E] over its tokens: [E]; with a run axis (r > 1, the
-// tokens of run i the i-th block of rows) each run's: [R, E].
-func sumTokens(x *Node, r int) *Node {
+// sumTokens sums x [T, E] over its tokens: [E]; with a run axis (the tokens
+// of run i the i-th block of rows) each run's real tokens: [R, E].
+func sumTokens(scope *model.Scope, x *Node) *Node {
+	r := runsOf(scope)
 	if r == 1 {
 		return ReduceSum(x, 0)
 	}
-	return ReduceSum(Reshape(x, r, -1, x.Shape().Dimensions[1]), 1)
+	real, _ := realRuns(scope, x, r)
+	sums := make([]*Node, r)
+	for i, xi := range real {
+		if xi == nil {
+			sums[i] = Zeros(x.Graph(), shapes.Make(x.DType(), x.Shape().Dimensions[1]))
+		} else {
+			sums[i] = ReduceSum(xi, 0)
+		}
+	}
+	return Stack(sums, 0)
 }
 
 // expertsByRun runs experts on tokens [T, d] with their gates and mask
 // [T, E] and weights w; with a run axis (w's variables [R, …]) it runs each
-// run's block of tokens through its own weights, drawing the run's own random
-// numbers, and concatenates the results.
+// run's real tokens through its own weights, drawing the run's own random
+// numbers (its padding gets zeros), and concatenates the results.
 func expertsByRun(scope *model.Scope, tokens, gates, mask *Node, w kernels.ExpertWeights,
 	experts func(tokens, gates, mask *Node, w kernels.ExpertWeights) *Node) *Node {
 	if w.W1.Rank() == 2 {
 		return experts(tokens, gates, mask, w)
 	}
 	r := w.W1.Shape().Dimensions[0]
-	ts, gs, ms := splitRuns(tokens, r), splitRuns(gates, r), splitRuns(mask, r)
-	outs := make([]*Node, r)
-	for i := range outs {
-		wi := kernels.ExpertWeights{W1: runRow(w.W1, i), B1: runRow(w.B1, i), W2: runRow(w.W2, i), B2: runRow(w.B2, i)}
-		withRunRNG(scope, tokens.Graph(), i, func() { outs[i] = experts(ts[i], gs[i], ms[i], wi) })
+	ts, pad := realRuns(scope, tokens, r)
+	gs, _ := realRuns(scope, gates, r)
+	ms, _ := realRuns(scope, mask, r)
+	var outs []*Node
+	for i := range r {
+		if ts[i] != nil {
+			wi := kernels.ExpertWeights{W1: runRow(w.W1, i), B1: runRow(w.B1, i), W2: runRow(w.W2, i), B2: runRow(w.B2, i)}
+			withRunRNG(scope, tokens.Graph(), i, func() { outs = append(outs, experts(ts[i], gs[i], ms[i], wi)) })
+		}
+		if pad[i] != nil {
+			outs = append(outs, ZerosLike(pad[i]))
+		}
 	}
 	return Concatenate(outs, 0)
 }
@@ -219,55 +275,74 @@ func perRunCV2(x *Node) *Node {
 }
 
 // stackRuns returns a store with a run axis holding the job's runs, run i
-// being slot i: every variable of the slots' models (the same paths under
-// each slot's scope, created by materialize) stacked along a new leading
-// axis, and the slots' RNG states as runRNGStatesName. m is the runs' common
-// model; refShapeLen is as in newBatchJob.
+// being slot i (addStacked); m is the runs' common model and refShapeLen is as
+// in newBatchJob.
 func stackRuns(j *batchJob, m *Model, refShapeLen int) (*model.Store, error) {
-	r := len(j.slots)
 	store := model.NewStore()
 	m.Config.Apply(store)
 	root := store.RootScope()
-	root.SetParam(paramRuns, r)
+	root.SetParam(paramRuns, len(j.slots))
 	root.SetParam(paramSeriesLen, m.Shape.SeriesLen)
 	root.SetParam(paramNumClasses, m.Shape.NumClasses)
 	root.SetParam(paramRefShapeLen, refShapeLen)
 	if err := store.SetRNGStateFromSeed(0); err != nil {
 		return nil, fmt.Errorf("seeding the run-axis store: %w", err)
 	}
+	if err := addStacked(j, store); err != nil {
+		store.Finalize()
+		return nil, err
+	}
+	return store, nil
+}
+
+// addStacked adds to a run-axis store the variables of the job's model copies
+// that it lacks (the same paths under each slot's scope, created by
+// materialize), each stacked along a new leading axis, and sets its runs' RNG
+// states (runRNGStatesName) to the slots'.
+func addStacked(j *batchJob, store *model.Store) error {
+	r := len(j.slots)
 	prefix := j.slots[0].scope + "/"
 	for v := range j.store.RootScope().IterVariables() {
 		if !strings.HasPrefix(v.Path(), prefix) {
 			continue
 		}
 		rest := strings.TrimPrefix(v.Path(), j.slots[0].scope)
+		dst := rest
+		if rest == "/rng_state" {
+			dst = model.JoinPath("/", runRNGStatesName)
+		} else if store.GetVariable(dst) != nil {
+			continue
+		}
 		vals := make([]*tensors.Tensor, r)
 		for i, s := range j.slots {
 			sv := j.store.GetVariable(s.scope + rest)
 			if sv == nil {
-				return nil, fmt.Errorf("run %d has no variable %s (run 0 has)", i, rest)
+				return fmt.Errorf("run %d has no variable %s (run 0 has)", i, rest)
 			}
 			t, err := sv.Value()
 			if err != nil {
-				return nil, fmt.Errorf("run %d variable %s: %w", i, rest, err)
+				return fmt.Errorf("run %d variable %s: %w", i, rest, err)
 			}
 			vals[i] = t
 		}
 		stacked, err := stackTensors(vals)
 		if err != nil {
-			return nil, fmt.Errorf("variable %s: %w", rest, err)
+			return fmt.Errorf("variable %s: %w", rest, err)
 		}
-		dir, name := path.Split(rest)
-		if rest == "/rng_state" {
-			dir, name = "/", runRNGStatesName
+		if old := store.GetVariable(dst); old != nil {
+			if err := old.SetValue(stacked); err != nil {
+				return fmt.Errorf("variable %s: %w", dst, err)
+			}
+			continue
 		}
+		dir, name := path.Split(dst)
 		nv, err := store.Scope(path.Clean(dir)).CreateVariable(name, stacked)
 		if err != nil {
-			return nil, fmt.Errorf("variable %s: %w", rest, err)
+			return fmt.Errorf("variable %s: %w", rest, err)
 		}
 		nv.SetTrainable(v.Trainable)
 	}
-	return store, nil
+	return nil
 }
 
 // stackTensors stacks tensors of one shape along a new leading axis.

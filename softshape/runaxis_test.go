@@ -11,7 +11,6 @@ import (
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
-	"github.com/gomlx/gomlx/ml/train/loss"
 
 	"github.com/softshape-go/softshape/data"
 )
@@ -27,17 +26,17 @@ type runAxisCase struct {
 	folded [2]*tensors.Tensor
 }
 
-func newRunAxisCase(t *testing.T, ds *data.Dataset, cfg Config, seeds []int64, batch int) *runAxisCase {
+func newRunAxisCase(t *testing.T, ds *data.Dataset, cfg Config, seeds []int64, batch, refShapeLen int) *runAxisCase {
 	t.Helper()
 	specs := make([]RunSpec, len(seeds))
 	for i, s := range seeds {
 		specs[i] = RunSpec{Config: cfg, Seed: s, Fold: i % ProtocolFolds}
 	}
-	chains, err := planChains(ds, specs, RunOptions{NumFolds: ProtocolFolds})
+	chains, err := planChains(ds, specs, RunOptions{NumFolds: ProtocolFolds, RefShapeLen: refShapeLen})
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err := newBatchJob(testBackend(t), chains, 0)
+	j, err := newBatchJob(testBackend(t), chains, refShapeLen)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +69,7 @@ func newRunAxisCase(t *testing.T, ds *data.Dataset, cfg Config, seeds []int64, b
 			}
 		}
 	}
-	rs, err := stackRuns(j, chains[0].m, 0)
+	rs, err := stackRuns(j, chains[0].m, refShapeLen)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,18 +95,6 @@ func newRunAxisCase(t *testing.T, ds *data.Dataset, cfg Config, seeds []int64, b
 	}
 	c.folded[0], c.folded[1] = batchTensors(allX, allY, all)
 	return c
-}
-
-// runLoss is Train's loss of one run: the mean cross-entropy plus λ·aux.
-func runLoss(logits, y, aux *graph.Node, lambda float64) *graph.Node {
-	l := loss.SparseCategoricalCrossEntropyLogits([]*graph.Node{y}, []*graph.Node{logits})
-	if !l.Shape().IsScalar() {
-		l = graph.ReduceAllMean(l)
-	}
-	if lambda > 0 {
-		l = graph.Add(l, graph.MulScalar(aux, lambda))
-	}
-	return l
 }
 
 // copiesStep runs the model copies on their batches: each run's logits and
@@ -256,13 +243,23 @@ func sliceRelDiff(a, b []float32) float64 {
 // The run axis's convolutions sum in another order than the copies'
 // (NestedSameConvs), so the results are not bit-identical.
 func TestRunAxisMatchesModelCopies(t *testing.T) {
-	const tol = 1e-5
-	ds := data.CBF(30, 64, 3)
 	cfg := batchTestConfig()
 	if cfg.Dropout <= 0 {
 		t.Fatalf("dropout %g: the test needs dropout to check each run's RNG stream", cfg.Dropout)
 	}
-	c := newRunAxisCase(t, ds, cfg, []int64{1, 2, 3}, 8)
+	checkRunAxisStep(t, data.CBF(30, 64, 3), cfg, 0)
+}
+
+// TestRunAxisStepGunPoint is TestRunAxisMatchesModelCopies on GunPoint with
+// the default configuration and the authors' shape length.
+func TestRunAxisStepGunPoint(t *testing.T) {
+	ds := loadUCR(t, "GunPoint")
+	checkRunAxisStep(t, ds, DefaultConfig(), RefShapeLength("GunPoint", ds.Length))
+}
+
+func checkRunAxisStep(t *testing.T, ds *data.Dataset, cfg Config, refShapeLen int) {
+	const tol = 1e-5
+	c := newRunAxisCase(t, ds, cfg, []int64{1, 2, 3}, 8, refShapeLen)
 	r := len(c.job.slots)
 	for _, phase := range []Phase{Dense, Sparse} {
 		for _, training := range []bool{false, true} {
@@ -308,5 +305,156 @@ func TestRunAxisMatchesModelCopies(t *testing.T) {
 			t.Logf("%s: losses %.6f %.6f %.6f, largest relative loss difference %.3g, %d variables", name,
 				gotLoss[0], gotLoss[1], gotLoss[2], worst, len(paths))
 		}
+	}
+}
+
+// compareAxisRun checks a run trained on a run axis against the same fold
+// trained alone: the same epochs, phases, batch size and parameters; the
+// losses of the warm-up (dense) epochs within 1e-5 relative, and of the sparse
+// epochs within driftTol. It returns the largest relative differences of the
+// two spans.
+//
+// The sparse epochs drift: the run axis's products round otherwise than a
+// single run's (a batched product, the convolutions as windows times
+// kernels), and the sparse phase's discrete choices (top-1 routing from a
+// zero-initialised router, the top-K shapes) turn a last-bit difference into
+// another choice for a token now and then, as between two backends
+// (agreeSteps). A sparse step from the same weights agrees within 1e-5
+// (TestRunAxisMatchesModelCopies, TestRunAxisStepGunPoint).
+func compareAxisRun(t *testing.T, name string, got, want FoldResult, warmUp int, driftTol float64) (first, later float64) {
+	t.Helper()
+	if got.EpochsRun != want.EpochsRun || len(got.History) != len(want.History) {
+		t.Errorf("%s: %d epochs run (%d in history), alone %d (%d)", name, got.EpochsRun, len(got.History), want.EpochsRun, len(want.History))
+		return math.Inf(1), math.Inf(1)
+	}
+	for e := range got.History {
+		g, w := got.History[e], want.History[e]
+		tol := 1e-5
+		if e >= warmUp {
+			tol = driftTol
+		}
+		for _, p := range [][3]any{{"train loss", g.TrainLoss, w.TrainLoss}, {"val loss", g.ValLoss, w.ValLoss}} {
+			d := relDiff(p[1].(float64), p[2].(float64))
+			if e >= warmUp {
+				later = max(later, d)
+			} else {
+				first = max(first, d)
+			}
+			if d > tol {
+				t.Errorf("%s epoch %d %s: run axis %.9g, alone %.9g (rel diff %.3g > %g)", name, e, p[0], p[1], p[2], d, tol)
+			}
+		}
+		if g.Phase != w.Phase {
+			t.Errorf("%s epoch %d: phase %v, alone %v", name, e, g.Phase, w.Phase)
+		}
+	}
+	if got.BatchSize != want.BatchSize || got.Params != want.Params {
+		t.Errorf("%s: batch %d params %d, alone %d %d", name, got.BatchSize, got.Params, want.BatchSize, want.Params)
+	}
+	return first, later
+}
+
+// TestRunAxisFiveFoldsMatchTrain: the five folds of generated CBF trained as
+// one model with a run axis (RunOptions.RunAxis, R = 5) give, run by run, the
+// losses of training that fold alone (compareAxisRun: within 1e-5 through the
+// warm-up, 1e-3 after), although the folds' training splits differ
+// in size (55 or 56 series: 11 or 12 steps of 5 per epoch, so one run sits out
+// the last step and the last batches are padded), and they build one training
+// graph per phase and batch layout, not one per set of runs.
+func TestRunAxisFiveFoldsMatchTrain(t *testing.T) {
+	ds := data.CBF(31, 64, 5)
+	cfg := batchTestConfig()
+	var runs []RunSpec
+	for f := range 5 {
+		runs = append(runs, RunSpec{Config: cfg, Seed: 5, Fold: f})
+	}
+	got, graphs, err := trainRunsCounted(ds, runs, RunOptions{Backend: testBackend(t), RunAxis: true}, testMaxRuns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first, later float64
+	for i, r := range runs {
+		want := alone(t, ds, r, 0)
+		f, l := compareAxisRun(t, "fold "+string(rune('1'+i)), got[i], want, cfg.WarmUpEpochs, 1e-3)
+		first, later = max(first, f), max(later, l)
+		t.Logf("fold %d: test acc %.4f (alone %.4f), best epoch %d (alone %d)", i+1, got[i].TestAcc, want.TestAcc, got[i].BestEpoch, want.BestEpoch)
+	}
+	t.Logf("R=5 with a run axis on CBF: largest relative loss difference to training alone %.3g (warm-up), %.3g (sparse), %d graphs",
+		first, later, graphs)
+	// Per phase: the full-batch step, the last step's layout, the
+	// validation chunk; plus the model copies' test evaluation.
+	if graphs > 8 {
+		t.Errorf("%d graphs: the run axis should build at most 8 here", graphs)
+	}
+}
+
+// TestRunAxisGunPointMatchesTrain is TestRunAxisFiveFoldsMatchTrain on a real
+// dataset: GunPoint's five folds (the authors' m=32), 2 dense + 2 sparse
+// epochs, with a run axis against each fold trained alone (the sparse epochs
+// within 1e-2: GunPoint's longer sequences of shapes give its routing and
+// top-K more near-ties to flip).
+func TestRunAxisGunPointMatchesTrain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("ten GunPoint runs take a minute; run without -short")
+	}
+	ds := loadUCR(t, "GunPoint")
+	cfg := DefaultConfig()
+	cfg.Epochs, cfg.WarmUpEpochs = 4, 2
+	ref := RefShapeLength("GunPoint", ds.Length)
+	var runs []RunSpec
+	for f := range 5 {
+		runs = append(runs, RunSpec{Config: cfg, Seed: 42, Fold: f})
+	}
+	got, err := TrainRuns(ds, runs, RunOptions{Backend: testBackend(t), RefShapeLen: ref, MaxRuns: testMaxRuns, RunAxis: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first, later float64
+	for i, r := range runs {
+		want := alone(t, ds, r, ref)
+		f, l := compareAxisRun(t, "GunPoint fold "+string(rune('1'+i)), got[i], want, cfg.WarmUpEpochs, 1e-2)
+		first, later = max(first, f), max(later, l)
+	}
+	t.Logf("R=5 with a run axis on GunPoint: largest relative loss difference to training alone %.3g (warm-up), %.3g (sparse)", first, later)
+}
+
+// TestRunAxisVariantsAndEarlyStop: runs that differ in learning rate, λ,
+// epochs and patience share one run axis and each matches training alone
+// within 1e-5 every epoch; the runs with fewer epochs, or that stop early,
+// are masked while the others train on. The configuration has no discrete
+// choice to flip (η = 0, so no top-K shapes; the MoE in every layer with
+// k = Ĉ, so no routing choice), so the runs cannot drift apart by rounding
+// (compareAxisRun).
+func TestRunAxisVariantsAndEarlyStop(t *testing.T) {
+	ds := data.CBF(31, 64, 11)
+	base := batchTestConfig()
+	base.Epochs, base.WarmUpEpochs = 8, 2
+	base.SparseRatio, base.ExpertsK, base.MoELayers = 0, 3, MoELayersAll
+	var runs []RunSpec
+	for i, v := range []struct {
+		lr, lambda       float64
+		epochs, patience int
+	}{{1e-3, 0.01, 8, 0}, {3e-3, 0.1, 8, 1}, {1e-3, 0, 5, 0}, {2e-3, 0.05, 8, 1}} {
+		cfg := base
+		cfg.LearningRate, cfg.MoELossWeight, cfg.Epochs, cfg.Patience = v.lr, v.lambda, v.epochs, v.patience
+		runs = append(runs, RunSpec{Config: cfg, Seed: 11, Fold: i})
+	}
+	got, err := TrainRuns(ds, runs, RunOptions{Backend: testBackend(t), MaxRuns: testMaxRuns, RunAxis: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	epochs := map[int]bool{}
+	for i, r := range runs {
+		want := alone(t, ds, r, 0)
+		first, later := compareAxisRun(t, fmt.Sprintf("run %d", i), got[i], want, base.WarmUpEpochs, 1e-5)
+		if got[i].BestEpoch != want.BestEpoch || got[i].TestAcc != want.TestAcc {
+			t.Errorf("run %d: best epoch %d test acc %.4f, alone %d %.4f", i, got[i].BestEpoch, got[i].TestAcc, want.BestEpoch, want.TestAcc)
+		}
+		epochs[got[i].EpochsRun] = true
+		t.Logf("run %d (lr %g λ %g): %d epochs (alone %d), test acc %.4f, loss differences %.3g / %.3g", i,
+			r.Config.LearningRate, r.Config.MoELossWeight, got[i].EpochsRun, want.EpochsRun, got[i].TestAcc, first, later)
+	}
+	if len(epochs) < 2 {
+		t.Errorf("every run ran the same number of epochs (%v): the test needs runs leaving at different epochs", epochs)
 	}
 }

@@ -60,6 +60,15 @@ type RunOptions struct {
 	// others of its graph train on: StoppedRunsLeave (the default) or
 	// StoppedRunsRide. Results are the same either way; only the cost differs.
 	StoppedRuns StoppedRuns
+	// RunAxis trains the runs that share a graph as one model with a leading
+	// run axis on every variable (one kernel for all R runs) instead of one
+	// model copy per run, where the runs allow it: fresh folds, an
+	// architecture with a run axis (RunAxisSupported), and settings that
+	// differ at most in λ, the learning rate, the epochs and the patience;
+	// other groups train as model copies. A step equals the copies' within
+	// float rounding, which the sparse phase's discrete choices (routing,
+	// top-K) can amplify over epochs, as between two backends.
+	RunAxis bool
 }
 
 // StoppedRuns is what TrainRuns does with a run that stopped early (RunOptions).

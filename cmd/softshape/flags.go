@@ -36,6 +36,9 @@ const maxRunsHelp = "runs trained together in one graph (softshape.TrainRuns): 0
 // stoppedRunsHelp documents -stopped-runs (softshape.RunOptions.StoppedRuns).
 const stoppedRunsHelp = "what a run trained with others in one graph does when it stops early: leave (the runs left build a graph without it) or ride (it stays in their graphs until the round ends, computing nothing that is used: fewer graphs to build, for backends where building one is dear, e.g. XLA); results are the same either way"
 
+// runAxisHelp documents -run-axis (softshape.RunOptions.RunAxis).
+const runAxisHelp = "train the runs of one graph as one model with a leading run axis on every variable (one kernel for all runs: for GPUs, where a step is latency-bound), where they allow it (fresh folds, settings differing at most in λ, learning rate, epochs and patience, not the appendix's transformer shared expert or fcn/icb experts); others train as one model copy per run. A step equals the copies' within float rounding; the sparse phase's top-1 routing and top-K shapes can amplify that over epochs, as between two backends"
+
 // parseStoppedRuns checks -stopped-runs.
 func parseStoppedRuns(s string) (softshape.StoppedRuns, error) {
 	p, err := softshape.ParseStoppedRuns(s)

@@ -63,6 +63,15 @@ func TestSweepEmitSlurm(t *testing.T) {
 	if b, _ = os.ReadFile(script); strings.Contains(string(b), "-stopped-runs") {
 		t.Errorf("-stopped-runs leave (the default) went into the script:\n%s", b)
 	}
+	if strings.Contains(string(b), "-run-axis") {
+		t.Errorf("-run-axis went into the script without being asked for:\n%s", b)
+	}
+	// And -run-axis.
+	if out, err := sweepCLI(t, results, "-emit-slurm", script, "-slurm-tasks", "2", "-slurm-binary", "/opt/softshape", "-run-axis"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	b, _ = os.ReadFile(script)
+	contains(t, string(b), "  -run-axis \\\n")
 
 	// GPUs: xla:cuda unless told otherwise.
 	out, err = sweepCLI(t, results, "-emit-slurm", script, "-slurm-tasks", "3", "-slurm-gpus-per-task", "1", "-slurm-binary", "/opt/softshape")

@@ -28,6 +28,7 @@ func runTrain(args []string, stdout io.Writer) error {
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	maxRuns := fs.Int("max-runs", 0, maxRunsHelp+"; the folds of a fold_reset=fresh configuration then train together")
 	stoppedFlag := fs.String("stopped-runs", string(softshape.StoppedRunsLeave), stoppedRunsHelp)
+	runAxis := fs.Bool("run-axis", false, runAxisHelp)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: softshape train [flags]\n\nTrains SoftShape on one dataset with the paper's protocol (stratified 5 folds, 60/20/20,\nmodel selection by validation loss) and prints the per-fold table.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -84,6 +85,7 @@ func runTrain(args []string, stdout io.Writer) error {
 	opts := softshape.RunOptions{
 		Backend: backend, Seed: *seed, Folds: foldList, CheckpointDir: *checkpoints,
 		RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length), MaxRuns: *maxRuns, StoppedRuns: stopped,
+		RunAxis: *runAxis,
 	}
 	runs := opts.MaxRuns
 	if runs == 0 {

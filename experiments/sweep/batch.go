@@ -120,7 +120,7 @@ func (w *worker) runBatch(cells []Cell) {
 		st.starting(c)
 	}
 	results, err := safeTrainRuns(ds, runs, softshape.RunOptions{Backend: backend, NumFolds: NumFolds, RefShapeLen: refM, MaxRuns: len(runs),
-		StoppedRuns: st.r.StoppedRuns})
+		StoppedRuns: st.r.StoppedRuns, RunAxis: st.r.RunAxis})
 	failed := map[int]error{}
 	var runErr *softshape.RunError
 	for _, e := range unwrapJoined(err) {

@@ -1,0 +1,496 @@
+package softshape
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"path"
+
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
+	"github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/model/initializer"
+	"github.com/gomlx/gomlx/ml/train/loss"
+
+	"github.com/softshape-go/softshape/data"
+)
+
+// The run axis of TrainRuns (RunOptions.RunAxis): a job's runs stacked into
+// one model (runaxis.go) that trains and validates them all in one graph per
+// step, one kernel serving every run. Runs whose epoch has fewer steps, and
+// runs that stopped early or failed, stay in the graph masked: their loss is
+// left out of the sum, their weights, Adam state and RNG state do not change.
+// A batch shorter than the others is padded, and what mixes a batch's rows
+// sees only the real ones (runRows). The slots' model copies receive each
+// run's weights at the end: its selected ones for the test evaluation and the
+// checkpoint, as in the model-copies path.
+
+// axisRuns is the run-axis model of a batchJob.
+type axisRuns struct {
+	store *model.Store
+	m     *Model
+	// bs is each slot's batch size; made the phases whose variables exist.
+	bs    []int
+	made  map[Phase]bool
+	execs map[string]*model.Exec
+}
+
+// axisEligible reports why chains cannot share a run axis, or nil: every run
+// is a fresh one (no fold_reset=carry), of an architecture with a run axis,
+// and the runs' settings differ at most in λ and the learning rate (which the
+// loss and Adam take per run), the epochs and the patience.
+func axisEligible(chains []*chainSpec) error {
+	if len(chains) < 2 {
+		return errors.New("fewer than two runs")
+	}
+	norm := func(c Config) string {
+		c.MoELossWeight, c.LearningRate, c.Epochs, c.Patience = 0, 0, 0, 0
+		return c.String()
+	}
+	first := norm(chains[0].cfg)
+	for _, c := range chains {
+		if c.cfg.CarriesFolds() {
+			return errors.New("fold_reset=carry chains train as model copies")
+		}
+		if err := RunAxisSupported(c.cfg); err != nil {
+			return err
+		}
+		if norm(c.cfg) != first {
+			return fmt.Errorf("settings differ beyond %s, %s, %s and %s", ParamMoELossWeight, ParamLearningRate, ParamEpochs, ParamPatience)
+		}
+	}
+	return nil
+}
+
+// axisStart creates the slots' warm-up variables as the model copies do and
+// stacks them into the run-axis store.
+func (j *batchJob) axisStart() error {
+	ax := &axisRuns{m: j.slots[0].chain.m, made: map[Phase]bool{}, execs: map[string]*model.Exec{}}
+	for si, s := range j.slots {
+		rule, err := data.ParseBatchRule(s.chain.cfg.BatchRule)
+		if err != nil {
+			return err
+		}
+		n := len(s.chain.fds[0].TrainY)
+		ax.bs = append(ax.bs, data.BatchSize(n, rule))
+		if err := j.materialize(si, Dense, min(ax.bs[si], n)); err != nil {
+			return err
+		}
+	}
+	refShapeLen := model.GetParamOr(j.store.Scope(j.slots[0].scope), paramRefShapeLen, 0)
+	store, err := stackRuns(j, ax.m, refShapeLen)
+	if err != nil {
+		return err
+	}
+	ax.store = store
+	ax.made[Dense] = true
+	j.axis = ax
+	return nil
+}
+
+// axisMaterialize creates the variables phase adds (the MoE's after the
+// warm-up), each run's drawn from its RNG state as it is now, exactly as the
+// model copies draw them at their first step of phase.
+func (j *batchJob) axisMaterialize(phase Phase) error {
+	ax := j.axis
+	if ax.made[phase] {
+		return nil
+	}
+	states, err := ax.store.GetVariable(model.JoinPath("/", runRNGStatesName)).Value()
+	if err != nil {
+		return err
+	}
+	flat := tensors.MustCopyFlatData[uint64](states)
+	size := len(flat) / len(j.slots)
+	for si, s := range j.slots {
+		row := append([]uint64(nil), flat[si*size:(si+1)*size]...)
+		if err := s.rng.SetValue(tensors.FromFlatDataAndDimensions(row, size)); err != nil {
+			return err
+		}
+		if err := j.materialize(si, phase, ax.bs[si]); err != nil {
+			return err
+		}
+	}
+	if err := addStacked(j, ax.store); err != nil {
+		return err
+	}
+	ax.made[phase] = true
+	return nil
+}
+
+// axisTrainEpoch is trainEpoch on the run axis: step k trains every run of
+// act that has a k-th batch; the other runs sit it out, masked.
+func (j *batchJob) axisTrainEpoch(act []*runState, epoch, maxSteps int) error {
+	ax := j.axis
+	r := len(j.slots)
+	bySlot := make([]*runState, r)
+	for _, st := range act {
+		if st.phase != act[0].phase {
+			return fmt.Errorf("epoch %d: runs on a run axis in different phases", epoch)
+		}
+		bySlot[st.si] = st
+	}
+	phase := act[0].phase
+	if err := j.axisMaterialize(phase); err != nil {
+		return err
+	}
+	for k := range maxSteps {
+		rows := make([]int, r)
+		active := make([]float32, r)
+		idxs := make([][]int, r)
+		anyActive := false
+		for si := range j.slots {
+			if st := bySlot[si]; st != nil && st.err == nil && k < st.stepsN {
+				lo := k * st.bs
+				idxs[si] = st.order[lo:min(lo+st.bs, len(st.order))]
+				active[si] = 1
+				anyActive = true
+			} else { // sits the step out: its first samples stand in, masked
+				n := min(ax.bs[si], len(j.slots[si].chain.fds[0].TrainY))
+				idxs[si] = make([]int, n)
+				for i := range n {
+					idxs[si][i] = i
+				}
+			}
+			rows[si] = len(idxs[si])
+		}
+		if !anyActive {
+			return nil
+		}
+		x, y, block := j.axisBatch(rows, func(si int) ([][]float32, []int, []int) {
+			fd := j.slots[si].chain.fds[0]
+			return fd.TrainX, fd.TrainY, idxs[si]
+		})
+		exec, err := j.axisTrainExec(phase, rows, block)
+		if err != nil {
+			return err
+		}
+		at := tensors.FromFlatDataAndDimensions(active, r)
+		outs, err := exec.Call(x, y, at)
+		x.FinalizeAll()
+		y.FinalizeAll()
+		at.FinalizeAll()
+		if err != nil {
+			return fmt.Errorf("epoch %d step %d: %w", epoch, k, err)
+		}
+		losses := tensors.MustCopyFlatData[float32](outs[0])
+		rights := tensors.MustCopyFlatData[float32](outs[1])
+		for _, t := range outs {
+			t.FinalizeAll()
+		}
+		for si, st := range bySlot {
+			if st == nil || active[si] == 0 {
+				continue
+			}
+			l := float64(losses[si])
+			if math.IsNaN(l) || math.IsInf(l, 0) {
+				st.err = fmt.Errorf("epoch %d step %d (%s phase): training loss is %v: %w", epoch, k, st.phase, l, ErrNonFinite)
+				continue
+			}
+			st.lossSum += l
+			st.right += float64(rights[si])
+			st.steps++
+		}
+	}
+	return nil
+}
+
+// axisBatch packs each slot's rows of (x, y) (rows[si] of them) into one
+// batch of blocks of the largest size, padding with zeros: [R·block, T] and
+// [R·block, 1].
+func (j *batchJob) axisBatch(rows []int, src func(si int) (x [][]float32, y []int, idx []int)) (*tensors.Tensor, *tensors.Tensor, int) {
+	block := 0
+	for _, n := range rows {
+		block = max(block, n)
+	}
+	t := j.axis.m.Shape.SeriesLen
+	r := len(rows)
+	flat := make([]float32, r*block*t)
+	labels := make([]int32, r*block)
+	for si := range rows {
+		if rows[si] == 0 {
+			continue
+		}
+		xs, ys, idx := src(si)
+		for i, row := range idx {
+			copy(flat[(si*block+i)*t:], xs[row])
+			labels[si*block+i] = int32(ys[row])
+		}
+	}
+	return tensors.FromFlatDataAndDimensions(flat, r*block, t), tensors.FromFlatDataAndDimensions(labels, r*block, 1), block
+}
+
+// axisTrainExec returns the training step of the run axis for phase and the
+// runs' real batch sizes rows (blocks of block samples): inputs x, y and the
+// runs' activity [R] (1 trains, 0 sits out); outputs each run's loss and
+// correct predictions [R].
+func (j *batchJob) axisTrainExec(phase Phase, rows []int, block int) (*model.Exec, error) {
+	ax := j.axis
+	key := fmt.Sprintf("train|%s|%d|%v", phase, block, rows)
+	if e, ok := ax.execs[key]; ok {
+		return e, nil
+	}
+	rr := &runRows{Block: block, Real: append([]int(nil), rows...)}
+	r := len(rows)
+	e, err := model.NewExec(j.backend, ax.store, func(scope *model.Scope, x, y, active *graph.Node) []*graph.Node {
+		g := x.Graph()
+		ax.store.SetTraining(g, true)
+		scope.SetGraphParam(g, paramRunRows, rr)
+		statesVar := ax.store.GetVariable(model.JoinPath("/", runRNGStatesName))
+		before := statesVar.NodeValue(g)
+		out := ax.m.Forward(scope, x, phase)
+		on := graph.GreaterThan(active, graph.ScalarZero(g, active.DType())) // [R]
+		// A run that sits the step out keeps its RNG state.
+		statesVar.SetNodeValue(graph.Where(graph.BroadcastToDims(graph.Reshape(on, r, 1), before.Shape().Dimensions...),
+			statesVar.NodeValue(g), before))
+		var losses, rights []*graph.Node
+		var total *graph.Node
+		for i := range r {
+			span := graph.AxisRange(i*block, i*block+rows[i])
+			logits, yi := graph.Slice(out.Logits, span), graph.Slice(y, span)
+			aux := out.AuxLoss
+			if !aux.Shape().IsScalar() {
+				aux = runRow(aux, i)
+			}
+			l := runLoss(logits, yi, aux, j.slots[i].lambda)
+			losses = append(losses, l)
+			rights = append(rights, correctCount(logits, yi))
+			// Where, not a product: a failed run's NaN must not reach the sum.
+			l = graph.Where(runRow(on, i), l, graph.ZerosLike(l))
+			if total == nil {
+				total = l
+			} else {
+				total = graph.Add(total, l)
+			}
+		}
+		grads := scope.BuildTrainableVariablesGradientsGraph(total)
+		j.axisAdam(scope, g, grads, active, on, total.DType())
+		return []*graph.Node{graph.Stack(losses, 0), graph.Stack(rights, 0)}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("run-axis train graph: %w", err)
+	}
+	j.graphs++
+	ax.execs[key] = e
+	return e, nil
+}
+
+// runLoss is a run's training loss, as Train's: the mean cross-entropy of
+// logits [B, C] against y [B, 1], plus λ·aux.
+func runLoss(logits, y, aux *graph.Node, lambda float64) *graph.Node {
+	l := loss.SparseCategoricalCrossEntropyLogits([]*graph.Node{y}, []*graph.Node{logits})
+	if !l.Shape().IsScalar() {
+		l = graph.ReduceAllMean(l)
+	}
+	if lambda > 0 {
+		l = graph.Add(l, graph.MulScalar(aux, lambda))
+	}
+	return l
+}
+
+// axisAdam is adamUpdate on the run axis: the same arithmetic, with each
+// run's step count and learning rate (row i of every variable is run i's),
+// and the runs that sat the step out (on false) left as they were.
+func (j *batchJob) axisAdam(scope *model.Scope, g *graph.Graph, grads []*graph.Node, active, on *graph.Node, dtype dtypes.DType) {
+	ax := j.axis
+	r := len(j.slots)
+	lrs := make([]float64, r)
+	for i, s := range j.slots {
+		lrs[i] = s.lr
+	}
+	os := ax.store.Scope("/optimizer")
+	lr := graph.ConvertDType(graph.Const(g, lrs), dtype)
+	stepVar := os.WithInitializer(initializer.Zero).VariableWithShape("adam_step", shapes.Make(dtype, r)).SetTrainable(false)
+	step := graph.Add(stepVar.NodeValue(g), graph.ConvertDType(active, dtype))
+	stepVar.SetNodeValue(step)
+	b1 := graph.Const(g, shapes.CastAsDType(adamBeta1, dtype))
+	b2 := graph.Const(g, shapes.CastAsDType(adamBeta2, dtype))
+	eps := graph.Const(g, shapes.CastAsDType(adamEpsilon, dtype))
+	d1 := graph.Reciprocal(graph.OneMinus(graph.Pow(b1, step)))
+	d2 := graph.Reciprocal(graph.OneMinus(graph.Pow(b2, step)))
+	i := 0
+	for v := range scope.IterVariables() {
+		if !v.Trainable || !v.InUseByGraph(g) {
+			continue
+		}
+		if i >= len(grads) {
+			panic("run-axis Adam: more trainable variables than gradients")
+		}
+		grad := grads[i]
+		i++
+		dims := make([]int, v.Shape().Rank())
+		for k := range dims {
+			dims[k] = 1
+		}
+		dims[0] = r
+		perRun := func(x *graph.Node) *graph.Node { return graph.Reshape(x, dims...) }
+		shape := v.Shape().Clone()
+		shape.DType = dtype
+		ms := ax.store.Scope(path.Join("/adam", v.Scope())).WithInitializer(initializer.Zero)
+		m1Var := ms.VariableWithShape(v.Name()+"_1st_moment", shape).SetTrainable(false)
+		m2Var := ms.VariableWithShape(v.Name()+"_2nd_moment", shape).SetTrainable(false)
+		m1Old, m2Old, value := m1Var.NodeValue(g), m2Var.NodeValue(g), v.NodeValue(g)
+		m1 := graph.Add(graph.Mul(b1, m1Old), graph.Mul(graph.OneMinus(b1), grad))
+		debiased1 := graph.Mul(m1, perRun(d1))
+		m2 := graph.Add(graph.Mul(b2, m2Old), graph.Mul(graph.OneMinus(b2), graph.Square(grad)))
+		denominator := graph.Add(graph.Sqrt(graph.Mul(m2, perRun(d2))), eps)
+		updated := graph.Sub(value, graph.Div(graph.Mul(perRun(lr), debiased1), denominator))
+		keep := graph.BroadcastToDims(perRun(on), v.Shape().Dimensions...)
+		m1Var.SetNodeValue(graph.Where(keep, m1, m1Old))
+		m2Var.SetNodeValue(graph.Where(keep, m2, m2Old))
+		v.SetNodeValue(graph.Where(keep, updated, value))
+	}
+	if i != len(grads) {
+		panic(fmt.Sprintf("run-axis Adam: %d gradients for %d trainable variables", len(grads), i))
+	}
+}
+
+// axisEvaluate is evaluate on the run axis (every run in the same phase):
+// chunk c of every run is one block of one batch.
+func (j *batchJob) axisEvaluate(sts []*runState, phases []Phase, xs [][][]float32, ys [][]int) ([][]float64, []float64, error) {
+	r := len(j.slots)
+	ces := make([][]float64, len(sts))
+	correct := make([]int, len(sts))
+	for _, p := range phases {
+		if p != phases[0] {
+			return nil, nil, errors.New("runs on a run axis evaluated in different phases")
+		}
+	}
+	if len(sts) > 0 {
+		if err := j.axisMaterialize(phases[0]); err != nil {
+			return nil, nil, err
+		}
+	}
+	which := make([]int, r) // slot → index in sts, or -1
+	for si := range which {
+		which[si] = -1
+	}
+	for a, st := range sts {
+		which[st.si] = a
+	}
+	for c := 0; len(sts) > 0; c++ {
+		rows := make([]int, r)
+		for a, st := range sts {
+			rows[st.si] = max(0, min(evalChunk, len(ys[a])-c*evalChunk))
+		}
+		x, _, block := j.axisBatch(rows, func(si int) ([][]float32, []int, []int) {
+			a := which[si]
+			idx := make([]int, rows[si])
+			for i := range idx {
+				idx[i] = c*evalChunk + i
+			}
+			return xs[a], ys[a], idx
+		})
+		if block == 0 {
+			x.FinalizeAll()
+			break
+		}
+		exec, err := j.axisEvalExec(phases[0], block)
+		if err != nil {
+			return nil, nil, err
+		}
+		outs, err := exec.Call(x)
+		x.FinalizeAll()
+		if err != nil {
+			return nil, nil, err
+		}
+		logits := tensors.MustCopyFlatData[float32](outs[0])
+		outs[0].FinalizeAll()
+		nc := len(logits) / (r * block)
+		for a, st := range sts {
+			for i := range rows[st.si] {
+				row := (st.si*block + i) * nc
+				label := ys[a][c*evalChunk+i]
+				l, pred := crossEntropy(logits[row:row+nc], label)
+				ces[a] = append(ces[a], l)
+				if pred == label {
+					correct[a]++
+				}
+			}
+		}
+	}
+	accs := make([]float64, len(sts))
+	for a := range sts {
+		accs[a] = float64(correct[a]) / float64(len(ys[a]))
+	}
+	return ces, accs, nil
+}
+
+// axisEvalExec returns the inference graph of the run axis on phase for
+// blocks of block samples: input x [R·block, T], output the logits.
+func (j *batchJob) axisEvalExec(phase Phase, block int) (*model.Exec, error) {
+	ax := j.axis
+	key := fmt.Sprintf("eval|%s|%d", phase, block)
+	if e, ok := ax.execs[key]; ok {
+		return e, nil
+	}
+	e, err := model.NewExec(j.backend, ax.store, func(scope *model.Scope, x *graph.Node) *graph.Node {
+		ax.store.SetTraining(x.Graph(), false)
+		return ax.m.Forward(scope, x, phase).Logits
+	})
+	if err != nil {
+		return nil, fmt.Errorf("run-axis evaluation graph: %w", err)
+	}
+	j.graphs++
+	ax.execs[key] = e
+	return e, nil
+}
+
+// axisSnapshot is snapshot on the run axis: run si's row of every trainable
+// variable, under the path of its model copy (so restore writes it there).
+func (j *batchJob) axisSnapshot(si int, prev map[string]*tensors.Tensor) (map[string]*tensors.Tensor, error) {
+	for _, t := range prev {
+		t.FinalizeAll()
+	}
+	snap := map[string]*tensors.Tensor{}
+	for v := range j.axis.store.IterVariables() {
+		if !v.Trainable {
+			continue
+		}
+		val, err := v.Value()
+		if err != nil {
+			return nil, fmt.Errorf("reading variable %s: %w", v.Path(), err)
+		}
+		snap[j.slots[si].scope+v.Path()] = runRowTensor(val, si)
+	}
+	return snap, nil
+}
+
+// runRowTensor copies row i of a float32 tensor [R, …].
+func runRowTensor(t *tensors.Tensor, i int) *tensors.Tensor {
+	dims := t.Shape().Dimensions
+	flat := tensors.MustCopyFlatData[float32](t)
+	size := len(flat) / dims[0]
+	return tensors.FromFlatDataAndDimensions(append([]float32(nil), flat[i*size:(i+1)*size]...), dims[1:]...)
+}
+
+// axisFinish writes every run's current weights into its model copy, as the
+// model copies hold them when training ends (the selected ones are restored
+// over them next).
+func (j *batchJob) axisFinish() error {
+	for si := range j.slots {
+		snap, err := j.axisSnapshot(si, nil)
+		if err != nil {
+			return err
+		}
+		err = j.restore(snap)
+		for _, t := range snap {
+			t.FinalizeAll()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finalize releases the run axis's graphs and store.
+func (ax *axisRuns) finalize() {
+	for _, e := range ax.execs {
+		e.Finalize()
+	}
+	ax.execs = nil
+	ax.store.Finalize()
+}
