@@ -830,6 +830,7 @@ func (j *batchJob) trainRound(states []*runState, opts RunOptions) error {
 	var meanVal []*runState
 	for i, st := range fin {
 		st.fr.TestAcc = testAccs[i]
+		st.fr.RunAxis = j.axis != nil
 		st.fr.Params = j.paramCount(st.si)
 		st.fr.Wall = time.Since(st.start)
 		if st.cfg.SelectionStat != SelectionStatMean {

@@ -130,6 +130,9 @@ type FoldResult struct {
 	Wall      time.Duration
 	Params    int
 	BatchSize int
+	// RunAxis is true when the run trained with others as one model with a
+	// run axis (RunOptions.RunAxis).
+	RunAxis bool
 	// History has one entry per epoch.
 	History []EpochStats
 }

@@ -55,6 +55,47 @@ func TestBatchGroups(t *testing.T) {
 	}
 }
 
+// TestRunAxisSweep: Runner.RunAxis trains a job's runs on a run axis and
+// says so in their records (run_axis); with η = 0 and k = Ĉ nothing discrete
+// can flip, so the records equal the one-at-a-time ones (selection, epochs,
+// accuracy; validation loss within 1e-5).
+func TestRunAxisSweep(t *testing.T) {
+	settings := "embed_dim=16;epochs=4;warmup_epochs=2;sparse_ratio=0;experts_k=3;moe_layers=all"
+	spec := GridSpec{Table: "depth_L", Datasets: []string{"CBF-b1"}, Variants: []string{"L=2"}, Folds: []int{1, 2, 3},
+		Seeds: []int64{5}, Settings: settings}
+	g := mustGrid(t, spec)
+	one, axis := openStore(t), openStore(t)
+	for _, run := range []struct {
+		s    *Store
+		max  int
+		axis bool
+	}{{one, 1, false}, {axis, 4, true}} {
+		r := &Runner{Store: run.s, Load: cbfLoader, NoReuse: true, MaxRuns: run.max, RunAxis: run.axis}
+		rep, err := r.Run(context.Background(), g.Cells)
+		if err != nil || len(rep.Errors) > 0 || rep.Ran != len(g.Cells) || rep.Failed > 0 {
+			t.Fatalf("MaxRuns %d run axis %v: report %+v, err %v", run.max, run.axis, rep, err)
+		}
+	}
+	for _, c := range g.Cells {
+		a, err := one.Read(c.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := axis.Read(c.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.TestAccuracy != b.TestAccuracy || a.BestEpoch != b.BestEpoch || a.EpochsRun != b.EpochsRun ||
+			math.Abs(float64(a.ValLoss-b.ValLoss)) > 1e-5*math.Abs(float64(a.ValLoss)) {
+			t.Errorf("%s: run axis acc %v epoch %d/%d val %v; one at a time %v %d/%d %v", c.Key,
+				b.TestAccuracy, b.BestEpoch, b.EpochsRun, b.ValLoss, a.TestAccuracy, a.BestEpoch, a.EpochsRun, a.ValLoss)
+		}
+		if a.RunAxis || !b.RunAxis || b.BatchRuns != len(g.Cells) {
+			t.Errorf("%s: run_axis %v one at a time, %v with the run axis (batch_runs %d)", c.Key, a.RunAxis, b.RunAxis, b.BatchRuns)
+		}
+	}
+}
+
 // TestBatchedSweepMatchesOneAtATime: the same grid swept with up to four runs
 // per graph (Runner.MaxRuns) and one cell at a time gives, cell by cell, the
 // same test accuracy, selected epoch and epochs run and validation losses

@@ -101,6 +101,10 @@ type Record struct {
 	// a run trained alone. A batched run's wall time is shared with its job's
 	// other runs, and its inference time is not measured (NaN).
 	BatchRuns int `json:"batch_runs,omitempty"`
+	// RunAxis is true when the batched job trained its runs as one model
+	// with a run axis (softshape.RunOptions.RunAxis): the same computation,
+	// rounded otherwise in the last bits.
+	RunAxis bool `json:"run_axis,omitempty"`
 	// Backend is the GoMLX backend that trained the model.
 	Backend string `json:"backend"`
 	// BackendDetail is that backend's description (softshape.BackendDescription:

@@ -524,7 +524,7 @@ func (rec *Record) fill(fr softshape.FoldResult) *Record {
 	rec.TestAccuracy, rec.ValLoss = Float(fr.TestAcc), Float(fr.ValLoss)
 	rec.BestEpoch, rec.EpochsRun, rec.SelectedPhase = fr.BestEpoch, fr.EpochsRun, fr.SelectedPhase.String()
 	rec.SelectedWarmUp = fr.SelectedWarmUp
-	rec.BatchSize, rec.Params = fr.BatchSize, fr.Params
+	rec.BatchSize, rec.Params, rec.RunAxis = fr.BatchSize, fr.Params, fr.RunAxis
 	rec.WallSeconds = Float(fr.Wall.Seconds())
 	rec.finish(StatusOK, nil)
 	if err := rec.Validate(); err != nil {
