@@ -536,45 +536,67 @@ func (j *batchJob) adamUpdate(scope *model.Scope, g *graph.Graph, grads []*graph
 		}
 		panic(fmt.Sprintf("batched Adam: variable %s belongs to no run", p))
 	}
+	eachGradient(scope, g, grads, func(v *model.Variable, grad *graph.Node) {
+		t := termsOf(v)
+		m1Var, m2Var := adamMoments(j.store, v, dtype)
+		value := v.NodeValue(g)
+		if value.DType() != dtype {
+			value = graph.ConvertDType(value, dtype)
+		}
+		m1, m2, updated := adamArithmetic(value, grad, m1Var.NodeValue(g), m2Var.NodeValue(g), t.lr, t.b1, t.b2, t.d1, t.d2, t.eps)
+		m1Var.SetNodeValue(m1)
+		m2Var.SetNodeValue(m2)
+		if v.Shape().DType != dtype {
+			updated = graph.ConvertDType(updated, v.Shape().DType)
+		}
+		v.SetNodeValue(updated)
+	})
+}
+
+// eachGradient calls fn with each trainable variable that g uses and its
+// gradient, grads being BuildTrainableVariablesGradientsGraph's (the same
+// order); it panics when the two do not pair up.
+func eachGradient(scope *model.Scope, g *graph.Graph, grads []*graph.Node, fn func(v *model.Variable, grad *graph.Node)) {
 	i := 0
 	for v := range scope.IterVariables() {
 		if !v.Trainable || !v.InUseByGraph(g) {
 			continue
 		}
 		if i >= len(grads) {
-			panic("batched Adam: more trainable variables than gradients")
+			panic("Adam: more trainable variables than gradients")
 		}
-		grad := grads[i]
+		fn(v, grads[i])
 		i++
-		t := termsOf(v)
-		shape := v.Shape().Clone()
-		shape.DType = dtype
-		ms := j.store.Scope(path.Join("/adam", v.Scope())).WithInitializer(initializer.Zero)
-		m1Var := ms.VariableWithShape(v.Name()+"_1st_moment", shape).SetTrainable(false)
-		m2Var := ms.VariableWithShape(v.Name()+"_2nd_moment", shape).SetTrainable(false)
-		if grad.DType() != dtype {
-			grad = graph.ConvertDType(grad, dtype)
-		}
-		m1 := graph.Add(graph.Mul(t.b1, m1Var.NodeValue(g)), graph.Mul(graph.OneMinus(t.b1), grad))
-		m1Var.SetNodeValue(m1)
-		debiased1 := graph.Mul(m1, t.d1)
-		m2 := graph.Add(graph.Mul(t.b2, m2Var.NodeValue(g)), graph.Mul(graph.OneMinus(t.b2), graph.Square(grad)))
-		m2Var.SetNodeValue(m2)
-		denominator := graph.Add(graph.Sqrt(graph.Mul(m2, t.d2)), t.eps)
-		value := v.NodeValue(g)
-		if value.DType() != dtype {
-			value = graph.ConvertDType(value, dtype)
-		}
-		step := graph.Div(graph.Mul(t.lr, debiased1), denominator)
-		updated := graph.Sub(value, step)
-		if v.Shape().DType != dtype {
-			updated = graph.ConvertDType(updated, v.Shape().DType)
-		}
-		v.SetNodeValue(updated)
 	}
 	if i != len(grads) {
-		panic(fmt.Sprintf("batched Adam: %d gradients for %d trainable variables", len(grads), i))
+		panic(fmt.Sprintf("Adam: %d gradients for %d trainable variables", len(grads), i))
 	}
+}
+
+// adamMoments returns Adam's first and second moment variables of v in store
+// (under /adam, zero-initialised), in dtype.
+func adamMoments(store *model.Store, v *model.Variable, dtype dtypes.DType) (m1, m2 *model.Variable) {
+	shape := v.Shape().Clone()
+	shape.DType = dtype
+	ms := store.Scope(path.Join("/adam", v.Scope())).WithInitializer(initializer.Zero)
+	return ms.VariableWithShape(v.Name()+"_1st_moment", shape).SetTrainable(false),
+		ms.VariableWithShape(v.Name()+"_2nd_moment", shape).SetTrainable(false)
+}
+
+// adamArithmetic is one Adam update of value by grad with moments m1Old and
+// m2Old, GoMLX's applyAdamGraph op for op: the new moments and value. lr and
+// the debiasing factors d1 = 1/(1−β₁ᵗ), d2 = 1/(1−β₂ᵗ) are scalars, or
+// shaped to broadcast one per run.
+func adamArithmetic(value, grad, m1Old, m2Old, lr, b1, b2, d1, d2, eps *graph.Node) (m1, m2, updated *graph.Node) {
+	if grad.DType() != value.DType() {
+		grad = graph.ConvertDType(grad, value.DType())
+	}
+	m1 = graph.Add(graph.Mul(b1, m1Old), graph.Mul(graph.OneMinus(b1), grad))
+	debiased1 := graph.Mul(m1, d1)
+	m2 = graph.Add(graph.Mul(b2, m2Old), graph.Mul(graph.OneMinus(b2), graph.Square(grad)))
+	denominator := graph.Add(graph.Sqrt(graph.Mul(m2, d2)), eps)
+	step := graph.Div(graph.Mul(lr, debiased1), denominator)
+	return m1, m2, graph.Sub(value, step)
 }
 
 // evalExec returns the inference graph of parts: one input x per part, its

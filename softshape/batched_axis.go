@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"path"
 
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
@@ -310,41 +309,21 @@ func (j *batchJob) axisAdam(scope *model.Scope, g *graph.Graph, grads []*graph.N
 	eps := graph.Const(g, shapes.CastAsDType(adamEpsilon, dtype))
 	d1 := graph.Reciprocal(graph.OneMinus(graph.Pow(b1, step)))
 	d2 := graph.Reciprocal(graph.OneMinus(graph.Pow(b2, step)))
-	i := 0
-	for v := range scope.IterVariables() {
-		if !v.Trainable || !v.InUseByGraph(g) {
-			continue
-		}
-		if i >= len(grads) {
-			panic("run-axis Adam: more trainable variables than gradients")
-		}
-		grad := grads[i]
-		i++
+	eachGradient(scope, g, grads, func(v *model.Variable, grad *graph.Node) {
 		dims := make([]int, v.Shape().Rank())
 		for k := range dims {
 			dims[k] = 1
 		}
 		dims[0] = r
 		perRun := func(x *graph.Node) *graph.Node { return graph.Reshape(x, dims...) }
-		shape := v.Shape().Clone()
-		shape.DType = dtype
-		ms := ax.store.Scope(path.Join("/adam", v.Scope())).WithInitializer(initializer.Zero)
-		m1Var := ms.VariableWithShape(v.Name()+"_1st_moment", shape).SetTrainable(false)
-		m2Var := ms.VariableWithShape(v.Name()+"_2nd_moment", shape).SetTrainable(false)
+		m1Var, m2Var := adamMoments(ax.store, v, dtype)
 		m1Old, m2Old, value := m1Var.NodeValue(g), m2Var.NodeValue(g), v.NodeValue(g)
-		m1 := graph.Add(graph.Mul(b1, m1Old), graph.Mul(graph.OneMinus(b1), grad))
-		debiased1 := graph.Mul(m1, perRun(d1))
-		m2 := graph.Add(graph.Mul(b2, m2Old), graph.Mul(graph.OneMinus(b2), graph.Square(grad)))
-		denominator := graph.Add(graph.Sqrt(graph.Mul(m2, perRun(d2))), eps)
-		updated := graph.Sub(value, graph.Div(graph.Mul(perRun(lr), debiased1), denominator))
+		m1, m2, updated := adamArithmetic(value, grad, m1Old, m2Old, perRun(lr), b1, b2, perRun(d1), perRun(d2), eps)
 		keep := graph.BroadcastToDims(perRun(on), v.Shape().Dimensions...)
 		m1Var.SetNodeValue(graph.Where(keep, m1, m1Old))
 		m2Var.SetNodeValue(graph.Where(keep, m2, m2Old))
 		v.SetNodeValue(graph.Where(keep, updated, value))
-	}
-	if i != len(grads) {
-		panic(fmt.Sprintf("run-axis Adam: %d gradients for %d trainable variables", len(grads), i))
-	}
+	})
 }
 
 // axisEvaluate is evaluate on the run axis (every run in the same phase):

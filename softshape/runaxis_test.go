@@ -397,14 +397,7 @@ func TestRunAxisGunPointMatchesTrain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("ten GunPoint runs take a minute; run without -short")
 	}
-	ds := loadUCR(t, "GunPoint")
-	cfg := DefaultConfig()
-	cfg.Epochs, cfg.WarmUpEpochs = 4, 2
-	ref := RefShapeLength("GunPoint", ds.Length)
-	var runs []RunSpec
-	for f := range 5 {
-		runs = append(runs, RunSpec{Config: cfg, Seed: 42, Fold: f})
-	}
+	ds, runs, ref := gunPointRuns(t)
 	got, err := TrainRuns(ds, runs, RunOptions{Backend: testBackend(t), RefShapeLen: ref, MaxRuns: testMaxRuns, RunAxis: true})
 	if err != nil {
 		t.Fatal(err)
@@ -412,7 +405,7 @@ func TestRunAxisGunPointMatchesTrain(t *testing.T) {
 	var first, later float64
 	for i, r := range runs {
 		want := alone(t, ds, r, ref)
-		f, l := compareAxisRun(t, "GunPoint fold "+string(rune('1'+i)), got[i], want, cfg.WarmUpEpochs, 1e-2)
+		f, l := compareAxisRun(t, "GunPoint fold "+string(rune('1'+i)), got[i], want, r.Config.WarmUpEpochs, 1e-2)
 		first, later = max(first, f), max(later, l)
 	}
 	t.Logf("R=5 with a run axis on GunPoint: largest relative loss difference to training alone %.3g (warm-up), %.3g (sparse)", first, later)
