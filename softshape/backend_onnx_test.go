@@ -40,6 +40,15 @@ func TestONNXAgreesWithGoFirstSteps(t *testing.T) {
 	testAgreement(t, testONNXBackend(t))
 }
 
+// TestONNXRunAxis: TestRunAxisVariantsAndEarlyStop on ONNX Runtime (runs
+// with their own learning rate, λ and epochs on one run axis, each within
+// 1e-5 of training alone there), which also runs what the run axis adds to a
+// graph: the batched products and the masked RNG states (uint64, for which
+// ONNX Runtime has no Where).
+func TestONNXRunAxis(t *testing.T) {
+	checkRunAxisVariants(t, testONNXBackend(t))
+}
+
 // TestONNXAccuracyMatchesGo: checkAccuracyMatchesGo for ONNX Runtime.
 func TestONNXAccuracyMatchesGo(t *testing.T) {
 	checkAccuracyMatchesGo(t, testONNXBackend(t))

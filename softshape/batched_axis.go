@@ -241,9 +241,11 @@ func (j *batchJob) axisTrainExec(phase Phase, rows []int, block int) (*model.Exe
 		before := statesVar.NodeValue(g)
 		out := ax.m.Forward(scope, x, phase)
 		on := graph.GreaterThan(active, graph.ScalarZero(g, active.DType())) // [R]
-		// A run that sits the step out keeps its RNG state.
-		statesVar.SetNodeValue(graph.Where(graph.BroadcastToDims(graph.Reshape(on, r, 1), before.Shape().Dimensions...),
-			statesVar.NodeValue(g), before))
+		// A run that sits the step out keeps its RNG state: before +
+		// on·(after − before) in wrapping uint64 arithmetic (ONNX Runtime has
+		// no Where for uint64).
+		keep := graph.ConvertDType(graph.Reshape(on, r, 1), before.DType())
+		statesVar.SetNodeValue(graph.Add(before, graph.Mul(keep, graph.Sub(statesVar.NodeValue(g), before))))
 		var losses, rights []*graph.Node
 		var total *graph.Node
 		for i := range r {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
@@ -419,6 +420,11 @@ func TestRunAxisGunPointMatchesTrain(t *testing.T) {
 // k = Ĉ, so no routing choice), so the runs cannot drift apart by rounding
 // (compareAxisRun).
 func TestRunAxisVariantsAndEarlyStop(t *testing.T) {
+	checkRunAxisVariants(t, testBackend(t))
+}
+
+// checkRunAxisVariants is TestRunAxisVariantsAndEarlyStop on backend.
+func checkRunAxisVariants(t *testing.T, backend compute.Backend) {
 	ds := data.CBF(31, 64, 11)
 	base := batchTestConfig()
 	base.Epochs, base.WarmUpEpochs = 8, 2
@@ -432,13 +438,17 @@ func TestRunAxisVariantsAndEarlyStop(t *testing.T) {
 		cfg.LearningRate, cfg.MoELossWeight, cfg.Epochs, cfg.Patience = v.lr, v.lambda, v.epochs, v.patience
 		runs = append(runs, RunSpec{Config: cfg, Seed: 11, Fold: i})
 	}
-	got, err := TrainRuns(ds, runs, RunOptions{Backend: testBackend(t), MaxRuns: testMaxRuns, RunAxis: true})
+	got, err := TrainRuns(ds, runs, RunOptions{Backend: backend, MaxRuns: testMaxRuns, RunAxis: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	epochs := map[int]bool{}
 	for i, r := range runs {
-		want := alone(t, ds, r, 0)
+		res, err := Train(ds, r.Config, RunOptions{Backend: backend, Seed: r.Seed, Folds: []int{r.Fold}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := res.Folds[0]
 		first, later := compareAxisRun(t, fmt.Sprintf("run %d", i), got[i], want, base.WarmUpEpochs, 1e-5)
 		if got[i].BestEpoch != want.BestEpoch || got[i].TestAcc != want.TestAcc {
 			t.Errorf("run %d: best epoch %d test acc %.4f, alone %d %.4f", i, got[i].BestEpoch, got[i].TestAcc, want.BestEpoch, want.TestAcc)
