@@ -27,7 +27,9 @@ import (
 // load (one coefficient of variation per run), its experts (each run's tokens
 // through its own experts, kernels.MLPExperts as a single run builds it) and
 // dropout, drawn for each run from its own RNG state (the store variable
-// runRNGStates, [R, state]) exactly as that run alone would draw it.
+// runRNGStatesName, [R, state]) exactly as that run alone would draw it. A
+// training step whose runs' batches are padded says which rows are real
+// (runRows), and those row-mixing steps see only the real ones.
 
 // paramRuns is the hidden hyperparameter holding R, the runs on the run axis
 // (0 or 1: no run axis).
