@@ -18,7 +18,6 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/gomlx/gomlx/ml/model/initializer"
-	"github.com/gomlx/gomlx/ml/train/loss"
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/softshape-go/softshape/data"
@@ -463,13 +462,7 @@ func (j *batchJob) trainExec(parts []part) (*model.Exec, error) {
 			s := j.slots[p.slot]
 			x, y := inputs[2*i], inputs[2*i+1]
 			out := j.forward(scope, s, x, p.phase)
-			l := loss.SparseCategoricalCrossEntropyLogits([]*graph.Node{y}, []*graph.Node{out.Logits})
-			if !l.Shape().IsScalar() {
-				l = graph.ReduceAllMean(l)
-			}
-			if s.lambda > 0 {
-				l = graph.Add(l, graph.MulScalar(out.AuxLoss, s.lambda))
-			}
+			l := runLoss(out.Logits, y, out.AuxLoss, s.lambda)
 			if total == nil {
 				total = l
 			} else {
@@ -877,6 +870,18 @@ func (j *batchJob) trainRound(states []*runState, opts RunOptions) error {
 	return nil
 }
 
+// addStep adds one training step's loss and correct predictions to st's
+// epoch, or marks st failed when the loss is not finite.
+func (st *runState) addStep(l, right float64, epoch, k int) {
+	if math.IsNaN(l) || math.IsInf(l, 0) {
+		st.err = fmt.Errorf("epoch %d step %d (%s phase): training loss is %v: %w", epoch, k, st.phase, l, ErrNonFinite)
+		return
+	}
+	st.lossSum += l
+	st.right += right
+	st.steps++
+}
+
 // canRide reports whether st stays in the graphs although it stopped early:
 // StoppedRunsRide, a run that stopped without error, not of a carry chain.
 // What a riding run computes is not used.
@@ -923,14 +928,7 @@ func (j *batchJob) trainEpoch(act []*runState, epoch, maxSteps int) error {
 			if j.canRide(st) { // its loss is not used
 				continue
 			}
-			l, right := scalarOf(outs[2*i]), scalarOf(outs[2*i+1])
-			if math.IsNaN(l) || math.IsInf(l, 0) {
-				st.err = fmt.Errorf("epoch %d step %d (%s phase): training loss is %v: %w", epoch, k, st.phase, l, ErrNonFinite)
-				continue
-			}
-			st.lossSum += l
-			st.right += right
-			st.steps++
+			st.addStep(scalarOf(outs[2*i]), scalarOf(outs[2*i+1]), epoch, k)
 		}
 		for _, t := range outs {
 			t.FinalizeAll()

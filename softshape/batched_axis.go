@@ -3,7 +3,6 @@ package softshape
 import (
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
@@ -183,14 +182,7 @@ func (j *batchJob) axisTrainEpoch(act []*runState, epoch, maxSteps int) error {
 			if st == nil || active[si] == 0 {
 				continue
 			}
-			l := float64(losses[si])
-			if math.IsNaN(l) || math.IsInf(l, 0) {
-				st.err = fmt.Errorf("epoch %d step %d (%s phase): training loss is %v: %w", epoch, k, st.phase, l, ErrNonFinite)
-				continue
-			}
-			st.lossSum += l
-			st.right += float64(rights[si])
-			st.steps++
+			st.addStep(float64(losses[si]), float64(rights[si]), epoch, k)
 		}
 	}
 	return nil
