@@ -29,12 +29,13 @@
 #            the throughput of one GPU shared by several sweep processes
 #            (`-shard`), against "one" alone. With SEEDS=1 the two parts take
 #            ≈2.5 minutes each ("one") on an H200.
-# On an H200 the GunPoint arms of 5 folds × 2 seeds took ≈6 (batched) and ≈5
-# minutes (one), more than one 10-minute call holds. Batched R = 10 with
-# stopped runs leaving measured 0.85× there (README), 9 graphs of ≈30 s of
-# compilation each; what is left to measure (first of all the run axis) fits
-# one call, 5 runs an arm:
-# PARTS=fold,batched,one STOPPED=axis,ride SEEDS=1 TOTAL_S=540. Logs go to $OUT (or
+# On an H200 the GunPoint arms of 5 folds × 2 seeds took ≈6 (batched, model
+# copies) and ≈5 minutes (one), more than one 10-minute call holds. On an
+# H100 (README, "Many runs in one graph") one call of
+# PARTS=batched,one,fold STOPPED=axis SEEDS=1 TOTAL_S=520 took 292 s (run axis
+# 84 s, one at a time 160 s, fold 45 s). Left to measure: larger R on the run
+# axis (R=20 SEEDS=1,2,3,4 PARTS=batched STOPPED=axis), the run-axis product
+# and PARTS=procs. Logs go to $OUT (or
 # ./gpu-check). Other settings: TEST_BIN (.gpu/softshape.test), R (10), SEEDS
 # (1,2), DATASETS (GunPoint), STOPPED (leave), EPOCHS (500), TOTAL_S (the
 # whole budget in seconds, 540), STEP_S (120), BACKEND (xla:cuda; another

@@ -122,6 +122,7 @@ func trainRunsCounted(ds *data.Dataset, runs []RunSpec, opts RunOptions, maxRuns
 	if maxRuns <= 0 {
 		maxRuns = DefaultMaxRuns(backend)
 	}
+	axis := opts.RunAxis.Enabled(backend)
 	chains, err := planChains(ds, runs, opts)
 	if err != nil {
 		return nil, 0, err
@@ -140,7 +141,7 @@ func trainRunsCounted(ds *data.Dataset, runs []RunSpec, opts RunOptions, maxRuns
 			return nil, graphs, err
 		}
 		job.ride = stopped == StoppedRunsRide
-		if opts.RunAxis && axisEligible(group) == nil {
+		if axis && axisEligible(group) == nil {
 			if err := job.axisStart(); err != nil {
 				job.finalize()
 				return nil, graphs, err
@@ -161,7 +162,7 @@ func trainRunsCounted(ds *data.Dataset, runs []RunSpec, opts RunOptions, maxRuns
 // DefaultMaxRuns is the default cap on R, the runs per graph of TrainRuns,
 // Train and the sweeps, chosen per backend from measurements (README, "Many
 // runs in one graph"): the CPU backends on this project's 2-core machines,
-// CUDA on an H200:
+// CUDA on an H100 and an H200:
 //
 //   - pure Go: 10. Its executor runs the R independent subgraphs on both
 //     cores: a GunPoint step of R runs in one graph cost 1/1.2–1/1.4 of the R
@@ -171,25 +172,45 @@ func trainRunsCounted(ds *data.Dataset, runs []RunSpec, opts RunOptions, maxRuns
 //     pool on both cores R runs in one graph ran 0.84–0.89× as fast per step
 //     and 0.66–0.81× over the protocol, and with one thread in a one-core
 //     cpuset (ONNXThreads) 0.81–0.91× over a 20-epoch protocol and
-//     0.95–1.00× over the full one (GunPoint, ECG200).
-//   - XLA on CUDA: 1. Each run is a copy of the model in the graph, so a
-//     step of R runs launches R times the kernels: on an H200 a GunPoint
-//     step of R = 10 runs took 33–65 ms against 37–68 ms for 10 single-run
-//     steps (1.1×), and 10 runs of the full protocol took 364 s as R = 10
-//     against 311 s one at a time (measured in an earlier session on the same
-//     kind of machine). XLA compiles a graph for each set of runs that
-//     trains together (≈30 s for R = 10), which batching does not save.
-//   - anything else (XLA on CPU): 1, unmeasured.
+//     0.95–1.00× over the full one (GunPoint, ECG200); a run axis 0.91–1.01×.
+//   - XLA on a GPU: 10, with the run axis DefaultRunAxis turns on there. A
+//     step is latency-bound, and one kernel serves all R runs: on an H100
+//     the full protocol of GunPoint took 83.6 s for 5 runs as R = 5 and
+//     129.4 s for 10 as R = 10, against 160.3 s for 5 one at a time (1.9×
+//     and 2.5×). As model copies (a run axis off) R runs launch R times the
+//     kernels and compile a graph per set of runs: 0.85× on an H200 at
+//     R = 10, 1.1× on the H100 at R = 5 with stopped runs riding.
+//   - anything else (XLA on a CPU): 1, unmeasured.
 //
 // RunOptions.MaxRuns and the CLI's -max-runs override it.
 func DefaultMaxRuns(backend compute.Backend) int {
 	if backend == nil {
 		return 1
 	}
-	if strings.HasPrefix(strings.ToLower(backend.Name()), "go") { // "Go Backend"
+	if strings.HasPrefix(strings.ToLower(backend.Name()), "go") || xlaOnAccelerator(backend.Name(), backend.Description()) { // "Go Backend"
 		return 10
 	}
 	return 1
+}
+
+// DefaultRunAxis reports whether TrainRuns uses a run axis on backend when
+// RunOptions.RunAxis is RunAxisAuto: on XLA with an accelerator (CUDA), where
+// it trained 1.9–2.5× as fast as one run at a time (DefaultMaxRuns); not on
+// the CPU backends, where it measured 0.91–1.01× on ONNX Runtime and a step is
+// bound by arithmetic, nor with pure Go's copies, which already use both cores.
+func DefaultRunAxis(backend compute.Backend) bool {
+	return backend != nil && xlaOnAccelerator(backend.Name(), backend.Description())
+}
+
+// xlaOnAccelerator reports whether a backend of this name and description is
+// XLA with a plugin other than the CPU one: go-xla's backend is named "xla"
+// and described as "xla:PLUGIN - ...".
+func xlaOnAccelerator(name, description string) bool {
+	if name != "xla" {
+		return false
+	}
+	plugin, _, _ := strings.Cut(strings.TrimPrefix(description, "xla:"), " ")
+	return plugin != "" && plugin != "cpu"
 }
 
 // chainSpec is the unit of batching: one fresh run, or the folds of one
@@ -286,7 +307,7 @@ type batchJob struct {
 	// graphs counts the training and evaluation graphs built.
 	graphs int
 	// axis, when not nil, trains and validates the slots as one model with
-	// a run axis (RunOptions.RunAxis; batched_axis.go).
+	// a run axis (RunOptions.RunAxis, RunAxisMode.Enabled; batched_axis.go).
 	axis *axisRuns
 }
 

@@ -59,14 +59,14 @@ func BenchmarkTrainRunsProtocol(b *testing.B) {
 	})
 	type form struct {
 		stopped StoppedRuns
-		axis    bool
+		axis    RunAxisMode // on for "axis", off for the copies' policies
 	}
 	policies := envList(b, "SOFTSHAPE_BATCH_STOPPED", string(StoppedRunsLeave), func(f string) (form, error) {
 		if f == "axis" {
-			return form{axis: true}, nil
+			return form{axis: RunAxisOn}, nil
 		}
 		p, err := ParseStoppedRuns(f)
-		return form{stopped: p}, err
+		return form{stopped: p, axis: RunAxisOff}, err
 	})
 	protocolName := envOr("SOFTSHAPE_BATCH_PROTOCOL", ProtocolDefault)
 	cfg := DefaultConfig()

@@ -74,7 +74,7 @@ func alone(t *testing.T, ds *data.Dataset, r RunSpec, refShapeLen int) FoldResul
 func TestTrainRunsOneRunIsTrain(t *testing.T) {
 	ds := data.CBF(30, 64, 3)
 	r := RunSpec{Config: batchTestConfig(), Seed: 3, Fold: 1}
-	got, err := TrainRuns(ds, []RunSpec{r}, RunOptions{Backend: testBackend(t), MaxRuns: testMaxRuns})
+	got, err := TrainRuns(ds, []RunSpec{r}, RunOptions{Backend: testBackend(t), MaxRuns: testMaxRuns, RunAxis: RunAxisOff})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestTrainBatchesFoldsWhenAsked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	batched, err := Train(ds, cfg, RunOptions{Backend: testBackend(t), Seed: 7, MaxRuns: 5})
+	batched, err := Train(ds, cfg, RunOptions{Backend: testBackend(t), Seed: 7, MaxRuns: 5, RunAxis: RunAxisOff})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,9 +113,10 @@ func TestTrainBatchesFoldsWhenAsked(t *testing.T) {
 		t.Errorf("mean accuracy %.4f batched, %.4f one at a time", batched.MeanAcc, one.MeanAcc)
 	}
 	b := testBackend(t)
-	want := map[bool]int{true: 10, false: 1}[strings.HasPrefix(strings.ToLower(b.Name()), "go")]
+	batches := strings.HasPrefix(strings.ToLower(b.Name()), "go") || xlaOnAccelerator(b.Name(), b.Description())
+	want := map[bool]int{true: 10, false: 1}[batches]
 	if got := DefaultMaxRuns(b); got != want {
-		t.Errorf("DefaultMaxRuns(%s) = %d, want %d (pure Go batches, other CPU backends do not)", b.Name(), got, want)
+		t.Errorf("DefaultMaxRuns(%s) = %d, want %d (pure Go and XLA on a GPU batch, the other backends do not)", b.Description(), got, want)
 	}
 	if got := DefaultMaxRuns(nil); got != 1 {
 		t.Errorf("DefaultMaxRuns(nil) = %d, want 1", got)
@@ -134,7 +135,7 @@ func TestTrainRunsFiveFoldsMatchTrain(t *testing.T) {
 	for f := range 5 {
 		runs = append(runs, RunSpec{Config: cfg, Seed: 5, Fold: f})
 	}
-	got, err := TrainRuns(ds, runs, RunOptions{Backend: testBackend(t), MaxRuns: testMaxRuns})
+	got, err := TrainRuns(ds, runs, RunOptions{Backend: testBackend(t), MaxRuns: testMaxRuns, RunAxis: RunAxisOff})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +155,7 @@ func TestTrainRunsGunPointMatchesTrain(t *testing.T) {
 		t.Skip("ten GunPoint runs take a minute; run without -short")
 	}
 	ds, runs, ref := gunPointRuns(t)
-	got, err := TrainRuns(ds, runs, RunOptions{Backend: testBackend(t), RefShapeLen: ref, MaxRuns: testMaxRuns})
+	got, err := TrainRuns(ds, runs, RunOptions{Backend: testBackend(t), RefShapeLen: ref, MaxRuns: testMaxRuns, RunAxis: RunAxisOff})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +200,7 @@ func TestTrainRunsVariantsAndEarlyStop(t *testing.T) {
 	stop.Patience, stop.LearningRate = 1, 1e-7
 	large.BatchRule = "large"
 	runs := []RunSpec{{base, 9, 0}, {lr, 9, 1}, {drop, 9, 2}, {short, 9, 3}, {stop, 9, 4}, {large, 10, 0}}
-	got, err := TrainRuns(ds, runs, RunOptions{Backend: testBackend(t), MaxRuns: testMaxRuns})
+	got, err := TrainRuns(ds, runs, RunOptions{Backend: testBackend(t), MaxRuns: testMaxRuns, RunAxis: RunAxisOff})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +237,7 @@ func TestStoppedRunsRide(t *testing.T) {
 	results := map[StoppedRuns][]FoldResult{}
 	graphs := map[StoppedRuns]int{}
 	for _, pol := range []StoppedRuns{StoppedRunsLeave, StoppedRunsRide} {
-		got, n, err := trainRunsCounted(ds, runs, RunOptions{Backend: testBackend(t), StoppedRuns: pol}, testMaxRuns)
+		got, n, err := trainRunsCounted(ds, runs, RunOptions{Backend: testBackend(t), StoppedRuns: pol, RunAxis: RunAxisOff}, testMaxRuns)
 		if err != nil {
 			t.Fatalf("%s: %v", pol, err)
 		}
@@ -296,7 +297,7 @@ func TestTrainRunsCarryChain(t *testing.T) {
 	}
 	fresh := batchTestConfig()
 	runs := []RunSpec{{carry, seed, 1}, {fresh, seed, 2}, {carry, seed, 0}}
-	got, err := TrainRuns(ds, runs, RunOptions{Backend: testBackend(t), MaxRuns: testMaxRuns})
+	got, err := TrainRuns(ds, runs, RunOptions{Backend: testBackend(t), MaxRuns: testMaxRuns, RunAxis: RunAxisOff})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,12 +312,12 @@ func TestTrainRunsCarryChain(t *testing.T) {
 func TestTrainRunsRejectsBadRuns(t *testing.T) {
 	ds := data.CBF(10, 64, 1)
 	cfg := batchTestConfig()
-	if _, err := TrainRuns(ds, []RunSpec{{cfg, 1, 5}}, RunOptions{Backend: testBackend(t), MaxRuns: testMaxRuns}); err == nil {
+	if _, err := TrainRuns(ds, []RunSpec{{cfg, 1, 5}}, RunOptions{Backend: testBackend(t), MaxRuns: testMaxRuns, RunAxis: RunAxisOff}); err == nil {
 		t.Error("fold 5 of 5 accepted")
 	}
 	bad := cfg
 	bad.ShapeLength = 65
-	_, err := TrainRuns(ds, []RunSpec{{cfg, 1, 0}, {bad, 1, 1}}, RunOptions{Backend: testBackend(t), MaxRuns: testMaxRuns})
+	_, err := TrainRuns(ds, []RunSpec{{cfg, 1, 0}, {bad, 1, 1}}, RunOptions{Backend: testBackend(t), MaxRuns: testMaxRuns, RunAxis: RunAxisOff})
 	if err == nil || err.Error() != "dataset CBF-generated run 1: shape_length: m=65 is longer than the series (T=64)" {
 		t.Errorf("got %v", err)
 	}
@@ -350,18 +351,22 @@ type namedBackend struct {
 func (b namedBackend) Name() string        { return b.name }
 func (b namedBackend) Description() string { return b.desc }
 
-// TestDefaultMaxRunsPerBackend: only pure Go batches by default; ONNX Runtime
-// and XLA, on CUDA too, train one run at a time (DefaultMaxRuns' measurements).
+// TestDefaultMaxRunsPerBackend: pure Go batches model copies by default, XLA
+// on a GPU batches on a run axis; ONNX Runtime and XLA on a CPU train one run
+// at a time (DefaultMaxRuns' and DefaultRunAxis' measurements).
 func TestDefaultMaxRunsPerBackend(t *testing.T) {
 	for _, c := range []struct {
 		b    compute.Backend
 		want int
+		axis bool
 	}{
-		{nil, 1},
-		{namedBackend{name: "go", desc: "Go Portable Compute Backend (parallelism=-1)"}, 10},
-		{namedBackend{name: "onnx", desc: "ONNX Runtime (CPU)"}, 1},
-		{namedBackend{name: "xla", desc: `xla:cuda - PJRT "cuda" plugin`}, 1},
-		{namedBackend{name: "xla", desc: `xla:cpu - PJRT "cpu" plugin`}, 1},
+		{nil, 1, false},
+		{namedBackend{name: "go", desc: "Go Portable Compute Backend (parallelism=-1)"}, 10, false},
+		{namedBackend{name: "onnx", desc: "ONNX Runtime (CPU)"}, 1, false},
+		{namedBackend{name: "onnx", desc: "ONNX Runtime (CUDA)"}, 1, false},
+		{namedBackend{name: "xla", desc: `xla:cuda - PJRT "cuda" plugin (/tmp/p/pjrt_c_api_cuda_plugin.so) v0.115 [StableHLO] [1 device(s)]`}, 10, true},
+		{namedBackend{name: "xla", desc: `xla:cpu - PJRT "cpu" plugin`}, 1, false},
+		{namedBackend{name: "xla", desc: "xla: in an invalid state!"}, 1, false},
 	} {
 		name := "nil"
 		if c.b != nil {
@@ -370,5 +375,27 @@ func TestDefaultMaxRunsPerBackend(t *testing.T) {
 		if got := DefaultMaxRuns(c.b); got != c.want {
 			t.Errorf("DefaultMaxRuns(%s) = %d, want %d", name, got, c.want)
 		}
+		if got := DefaultRunAxis(c.b); got != c.axis {
+			t.Errorf("DefaultRunAxis(%s) = %v, want %v", name, got, c.axis)
+		}
+		for mode, want := range map[RunAxisMode]bool{"": c.axis, RunAxisAuto: c.axis, RunAxisOn: true, RunAxisOff: false} {
+			if got := mode.Enabled(c.b); got != want {
+				t.Errorf("RunAxisMode(%q).Enabled(%s) = %v, want %v", mode, name, got, want)
+			}
+		}
+	}
+}
+
+// TestParseRunAxis: the names a flag or a notebook may give, and a clear
+// error naming the bad one.
+func TestParseRunAxis(t *testing.T) {
+	for s, want := range map[string]RunAxisMode{"": RunAxisAuto, "auto": RunAxisAuto, "on": RunAxisOn, "true": RunAxisOn,
+		" ON ": RunAxisOn, "off": RunAxisOff, "false": RunAxisOff} {
+		if got, err := ParseRunAxis(s); err != nil || got != want {
+			t.Errorf("ParseRunAxis(%q) = %q, %v; want %q", s, got, err, want)
+		}
+	}
+	if _, err := ParseRunAxis("yes please"); err == nil || !strings.Contains(err.Error(), "yes please") {
+		t.Errorf("ParseRunAxis(\"yes please\"): error %v, want one naming the value", err)
 	}
 }

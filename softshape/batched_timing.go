@@ -72,7 +72,7 @@ func CompareBatched(ds *data.Dataset, cfg Config, seeds []int64, rs []int, round
 // TimeRuns measures the full protocol of cfg on ds for every seed
 // (opts.NumFolds folds each, default 5) with at most r runs per graph: r = 1
 // is Train, fold after fold and seed after seed; r > 1 is TrainRuns, with
-// opts.StoppedRuns (or opts.RunAxis). It is one measurement of CompareBatched.
+// opts.StoppedRuns and opts.RunAxis. It is one measurement of CompareBatched.
 func TimeRuns(ds *data.Dataset, cfg Config, seeds []int64, r int, opts RunOptions) (BatchTiming, error) {
 	if opts.NumFolds == 0 {
 		opts.NumFolds = ProtocolFolds
@@ -121,7 +121,7 @@ func TimeRuns(ds *data.Dataset, cfg Config, seeds []int64, r int, opts RunOption
 	}
 	return BatchTiming{Dataset: ds.Name, R: r, Runs: len(accs), Wall: time.Since(start),
 		PeakRSS: peakRSS(), MeanAcc: stat.Mean(accs, nil), Epochs: stat.Mean(epochs, nil),
-		Stopped: stopped, RunAxis: r > 1 && opts.RunAxis, Graphs: graphs}, nil
+		Stopped: stopped, RunAxis: r > 1 && opts.RunAxis.Enabled(opts.Backend), Graphs: graphs}, nil
 }
 
 // FormatBatchTimings writes timings as a table: per dataset and R the wall

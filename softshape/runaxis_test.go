@@ -369,7 +369,7 @@ func TestRunAxisFiveFoldsMatchTrain(t *testing.T) {
 	for f := range 5 {
 		runs = append(runs, RunSpec{Config: cfg, Seed: 5, Fold: f})
 	}
-	got, graphs, err := trainRunsCounted(ds, runs, RunOptions{Backend: testBackend(t), RunAxis: true}, testMaxRuns)
+	got, graphs, err := trainRunsCounted(ds, runs, RunOptions{Backend: testBackend(t), RunAxis: RunAxisOn}, testMaxRuns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,7 +399,7 @@ func TestRunAxisGunPointMatchesTrain(t *testing.T) {
 		t.Skip("ten GunPoint runs take a minute; run without -short")
 	}
 	ds, runs, ref := gunPointRuns(t)
-	got, err := TrainRuns(ds, runs, RunOptions{Backend: testBackend(t), RefShapeLen: ref, MaxRuns: testMaxRuns, RunAxis: true})
+	got, err := TrainRuns(ds, runs, RunOptions{Backend: testBackend(t), RefShapeLen: ref, MaxRuns: testMaxRuns, RunAxis: RunAxisOn})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -438,7 +438,7 @@ func checkRunAxisVariants(t *testing.T, backend compute.Backend) {
 		cfg.LearningRate, cfg.MoELossWeight, cfg.Epochs, cfg.Patience = v.lr, v.lambda, v.epochs, v.patience
 		runs = append(runs, RunSpec{Config: cfg, Seed: 11, Fold: i})
 	}
-	got, err := TrainRuns(ds, runs, RunOptions{Backend: backend, MaxRuns: testMaxRuns, RunAxis: true})
+	got, err := TrainRuns(ds, runs, RunOptions{Backend: backend, MaxRuns: testMaxRuns, RunAxis: RunAxisOn})
 	if err != nil {
 		t.Fatal(err)
 	}

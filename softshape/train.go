@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/gomlx/compute"
@@ -53,22 +54,63 @@ type RunOptions struct {
 	OnEpoch func(EpochStats)
 	// MaxRuns caps the runs Train, TrainRuns and the sweeps train together in
 	// one graph (memory, speed); 0 means DefaultMaxRuns of the backend (10 on
-	// pure Go, 1 elsewhere, where batching does not pay), 1 one run at a
-	// time.
+	// pure Go and XLA on a GPU, 1 on ONNX Runtime and XLA on a CPU, where
+	// batching does not pay), 1 one run at a time.
 	MaxRuns int
 	// StoppedRuns says what TrainRuns does with a run that stops early while
 	// others of its graph train on: StoppedRunsLeave (the default) or
 	// StoppedRunsRide. Results are the same either way; only the cost differs.
 	StoppedRuns StoppedRuns
-	// RunAxis trains the runs that share a graph as one model with a leading
-	// run axis on every variable (one kernel for all R runs) instead of one
-	// model copy per run, where the runs allow it: fresh folds, an
-	// architecture with a run axis (RunAxisSupported), and settings that
-	// differ at most in λ, the learning rate, the epochs and the patience;
-	// other groups train as model copies. A step equals the copies' within
-	// float rounding, which the sparse phase's discrete choices (routing,
-	// top-K) can amplify over epochs, as between two backends.
-	RunAxis bool
+	// RunAxis says whether the runs that share a graph train as one model
+	// with a leading run axis on every variable (one kernel for all R runs)
+	// instead of one model copy per run: RunAxisAuto (the zero value) is
+	// DefaultRunAxis of the backend, on for XLA on a GPU and off on the CPU
+	// backends, as measured. It applies where the runs allow it: fresh
+	// folds, an architecture with a run axis (RunAxisSupported), and
+	// settings that differ at most in λ, the learning rate, the epochs and
+	// the patience; other groups train as model copies. A step equals the
+	// copies' within float rounding, which the sparse phase's discrete
+	// choices (routing, top-K) can amplify over epochs, as between two
+	// backends.
+	RunAxis RunAxisMode
+}
+
+// RunAxisMode is whether TrainRuns uses a run axis (RunOptions.RunAxis).
+type RunAxisMode string
+
+const (
+	// RunAxisAuto uses a run axis where DefaultRunAxis says it pays.
+	RunAxisAuto RunAxisMode = "auto"
+	// RunAxisOn uses a run axis wherever the runs allow it.
+	RunAxisOn RunAxisMode = "on"
+	// RunAxisOff trains one model copy per run.
+	RunAxisOff RunAxisMode = "off"
+)
+
+// ParseRunAxis parses a RunAxisMode: "auto" or "" (RunAxisAuto), "on" or
+// "true", "off" or "false".
+func ParseRunAxis(s string) (RunAxisMode, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "auto":
+		return RunAxisAuto, nil
+	case "on", "true":
+		return RunAxisOn, nil
+	case "off", "false":
+		return RunAxisOff, nil
+	}
+	return "", fmt.Errorf("run axis %q: want %s, %s or %s", s, RunAxisAuto, RunAxisOn, RunAxisOff)
+}
+
+// Enabled reports whether m asks for a run axis on backend: RunAxisOn
+// always, RunAxisOff never, RunAxisAuto (and "") where DefaultRunAxis.
+func (m RunAxisMode) Enabled(backend compute.Backend) bool {
+	switch m {
+	case RunAxisOn:
+		return true
+	case RunAxisOff:
+		return false
+	}
+	return DefaultRunAxis(backend)
 }
 
 // StoppedRuns is what TrainRuns does with a run that stopped early (RunOptions).

@@ -31,13 +31,44 @@ func addRunFlags(fs *flag.FlagSet) runFlags {
 }
 
 // maxRunsHelp documents -max-runs, the cap on runs trained in one graph.
-const maxRunsHelp = "runs trained together in one graph (softshape.TrainRuns): 0 = the backend's default (10 on pure Go, 1 elsewhere: on ONNX Runtime and XLA CUDA batching does not pay), 1 = one run at a time, N = at most N (memory)"
+const maxRunsHelp = "runs trained together in one graph (softshape.TrainRuns): 0 = the backend's default (10 on pure Go and on XLA with a GPU, 1 on ONNX Runtime and XLA on a CPU, where batching does not pay), 1 = one run at a time, N = at most N (memory)"
 
 // stoppedRunsHelp documents -stopped-runs (softshape.RunOptions.StoppedRuns).
 const stoppedRunsHelp = "what a run trained with others in one graph does when it stops early: leave (the runs left build a graph without it) or ride (it stays in their graphs until the round ends, computing nothing that is used: fewer graphs to build, for backends where building one is dear, e.g. XLA); results are the same either way"
 
 // runAxisHelp documents -run-axis (softshape.RunOptions.RunAxis).
-const runAxisHelp = "train the runs of one graph as one model with a leading run axis on every variable (one kernel for all runs: for GPUs, where a step is latency-bound), where they allow it (fresh folds, settings differing at most in λ, learning rate, epochs and patience, not the appendix's transformer shared expert or fcn/icb experts); others train as one model copy per run. A step equals the copies' within float rounding; the sparse phase's top-1 routing and top-K shapes can amplify that over epochs, as between two backends"
+const runAxisHelp = "whether the runs of one graph train as one model with a leading run axis on every variable (one kernel for all runs: for GPUs, where a step is latency-bound) instead of one model copy per run: auto (the backend's default: on for XLA with a GPU, off on the CPU backends), on (-run-axis alone) or off. It applies where the runs allow it (fresh folds, settings differing at most in λ, learning rate, epochs and patience, not the appendix's transformer shared expert or fcn/icb experts); a step equals the copies' within float rounding, which the sparse phase's top-1 routing and top-K shapes can amplify over epochs, as between two backends"
+
+// runAxisFlag is -run-axis: auto, on or off, and on when given alone.
+type runAxisFlag struct{ mode softshape.RunAxisMode }
+
+// addRunAxisFlag declares -run-axis on fs, auto unless given.
+func addRunAxisFlag(fs *flag.FlagSet) *runAxisFlag {
+	f := &runAxisFlag{mode: softshape.RunAxisAuto}
+	fs.Var(f, "run-axis", runAxisHelp)
+	return f
+}
+
+// String returns the mode.
+func (f *runAxisFlag) String() string {
+	if f == nil || f.mode == "" {
+		return string(softshape.RunAxisAuto)
+	}
+	return string(f.mode)
+}
+
+// Set parses auto, on, off (or true, false).
+func (f *runAxisFlag) Set(s string) error {
+	m, err := softshape.ParseRunAxis(s)
+	if err != nil {
+		return err
+	}
+	f.mode = m
+	return nil
+}
+
+// IsBoolFlag lets -run-axis stand alone for on.
+func (f *runAxisFlag) IsBoolFlag() bool { return true }
 
 // parseStoppedRuns checks -stopped-runs.
 func parseStoppedRuns(s string) (softshape.StoppedRuns, error) {

@@ -54,7 +54,7 @@ type slurmSweep struct {
 	workers, maxRuns                int
 	stopped                         softshape.StoppedRuns
 	offline, retryFailed, noReuse   bool
-	runAxis                         bool
+	runAxis                         softshape.RunAxisMode
 }
 
 // sweepArgs returns the grid flags that make every task compute the same
@@ -92,8 +92,8 @@ func (s slurmSweep) sweepArgs() ([]string, error) {
 	if s.stopped != "" && s.stopped != softshape.StoppedRunsLeave {
 		args = append(args, "-stopped-runs", string(s.stopped))
 	}
-	if s.runAxis {
-		args = append(args, "-run-axis")
+	if s.runAxis != "" && s.runAxis != softshape.RunAxisAuto {
+		args = append(args, "-run-axis="+string(s.runAxis))
 	}
 	if s.retryFailed {
 		args = append(args, "-retry-failed")

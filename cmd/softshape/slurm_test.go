@@ -66,12 +66,23 @@ func TestSweepEmitSlurm(t *testing.T) {
 	if strings.Contains(string(b), "-run-axis") {
 		t.Errorf("-run-axis went into the script without being asked for:\n%s", b)
 	}
-	// And -run-axis.
-	if out, err := sweepCLI(t, results, "-emit-slurm", script, "-slurm-tasks", "2", "-slurm-binary", "/opt/softshape", "-run-axis"); err != nil {
-		t.Fatalf("%v\n%s", err, out)
+	// And -run-axis: alone it is on; off and on are passed on, auto (the
+	// default) is not; a bad value is an error naming it.
+	for flagArg, want := range map[string]string{"-run-axis": "  -run-axis=on \\\n", "-run-axis=off": "  -run-axis=off \\\n",
+		"-run-axis=true": "  -run-axis=on \\\n", "-run-axis=auto": ""} {
+		if out, err := sweepCLI(t, results, "-emit-slurm", script, "-slurm-tasks", "2", "-slurm-binary", "/opt/softshape", flagArg); err != nil {
+			t.Fatalf("%s: %v\n%s", flagArg, err, out)
+		}
+		b, _ = os.ReadFile(script)
+		if want == "" && strings.Contains(string(b), "-run-axis") {
+			t.Errorf("%s went into the script:\n%s", flagArg, b)
+		} else if want != "" {
+			contains(t, string(b), want)
+		}
 	}
-	b, _ = os.ReadFile(script)
-	contains(t, string(b), "  -run-axis \\\n")
+	if out, err := sweepCLI(t, results, "-emit-slurm", script, "-slurm-tasks", "2", "-slurm-binary", "/opt/softshape", "-run-axis=sometimes"); err == nil || !strings.Contains(out, "sometimes") {
+		t.Errorf("-run-axis=sometimes: err %v, output %q; want an error naming the value", err, out)
+	}
 
 	// GPUs: xla:cuda unless told otherwise.
 	out, err = sweepCLI(t, results, "-emit-slurm", script, "-slurm-tasks", "3", "-slurm-gpus-per-task", "1", "-slurm-binary", "/opt/softshape")

@@ -31,7 +31,7 @@ func runSweep(args []string, stdout io.Writer) error {
 	workers := fs.Int("workers", 0, "cells trained at once: 0 = automatic (pure-Go backend: one worker per core (GOMAXPROCS) sharing the backend, or each on its own with -backend go:parallelism=0; ONNX Runtime, XLA: 1); N = N goroutines sharing one backend")
 	maxRuns := fs.Int("max-runs", 0, maxRunsHelp)
 	stoppedFlag := fs.String("stopped-runs", string(softshape.StoppedRunsLeave), stoppedRunsHelp)
-	runAxis := fs.Bool("run-axis", false, runAxisHelp)
+	runAxis := addRunAxisFlag(fs)
 	results := fs.String("results", sweep.DefaultRoot, "results folder (one JSON record per run)")
 	seeds := fs.String("seeds", "42", "comma-separated run seeds")
 	settings := fs.String("set", "", "hyperparameters applied before each variant, e.g. \"embed_dim=64\" (part of every run's key)")
@@ -95,7 +95,7 @@ func runSweep(args []string, stdout io.Writer) error {
 			return errors.New("-emit-slurm writes the job of every shard: leave out -shard and -dry-run")
 		}
 		return emitSlurm(stdout, sf, slurmSweep{spec: spec, grid: grid, folds: *rf.folds, seeds: *seeds, dataRoot: *rf.dataRoot,
-			backend: *rf.backend, results: *results, workers: *workers, maxRuns: *maxRuns, stopped: stopped, runAxis: *runAxis, offline: *rf.offline, retryFailed: *retry, noReuse: *noReuse})
+			backend: *rf.backend, results: *results, workers: *workers, maxRuns: *maxRuns, stopped: stopped, runAxis: runAxis.mode, offline: *rf.offline, retryFailed: *retry, noReuse: *noReuse})
 	}
 	cells := sh.Select(grid.Cells)
 	mode := "full"
@@ -124,7 +124,7 @@ func runSweep(args []string, stdout io.Writer) error {
 		return fmt.Errorf("-workers: %w", err)
 	}
 	r := &sweep.Runner{Store: store, DataRoot: *rf.dataRoot, Offline: *rf.offline, Log: stdout, NoReuse: *noReuse, RetryFailed: *retry,
-		MaxRuns: *maxRuns, StoppedRuns: stopped, RunAxis: *runAxis}
+		MaxRuns: *maxRuns, StoppedRuns: stopped, RunAxis: runAxis.mode}
 	backend, err := plan.Apply(r, *rf.backend)
 	if err != nil {
 		return fmt.Errorf("-backend: %w", err)

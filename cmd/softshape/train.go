@@ -28,7 +28,7 @@ func runTrain(args []string, stdout io.Writer) error {
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	maxRuns := fs.Int("max-runs", 0, maxRunsHelp+"; the folds of a fold_reset=fresh configuration then train together")
 	stoppedFlag := fs.String("stopped-runs", string(softshape.StoppedRunsLeave), stoppedRunsHelp)
-	runAxis := fs.Bool("run-axis", false, runAxisHelp)
+	runAxis := addRunAxisFlag(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: softshape train [flags]\n\nTrains SoftShape on one dataset with the paper's protocol (stratified 5 folds, 60/20/20,\nmodel selection by validation loss) and prints the per-fold table.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -85,14 +85,18 @@ func runTrain(args []string, stdout io.Writer) error {
 	opts := softshape.RunOptions{
 		Backend: backend, Seed: *seed, Folds: foldList, CheckpointDir: *checkpoints,
 		RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length), MaxRuns: *maxRuns, StoppedRuns: stopped,
-		RunAxis: *runAxis,
+		RunAxis: runAxis.mode,
 	}
 	runs := opts.MaxRuns
 	if runs == 0 {
 		runs = softshape.DefaultMaxRuns(backend)
 	}
 	if runs > 1 && len(foldList) > 1 && !cfg.CarriesFolds() {
-		fmt.Fprintf(stdout, "folds %s trained together, at most %d per graph\n", *rf.folds, runs)
+		form := "one model copy per fold"
+		if opts.RunAxis.Enabled(backend) && softshape.RunAxisSupported(cfg) == nil {
+			form = "one model on a run axis"
+		}
+		fmt.Fprintf(stdout, "folds %s trained together, at most %d per graph, %s\n", *rf.folds, runs, form)
 		if !*quiet {
 			// One bar over every fold's epochs: the folds advance together.
 			bar = progressbar.NewOptions(cfg.Epochs*len(foldList), progressbar.OptionSetWriter(os.Stderr),

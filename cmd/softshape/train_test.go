@@ -19,7 +19,8 @@ func TestTrainCommandOnGeneratedData(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := out.String()
-	for _, want := range []string{"backend: Go", "dataset: CBF-generated (300 series, 3 classes, length 128)", "fold  test acc", "mean test accuracy", "over 2 folds"} {
+	for _, want := range []string{"backend: Go", "dataset: CBF-generated (300 series, 3 classes, length 128)",
+		"folds 1,3 trained together, at most 10 per graph, one model copy per fold", "fold  test acc", "mean test accuracy", "over 2 folds"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)
 		}
@@ -42,6 +43,15 @@ func TestTrainCommandOnGeneratedData(t *testing.T) {
 			t.Errorf("no checkpoint folder %s for fold %s", f, f[len("fold-"):])
 		}
 	}
+	// -run-axis alone asks for the run axis, which pure Go leaves off by
+	// default; the same folds then train as one model.
+	var axisOut bytes.Buffer
+	if err := runTrain([]string{"-epochs", "3", "-warmup", "1", "-folds", "1,3", "-quiet", "-run-axis", "-set", "embed_dim=16;sparse_ratio=0.3"}, &axisOut); err != nil {
+		t.Fatal(err)
+	}
+	if want := "folds 1,3 trained together, at most 10 per graph, one model on a run axis"; !strings.Contains(axisOut.String(), want) {
+		t.Errorf("-run-axis: output lacks %q:\n%s", want, axisOut.String())
+	}
 	// The checkpoint keeps each fold's history: plot curves draws fold 3's.
 	figs := t.TempDir()
 	var plotOut bytes.Buffer
@@ -59,6 +69,7 @@ func TestTrainCommandErrors(t *testing.T) {
 		`-folds "0": fold 0 does not exist (want 1..5)`:      {"-folds", "0"},
 		`-folds "6": fold 6 does not exist (want 1..5)`:      {"-folds", "6", "-epochs", "1"},
 		"parsing settings": {"-set", "bogus=1"},
+		`run axis "maybe": want auto, on or off`: {"-run-axis=maybe"},
 	}
 	for want, args := range cases {
 		err := runTrain(append(args, "-quiet"), &bytes.Buffer{})

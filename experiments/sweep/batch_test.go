@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/softshape-go/softshape/softshape"
 )
 
 // TestBatchGroups: units of one table, dataset and variant are packed up to
@@ -68,8 +70,8 @@ func TestRunAxisSweep(t *testing.T) {
 	for _, run := range []struct {
 		s    *Store
 		max  int
-		axis bool
-	}{{one, 1, false}, {axis, 4, true}} {
+		axis softshape.RunAxisMode
+	}{{one, 1, softshape.RunAxisOff}, {axis, 4, softshape.RunAxisOn}} {
 		r := &Runner{Store: run.s, Load: cbfLoader, NoReuse: true, MaxRuns: run.max, RunAxis: run.axis}
 		rep, err := r.Run(context.Background(), g.Cells)
 		if err != nil || len(rep.Errors) > 0 || rep.Ran != len(g.Cells) || rep.Failed > 0 {
@@ -115,7 +117,7 @@ func TestBatchedSweepMatchesOneAtATime(t *testing.T) {
 			s   *Store
 			max int
 		}{{one, 1}, {batched, 4}} {
-			r := &Runner{Store: run.s, Load: cbfLoader, NoReuse: true, MaxRuns: run.max}
+			r := &Runner{Store: run.s, Load: cbfLoader, NoReuse: true, MaxRuns: run.max, RunAxis: softshape.RunAxisOff}
 			rep, err := r.Run(context.Background(), g.Cells)
 			if err != nil || len(rep.Errors) > 0 || rep.Ran != len(g.Cells) || rep.Failed > 0 {
 				t.Fatalf("%s, MaxRuns %d: report %+v, err %v", settings, run.max, rep, err)

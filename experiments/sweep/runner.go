@@ -59,9 +59,10 @@ type Runner struct {
 	// early while others of its graph train on (softshape.RunOptions); ""
 	// is softshape.StoppedRunsLeave. Records are the same either way.
 	StoppedRuns softshape.StoppedRuns
-	// RunAxis trains the runs of a group as one model with a run axis where
-	// they allow it (softshape.RunOptions.RunAxis).
-	RunAxis bool
+	// RunAxis says whether the runs of a group train as one model with a
+	// run axis where they allow it (softshape.RunOptions.RunAxis); the zero
+	// value is softshape.RunAxisAuto, the backend's default.
+	RunAxis softshape.RunAxisMode
 	// Log receives one line per cell started and finished; nil discards.
 	Log io.Writer
 	// NoReuse trains every cell even when an ok record of the same
