@@ -68,7 +68,7 @@ func TestTrainCommandErrors(t *testing.T) {
 		"experts_k=5: k must be ≤ the number of experts Ĉ=3": {"-set", "experts_k=5", "-epochs", "2", "-warmup", "1"},
 		`-folds "0": fold 0 does not exist (want 1..5)`:      {"-folds", "0"},
 		`-folds "6": fold 6 does not exist (want 1..5)`:      {"-folds", "6", "-epochs", "1"},
-		"parsing settings": {"-set", "bogus=1"},
+		"parsing settings":                       {"-set", "bogus=1"},
 		`run axis "maybe": want auto, on or off`: {"-run-axis=maybe"},
 	}
 	for want, args := range cases {
