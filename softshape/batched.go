@@ -110,6 +110,10 @@ func trainRunsCounted(ds *data.Dataset, runs []RunSpec, opts RunOptions, maxRuns
 	if err != nil {
 		return nil, 0, err
 	}
+	axisMode, err := ParseRunAxis(string(opts.RunAxis))
+	if err != nil {
+		return nil, 0, err
+	}
 	if opts.NumFolds == 0 {
 		opts.NumFolds = ProtocolFolds
 	}
@@ -122,7 +126,7 @@ func trainRunsCounted(ds *data.Dataset, runs []RunSpec, opts RunOptions, maxRuns
 	if maxRuns <= 0 {
 		maxRuns = DefaultMaxRuns(backend)
 	}
-	axis := opts.RunAxis.Enabled(backend)
+	axis := axisMode.Enabled(backend)
 	chains, err := planChains(ds, runs, opts)
 	if err != nil {
 		return nil, 0, err
@@ -187,7 +191,7 @@ func DefaultMaxRuns(backend compute.Backend) int {
 	if backend == nil {
 		return 1
 	}
-	if strings.HasPrefix(strings.ToLower(backend.Name()), "go") || xlaOnAccelerator(backend.Name(), backend.Description()) { // "Go Backend"
+	if strings.HasPrefix(strings.ToLower(backend.Name()), "go") || DefaultRunAxis(backend) { // "Go Backend"; XLA on a GPU
 		return 10
 	}
 	return 1

@@ -321,6 +321,11 @@ func TestTrainRunsRejectsBadRuns(t *testing.T) {
 	if err == nil || err.Error() != "dataset CBF-generated run 1: shape_length: m=65 is longer than the series (T=64)" {
 		t.Errorf("got %v", err)
 	}
+	// A run-axis mode set in code, not parsed, is checked too.
+	_, err = TrainRuns(ds, []RunSpec{{cfg, 1, 0}, {cfg, 1, 1}}, RunOptions{Backend: testBackend(t), MaxRuns: testMaxRuns, RunAxis: "sideways"})
+	if err == nil || !strings.Contains(err.Error(), `run axis "sideways"`) {
+		t.Errorf("RunAxis \"sideways\": got %v, want an error naming it", err)
+	}
 }
 
 // loadUCR loads a UCR dataset: the copy bundled in package data when there is
