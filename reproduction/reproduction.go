@@ -63,7 +63,7 @@ type Entry struct {
 	DatasetsDone []string
 	// WallSeconds sums the training wall time of the runs trained for this
 	// table (ok records, reused ones excluded: their time counts where they
-	// were trained).
+	// were trained; a batched job's time once, not once per run).
 	WallSeconds float64
 	// Backends and Hosts are those of the ok records.
 	Backends, Hosts []string
@@ -158,7 +158,9 @@ func loadEntry(dir, table, preset string) (Entry, error) {
 			e.Reused++
 			continue
 		}
-		e.WallSeconds += float64(rec.WallSeconds)
+		// A batched job's runs share its wall time (sweep.Record.BatchRuns):
+		// each counts its share, so the sum is the job's time once.
+		e.WallSeconds += float64(rec.WallSeconds) / float64(max(1, rec.BatchRuns))
 	}
 	for _, ds := range Datasets {
 		if !missing[ds] {

@@ -249,3 +249,50 @@ func TestCPUCellSaysWhatIsUnrecorded(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadCountsBatchedWallOnce: the runs of one batched job (a GPU sweep's
+// five folds on a run axis) each record the job's wall time; the table's
+// compute counts it once, not five times, beside a run trained alone.
+func TestLoadCountsBatchedWallOnce(t *testing.T) {
+	const preset = "reference_fresh"
+	dir := t.TempDir()
+	store, err := sweep.Open(ResultsDir(dir, preset))
+	if err != nil {
+		t.Fatal(err)
+	}
+	grid, err := PlannedGrid("depth_L", preset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.SaveGrid(grid); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	for _, c := range grid.Cells {
+		if c.Dataset != "GunPoint" || (c.Variant != "L=1" && (c.Variant != "L=2" || c.Fold != 1)) {
+			continue
+		}
+		r := &sweep.Record{Schema: sweep.SchemaVersion, Table: c.Table, Dataset: c.Dataset, Variant: c.Variant, Fold: c.Fold, Seed: c.Seed,
+			Hash: c.Hash, Mode: "full", Status: sweep.StatusOK, TestAccuracy: 0.9, ValLoss: 0.1, EpochsRun: 200, Params: 10,
+			WallSeconds: 7, Backend: "test", Config: c.Config.String(), Protocol: preset, Started: now, Finished: now, Hostname: "h", PID: 1}
+		if c.Variant == "L=1" {
+			r.WallSeconds, r.BatchRuns, r.RunAxis = 50, 5, true
+		}
+		if err := store.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entries, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Table == "depth_L" && e.Preset == preset {
+			if e.Recorded != 6 || e.WallSeconds != 57 {
+				t.Errorf("depth_L: recorded %d, wall %v s; want 6 runs, 50 s (one job of 5) + 7 s", e.Recorded, e.WallSeconds)
+			}
+			return
+		}
+	}
+	t.Error("no depth_L entry")
+}
