@@ -158,9 +158,7 @@ func loadEntry(dir, table, preset string) (Entry, error) {
 			e.Reused++
 			continue
 		}
-		// A batched job's runs share its wall time (sweep.Record.BatchRuns):
-		// each counts its share, so the sum is the job's time once.
-		e.WallSeconds += float64(rec.WallSeconds) / float64(max(1, rec.BatchRuns))
+		e.WallSeconds += rec.RunWallSeconds() // a batched job's time once
 	}
 	for _, ds := range Datasets {
 		if !missing[ds] {

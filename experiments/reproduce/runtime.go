@@ -42,9 +42,7 @@ func (r *TableResult) EpochTimes() (string, error) {
 			rows[k] = a
 			cpusOf[c.Variant] = append(cpusOf[c.Variant], rec.CPU)
 		}
-		// A run trained in a batched job shares its wall time with the job's
-		// other runs (of the same variant): count its share.
-		a.perEpoch = append(a.perEpoch, float64(rec.WallSeconds)/float64(max(1, rec.BatchRuns))/float64(rec.EpochsRun))
+		a.perEpoch = append(a.perEpoch, rec.RunWallSeconds()/float64(rec.EpochsRun))
 		if x := float64(rec.InferenceSeconds); !math.IsNaN(x) {
 			a.infer = append(a.infer, x)
 		}

@@ -131,6 +131,13 @@ type Record struct {
 }
 
 // Key returns the record's cell key.
+// RunWallSeconds is this run's share of the wall time it recorded: a run
+// trained in a batched job (BatchRuns > 0) shares the job's wall time with
+// the job's other runs, so it counts 1/BatchRuns of it.
+func (r *Record) RunWallSeconds() float64 {
+	return float64(r.WallSeconds) / float64(max(1, r.BatchRuns))
+}
+
 func (r *Record) Key() Key {
 	return Key{Table: r.Table, Dataset: r.Dataset, Variant: r.Variant, Fold: r.Fold, Seed: r.Seed, Quick: r.Quick, Hash: r.Hash}
 }
