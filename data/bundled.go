@@ -37,23 +37,21 @@ func LoadBundled(name string) (*Dataset, error) {
 	if !IsBundled(name) {
 		return nil, fmt.Errorf("dataset %s is not bundled (bundled: %v)", name, bundledNames)
 	}
-	read := func(split string) ([][]float64, []string, string, error) {
+	read := func(split string) (*fileRows, error) {
 		p := path.Join("bundled", name, name+"_"+split+".tsv")
 		b, err := fs.ReadFile(bundledFS, p)
 		if err != nil {
-			return nil, nil, "", fmt.Errorf("bundled dataset %s: %w", name, err)
+			return nil, fmt.Errorf("bundled dataset %s: %w", name, err)
 		}
-		src := BundledSource + path.Join(name, name+"_"+split+".tsv")
-		x, y, err := parseTSV(src, string(b))
-		return x, y, src, err
+		return parseTSV(BundledSource+path.Join(name, name+"_"+split+".tsv"), string(b))
 	}
-	trainX, trainY, trainSrc, err := read(splitTrain)
+	train, err := read(splitTrain)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", name, err)
 	}
-	testX, testY, testSrc, err := read(splitTest)
+	test, err := read(splitTest)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", name, err)
 	}
-	return merge(name, trainSrc, testSrc, trainX, trainY, testX, testY)
+	return merge(name, train, test)
 }

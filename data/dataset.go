@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // Dataset is a whole labelled dataset (TRAIN and TEST merged, TRAIN rows
@@ -29,15 +30,28 @@ type Dataset struct {
 	// Source says where the data came from: the file paths, or a
 	// description such as "generated: CBF ...".
 	Source string
+	// Warnings holds what NewDataset or Load accepted but the user should
+	// know, one sentence each, naming the file and lines (or rows): series
+	// that are constant, labels of different spellings read as one class.
+	// LoadOrDownload writes them to its Log.
+	Warnings []string
 }
 
 // NewDataset builds a Dataset from rows and their label text, remapping the
 // labels to class ids (see Dataset.Labels). Rows shorter than the longest
 // one are padded with NaN (the UCR convention for variable-length series);
 // the rows are used in place, not copied. It fails on no rows, a count
-// mismatch, an empty row or label, an infinite value, a row with no finite
-// value (all NaN: nothing to impute from), or fewer than two classes.
+// mismatch, an empty row or label, an infinite value or one beyond the
+// float32 range, a row with no finite value (all NaN: nothing to impute
+// from), fewer than two classes, or a dataset whose every series is constant
+// (see constantRows). Some constant series, or labels of different spellings
+// merged into one class, give Warnings that name the rows by 0-based index.
 func NewDataset(name, source string, series [][]float64, labels []string) (*Dataset, error) {
+	return newDataset(name, source, series, labels, func(i int) (string, int) { return "", i })
+}
+
+// newDataset is NewDataset; place locates the rows in warnings.
+func newDataset(name, source string, series [][]float64, labels []string, place rowPlacer) (*Dataset, error) {
 	if len(series) == 0 {
 		return nil, fmt.Errorf("dataset %s: no rows", name)
 	}
@@ -53,8 +67,8 @@ func NewDataset(name, source string, series [][]float64, labels []string) (*Data
 			return nil, fmt.Errorf("dataset %s: row %d has an empty label", name, i)
 		}
 		for j, v := range row {
-			if math.IsInf(v, 0) {
-				return nil, fmt.Errorf("dataset %s: row %d, time step %d: value %v is not finite", name, i, j, v)
+			if err := checkValue(v); err != nil {
+				return nil, fmt.Errorf("dataset %s: row %d, time step %d: value %v %w", name, i, j, v, err)
 			}
 		}
 		if !anyFinite(row) {
@@ -71,6 +85,20 @@ func NewDataset(name, source string, series [][]float64, labels []string) (*Data
 	if len(names) < 2 {
 		return nil, fmt.Errorf("dataset %s: all %d rows have the label %q; classification needs at least 2 classes", name, len(series), names[0])
 	}
+	var warnings []string
+	if flat := constantRows(series); len(flat) == len(series) {
+		what := "every series is constant (all its values are equal)"
+		if length == 1 {
+			what = "every series has a single value"
+		}
+		return nil, fmt.Errorf("dataset %s: %s: z-normalised on its own, as for training, each becomes all zeros and nothing is left to learn", name, what)
+	} else if len(flat) > 0 {
+		warnings = append(warnings, fmt.Sprintf("dataset %s: %s (%s): z-normalised on its own, as for training, each becomes all zeros and carries no information",
+			name, countOf(len(flat), len(series), "series is constant", "series are constant"), place.list(flat)))
+	}
+	if w := mergedSpellings(labels, ids, place); w != "" {
+		warnings = append(warnings, fmt.Sprintf("dataset %s: labels compared as numbers, so differently spelt labels are one class: %s", name, w))
+	}
 	return &Dataset{
 		Name:       name,
 		Series:     series,
@@ -78,7 +106,68 @@ func NewDataset(name, source string, series [][]float64, labels []string) (*Data
 		ClassNames: names,
 		Length:     length,
 		Source:     source,
+		Warnings:   warnings,
 	}, nil
+}
+
+// constantRows returns the rows that hold no missing value and whose values
+// are all equal (every row, when the series have a single value): Prepare's
+// per-series z-normalisation turns each into zeros. A row with missing
+// values is not counted, since imputation fills them from other rows.
+func constantRows(series [][]float64) []int {
+	var flat []int
+	for i, row := range series {
+		constant := true
+		for _, v := range row {
+			if v != row[0] { // also true for NaN
+				constant = false
+				break
+			}
+		}
+		if constant {
+			flat = append(flat, i)
+		}
+	}
+	return flat
+}
+
+// countOf says "k of n <one>" or "k of n <many>" by k.
+func countOf(k, n int, one, many string) string {
+	if k == 1 {
+		return fmt.Sprintf("1 of %d %s", n, one)
+	}
+	return fmt.Sprintf("%d of %d %s", k, n, many)
+}
+
+// mergedSpellings describes the classes (ids, from remapLabels) whose rows
+// spell their label in more than one way, e.g. "1" and "1.0": each spelling
+// with the place of its first row, `"1" (a:1) = "1.0" (b:1)`, classes
+// separated by "; ". It returns "" when every class has one spelling.
+func mergedSpellings(labels []string, ids []int, place rowPlacer) string {
+	first := map[string]int{} // spelling -> its first row
+	var spellings [][]string  // per class id, in order of first appearance
+	for i, l := range labels {
+		if _, ok := first[l]; ok {
+			continue
+		}
+		first[l] = i
+		for len(spellings) <= ids[i] {
+			spellings = append(spellings, nil)
+		}
+		spellings[ids[i]] = append(spellings[ids[i]], l)
+	}
+	var classes []string
+	for _, sp := range spellings {
+		if len(sp) < 2 {
+			continue
+		}
+		parts := make([]string, len(sp))
+		for k, l := range sp {
+			parts[k] = fmt.Sprintf("%q (%s)", l, place.at(first[l]))
+		}
+		classes = append(classes, strings.Join(parts, " = "))
+	}
+	return strings.Join(classes, "; ")
 }
 
 // padNaN returns row extended to length with NaN.
@@ -145,6 +234,58 @@ func remapLabels(labels []string) (ids []int, names []string) {
 		ids[i] = index[l]
 	}
 	return ids, names
+}
+
+// rowPlacer locates row i of a dataset for messages: the file and 1-based
+// line it was read from, or "" and i for rows given to NewDataset.
+type rowPlacer func(i int) (file string, line int)
+
+// at names row i: "file:line", or "row i".
+func (p rowPlacer) at(i int) string {
+	file, line := p(i)
+	if file == "" {
+		return fmt.Sprintf("row %d", line)
+	}
+	return fmt.Sprintf("%s:%d", file, line)
+}
+
+// maxPlaces is the number of rows a warning names before "…".
+const maxPlaces = 5
+
+// list names the first maxPlaces of rows, grouped by file, e.g.
+// "a.tsv lines 3, 7; b.tsv line 2" or "rows 0, 4", ending in ", …" when
+// there are more.
+func (p rowPlacer) list(rows []int) string {
+	var groups []string
+	var nums []string
+	group := ""
+	flush := func() {
+		if len(nums) == 0 {
+			return
+		}
+		what := "row"
+		if group != "" {
+			what = group + " line"
+		}
+		if len(nums) > 1 {
+			what += "s"
+		}
+		groups = append(groups, what+" "+strings.Join(nums, ", "))
+	}
+	for k, r := range rows[:min(len(rows), maxPlaces)] {
+		file, line := p(r)
+		if k == 0 || file != group {
+			flush()
+			group, nums = file, nil
+		}
+		nums = append(nums, strconv.Itoa(line))
+	}
+	flush()
+	out := strings.Join(groups, "; ")
+	if len(rows) > maxPlaces {
+		out += ", …"
+	}
+	return out
 }
 
 // NumClasses returns the number of classes.

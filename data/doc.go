@@ -32,9 +32,15 @@
 //
 // Bad input is never silently dropped or repaired: a row with a different
 // number of columns, a value that is not a number, a series with no finite
-// value (all NaN, which imputation cannot fill), an empty file, a missing
-// TEST file, a dataset of a single class, or an unknown dataset name is an
+// value (all NaN, which imputation cannot fill), a value beyond the float32
+// range the model computes in, a byte-order mark other than one at the very
+// start of a file (which is ignored), an empty file, a missing TEST file, a
+// dataset of a single class or of constant series only (every dataset of
+// length 1: z-normalisation leaves zeros), or an unknown dataset name is an
 // error naming the file and line (or the dataset) and what was expected.
+// What trains but deserves a word, some constant series or numeric labels
+// spelt two ways ("1" and "1.0", one class), is in Dataset.Warnings, naming
+// the files and lines; LoadOrDownload writes it to its Log.
 //
 // # Protocol of the reference code
 //

@@ -38,7 +38,8 @@ type LoadOptions struct {
 	Client *http.Client
 	// Seed is the generation seed when the name is CBFName.
 	Seed int64
-	// Log, when not nil, receives one line per download.
+	// Log, when not nil, receives one line per download and one line,
+	// "warning: ...", per warning about the loaded data (Dataset.Warnings).
 	Log io.Writer
 }
 
@@ -56,8 +57,19 @@ func LoadOrDownload(root, name string, opts LoadOptions) (*Dataset, error) {
 // naming it: neither the bundled copy nor a download replaces it.
 // Without a copy and without a download it returns an error (wrapping the
 // *MissingError) that says where to put the files and how to point -data or
-// $SOFTSHAPE_DATA at them.
+// $SOFTSHAPE_DATA at them. The loaded dataset's Warnings go to opts.Log.
 func LoadOrDownloadContext(ctx context.Context, root, name string, opts LoadOptions) (*Dataset, error) {
+	d, err := loadOrDownload(ctx, root, name, opts)
+	if err == nil && opts.Log != nil {
+		for _, w := range d.Warnings {
+			fmt.Fprintf(opts.Log, "warning: %s\n", w)
+		}
+	}
+	return d, err
+}
+
+// loadOrDownload implements LoadOrDownloadContext, but for the warnings.
+func loadOrDownload(ctx context.Context, root, name string, opts LoadOptions) (*Dataset, error) {
 	if name == CBFName {
 		return CBF(CBFDefaultPerClass, CBFDefaultLength, opts.Seed), nil
 	}

@@ -112,11 +112,11 @@ func checkName(name string) error {
 }
 
 // readSplit reads one file with the reader for its extension.
-func readSplit(path string) ([][]float64, []string, error) {
+func readSplit(path string) (*fileRows, error) {
 	if strings.HasSuffix(path, ".ts") {
-		return ReadTS(path)
+		return readTS(path)
 	}
-	return ReadTSV(path)
+	return readTSV(path)
 }
 
 // Load reads the named dataset from root/<name>/<name>_TRAIN.tsv and
@@ -154,30 +154,36 @@ func Load(root, name string) (*Dataset, error) {
 		}
 		return nil, e
 	}
-	trainX, trainY, err := readSplit(trainPath)
+	train, err := readSplit(trainPath)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", name, err)
 	}
-	testX, testY, err := readSplit(testPath)
+	test, err := readSplit(testPath)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", name, err)
 	}
-	return merge(name, trainPath, testPath, trainX, trainY, testX, testY)
+	return merge(name, train, test)
 }
 
-// merge joins the TRAIN and TEST rows read from trainPath and testPath into
-// one Dataset, TRAIN first (see Load).
-func merge(name, trainPath, testPath string, trainX [][]float64, trainY []string, testX [][]float64, testY []string) (*Dataset, error) {
-	if wTrain, wTest := len(trainX[0]), len(testX[0]); wTrain != wTest && !anyNaN(trainX) && !anyNaN(testX) {
-		return nil, fmt.Errorf("load %s: series in %s have %d values but those in %s have %d (and neither is NaN-padded)", name, trainPath, wTrain, testPath, wTest)
+// merge joins the TRAIN and TEST rows into one Dataset, TRAIN first (see
+// Load); its errors and warnings name rows by file and line.
+func merge(name string, train, test *fileRows) (*Dataset, error) {
+	if wTrain, wTest := len(train.series[0]), len(test.series[0]); wTrain != wTest && !anyNaN(train.series) && !anyNaN(test.series) {
+		return nil, fmt.Errorf("load %s: series in %s have %d values but those in %s have %d (and neither is NaN-padded)", name, train.path, wTrain, test.path, wTest)
 	}
-	series := append(trainX, testX...)
-	labels := append(trainY, testY...)
-	d, err := NewDataset(name, trainPath+" + "+testPath, series, labels)
+	series := append(train.series, test.series...)
+	labels := append(train.labels, test.labels...)
+	place := func(i int) (string, int) {
+		if i < len(train.lines) {
+			return train.path, train.lines[i]
+		}
+		return test.path, test.lines[i-len(train.lines)]
+	}
+	d, err := newDataset(name, train.path+" + "+test.path, series, labels, place)
 	if err != nil {
-		return nil, fmt.Errorf("%s + %s: %w", trainPath, testPath, err)
+		return nil, fmt.Errorf("%s + %s: %w", train.path, test.path, err)
 	}
-	d.NumTrain = len(trainX)
+	d.NumTrain = len(train.series)
 	return d, nil
 }
 

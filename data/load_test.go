@@ -46,6 +46,14 @@ func TestLoadAllShared(t *testing.T) {
 			if lo, hi := d.LengthRange(); info.VariableLength && lo >= hi {
 				t.Errorf("variable-length dataset with lengths %d..%d", lo, hi)
 			}
+			// Only MelbournePedestrian has constant series; no dataset
+			// spells a label two ways.
+			if name != "MelbournePedestrian" {
+				wantNoWarnings(t, d)
+			} else if want := "dataset MelbournePedestrian: 17 of 3650 series are constant (" + filepath.Join(ucrRoot(t), name, name+"_TRAIN.tsv") +
+				" lines 894, 933, 947, 949, 958, …)"; len(d.Warnings) != 1 || !strings.HasPrefix(d.Warnings[0], want) {
+				t.Errorf("warnings %q, want [%q...]", d.Warnings, want)
+			}
 		})
 	}
 }

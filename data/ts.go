@@ -18,11 +18,22 @@ import (
 // "@timeStamps true", "@classLabel false" and "@targetLabel true" are
 // rejected as unsupported; "@classLabel true L1 L2 ..." restricts the
 // labels; "@equalLength true" with "@seriesLength N" requires every series
-// to have N values. Errors name the file and line.
+// to have N values. Values are checked as ReadTSV checks them, and a
+// byte-order mark is ignored only at the very start of the file. Errors name
+// the file and line.
 func ReadTS(path string) (series [][]float64, labels []string, err error) {
+	rows, err := readTS(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return rows.series, rows.labels, nil
+}
+
+// readTS reads and parses a .ts file (see ReadTS).
+func readTS(path string) (*fileRows, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read .ts file: %w", err)
+		return nil, fmt.Errorf("read .ts file: %w", err)
 	}
 	return parseTS(path, string(raw))
 }
@@ -35,7 +46,9 @@ type tsHeader struct {
 }
 
 // parseTS parses the content of a .ts file; path is used in errors.
-func parseTS(path, content string) (series [][]float64, labels []string, err error) {
+func parseTS(path, content string) (*fileRows, error) {
+	content = strings.TrimPrefix(content, bom)
+	rows := &fileRows{path: path}
 	var h tsHeader
 	inData := false
 	lineNo := 0
@@ -53,41 +66,40 @@ func parseTS(path, content string) (series [][]float64, labels []string, err err
 		}
 		if !inData {
 			if !strings.HasPrefix(line, "@") {
-				return nil, nil, fmt.Errorf("%s:%d: data line before @data (expected a header line starting with '@')", path, lineNo)
+				return nil, fmt.Errorf("%s:%d: data line before @data (expected a header line starting with '@')", path, lineNo)
 			}
 			done, err := h.parse(line)
 			if err != nil {
-				return nil, nil, fmt.Errorf("%s:%d: %w", path, lineNo, err)
+				return nil, fmt.Errorf("%s:%d: %w", path, lineNo, err)
 			}
 			inData = done
 			continue
 		}
 		row, label, err := h.parseRow(line)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s:%d: %w", path, lineNo, err)
+			return nil, fmt.Errorf("%s:%d: %w", path, lineNo, err)
 		}
 		if !anyFinite(row) {
-			return nil, nil, fmt.Errorf("%s:%d: %w", path, lineNo, errNoFinite)
+			return nil, fmt.Errorf("%s:%d: %w", path, lineNo, errNoFinite)
 		}
-		series = append(series, row)
-		labels = append(labels, label)
+		rows.add(row, label, lineNo)
 	}
 	if !inData {
-		return nil, nil, fmt.Errorf("%s: no @data line (not a .ts file, or an empty one)", path)
+		return nil, fmt.Errorf("%s: no @data line (not a .ts file, or an empty one)", path)
 	}
-	if len(series) == 0 {
-		return nil, nil, fmt.Errorf("%s: empty file: no data rows after @data", path)
+	if len(rows.series) == 0 {
+		return nil, fmt.Errorf("%s: empty file: no data rows after @data", path)
 	}
 	length := 0
-	for _, row := range series {
+	for _, row := range rows.series {
 		length = max(length, len(row))
 	}
-	for i, row := range series {
+	for i, row := range rows.series {
 		if len(row) < length {
-			series[i] = padNaN(row, length)
+			rows.series[i] = padNaN(row, length)
 		}
 	}
-	return series, labels, nil
+	return rows, nil
 }
 
 // parse reads one header line; it reports whether the line was "@data".
@@ -153,6 +165,9 @@ func (h *tsHeader) parseRow(line string) ([]float64, string, error) {
 	label := strings.TrimSpace(parts[1])
 	if label == "" {
 		return nil, "", fmt.Errorf("empty class label after ':'")
+	}
+	if err := checkLabel(label); err != nil {
+		return nil, "", err
 	}
 	if h.classLabels != nil && !h.classLabels[label] {
 		return nil, "", fmt.Errorf("class label %q is not among those declared by @classLabel", label)

@@ -15,19 +15,47 @@ import (
 // columns. Blank lines are skipped and a trailing CR is ignored; every other
 // deviation (a differing column count, a value that is not a number or is
 // infinite, an empty column or label, a series with no finite value, a
-// file with no rows) is an error
-// naming the file, the line and, for values, the column (1-based, the label
-// being column 1).
+// file with no rows, a value beyond the float32 range, a byte-order mark
+// other than one at the very start of the file, which is ignored) is an
+// error naming the file, the line and, for values, the column (1-based, the
+// label being column 1).
 func ReadTSV(path string) (series [][]float64, labels []string, err error) {
+	rows, err := readTSV(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return rows.series, rows.labels, nil
+}
+
+// readTSV reads and parses a UCR .tsv file (see ReadTSV).
+func readTSV(path string) (*fileRows, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read UCR file: %w", err)
+		return nil, fmt.Errorf("read UCR file: %w", err)
 	}
 	return parseTSV(path, string(raw))
 }
 
+// fileRows is what a reader found in one file: its rows, their labels and
+// the 1-based line of each row in the file, for messages.
+type fileRows struct {
+	path   string
+	series [][]float64
+	labels []string
+	lines  []int
+}
+
+// add appends one row read from line lineNo.
+func (r *fileRows) add(row []float64, label string, lineNo int) {
+	r.series = append(r.series, row)
+	r.labels = append(r.labels, label)
+	r.lines = append(r.lines, lineNo)
+}
+
 // parseTSV parses the content of a UCR .tsv file; path is used in errors.
-func parseTSV(path, content string) (series [][]float64, labels []string, err error) {
+func parseTSV(path, content string) (*fileRows, error) {
+	content = strings.TrimPrefix(content, bom)
+	rows := &fileRows{path: path}
 	width, widthLine := 0, 0
 	lineNo := 0
 	for len(content) > 0 {
@@ -45,39 +73,77 @@ func parseTSV(path, content string) (series [][]float64, labels []string, err er
 		n := strings.Count(line, "\t") + 1
 		if width == 0 {
 			if n < 2 {
-				return nil, nil, fmt.Errorf("%s:%d: found 1 column, expected a label and at least one value separated by tabs", path, lineNo)
+				return nil, fmt.Errorf("%s:%d: found 1 column, expected a label and at least one value separated by tabs", path, lineNo)
 			}
 			width, widthLine = n, lineNo
 		} else if n != width {
-			return nil, nil, fmt.Errorf("%s:%d: ragged row: %d columns, expected %d as on line %d (UCR pads shorter series with NaN)", path, lineNo, n, width, widthLine)
+			return nil, fmt.Errorf("%s:%d: ragged row: %d columns, expected %d as on line %d (UCR pads shorter series with NaN)", path, lineNo, n, width, widthLine)
 		}
 		row := make([]float64, width-1)
+		label := ""
 		col := 0
 		for field := range strings.SplitSeq(line, "\t") {
 			col++
 			if col == 1 {
-				label := strings.TrimSpace(field)
+				label = strings.TrimSpace(field)
 				if label == "" {
-					return nil, nil, fmt.Errorf("%s:%d: empty class label in column 1", path, lineNo)
+					return nil, fmt.Errorf("%s:%d: empty class label in column 1", path, lineNo)
 				}
-				labels = append(labels, label)
+				if err := checkLabel(label); err != nil {
+					return nil, fmt.Errorf("%s:%d: column 1: %w", path, lineNo, err)
+				}
 				continue
 			}
 			v, err := parseValue(field)
 			if err != nil {
-				return nil, nil, fmt.Errorf("%s:%d: column %d: %w", path, lineNo, col, err)
+				return nil, fmt.Errorf("%s:%d: column %d: %w", path, lineNo, col, err)
 			}
 			row[col-2] = v
 		}
 		if !anyFinite(row) {
-			return nil, nil, fmt.Errorf("%s:%d: %w", path, lineNo, errNoFinite)
+			return nil, fmt.Errorf("%s:%d: %w", path, lineNo, errNoFinite)
 		}
-		series = append(series, row)
+		rows.add(row, label, lineNo)
 	}
-	if len(series) == 0 {
-		return nil, nil, fmt.Errorf("%s: empty file: no data rows", path)
+	if len(rows.series) == 0 {
+		return nil, fmt.Errorf("%s: empty file: no data rows", path)
 	}
-	return series, labels, nil
+	return rows, nil
+}
+
+// bom is the UTF-8 byte-order mark (U+FEFF) that some editors write at the
+// start of a text file. The readers drop it there; anywhere else it is an
+// error (errBOM), since it would silently become part of a label or value.
+const bom = "\uFEFF"
+
+// errBOM explains a byte-order mark after the start of a file.
+var errBOM = errors.New("holds a byte-order mark (U+FEFF), which is ignored only as the very first character of a file: remove it")
+
+// checkLabel rejects a class label that holds a byte-order mark: it would
+// make a class of its own ("\ufeff1" beside "1").
+func checkLabel(label string) error {
+	if strings.Contains(label, bom) {
+		return fmt.Errorf("class label %q %w", label, errBOM)
+	}
+	return nil
+}
+
+// maxAbsValue bounds the magnitude of a series value: the float32 range the
+// model computes in. A larger finite value would overflow the conversion
+// to float32 or, beyond about 1e154, the float64 z-normalisation (its
+// squares are infinite), and training would end in a NaN loss.
+const maxAbsValue = math.MaxFloat32
+
+// checkValue rejects a value the model cannot take: an infinite one, or one
+// beyond maxAbsValue.
+func checkValue(v float64) error {
+	if math.IsInf(v, 0) {
+		return errors.New("is not finite")
+	}
+	if math.Abs(v) > maxAbsValue {
+		return fmt.Errorf("is beyond ±%.1e, the float32 range the model computes in (normalisation would overflow): rescale the data", maxAbsValue)
+	}
+	return nil
 }
 
 // errNoFinite rejects a series whose values are all missing: imputation
@@ -95,7 +161,8 @@ func anyFinite(row []float64) bool {
 	return false
 }
 
-// parseValue parses one series value: a finite number, or NaN ("NaN",
+// parseValue parses one series value: a finite number within
+// ±maxAbsValue, or NaN ("NaN",
 // "nan", "?" or "NA") for a missing value.
 func parseValue(text string) (float64, error) {
 	s := strings.TrimSpace(text)
@@ -105,12 +172,19 @@ func parseValue(text string) (float64, error) {
 	case "?", "NA":
 		return math.NaN(), nil
 	}
+	if strings.Contains(s, bom) {
+		return 0, fmt.Errorf("value %q %w", text, errBOM)
+	}
 	v, err := strconv.ParseFloat(s, 64)
+	if errors.Is(err, strconv.ErrRange) && math.IsInf(v, 0) {
+		// A number beyond even float64 ("1e400"): too large, not unreadable.
+		v, err = math.Copysign(math.MaxFloat64, v), nil
+	}
 	if err != nil {
 		return 0, fmt.Errorf("cannot parse %q as a number (expected a number or NaN)", text)
 	}
-	if math.IsInf(v, 0) {
-		return 0, fmt.Errorf("value %q is not finite", text)
+	if err := checkValue(v); err != nil {
+		return 0, fmt.Errorf("value %q %w", text, err)
 	}
 	return v, nil
 }
