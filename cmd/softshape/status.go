@@ -84,6 +84,9 @@ func runStatus(args []string, stdout io.Writer) error {
 			what = "table " + *table
 		}
 		fmt.Fprintf(stdout, "no sweep recorded for %s in %s\n", what, store.Root())
+		if hint := sweep.NestedHint(store.Root(), *table); hint != "" {
+			fmt.Fprintln(stdout, hint)
+		}
 		return nil
 	}
 	fmt.Fprintf(stdout, "results folder %s\n", store.Root())

@@ -198,10 +198,54 @@ func (s *Store) Expected(table string, quick bool, gridID string) (*Expected, er
 		if gridID != "" {
 			return nil, fmt.Errorf("%w: table %s has no %s grid %s under %s (have %s)", ErrNoSweep, table, modeOf(quick), gridID, s.root, strings.Join(others, ", "))
 		}
+		if hint := NestedHint(s.root, table); hint != "" {
+			return nil, fmt.Errorf("%w for table %s (%s) under %s: %s", ErrNoSweep, table, modeOf(quick), s.root, hint)
+		}
 		return nil, fmt.Errorf("%w for table %s (%s) under %s: run `softshape sweep -table %s%s` first", ErrNoSweep, table, modeOf(quick), s.root, table, map[bool]string{true: " -quick", false: ""}[quick])
 	}
 	slices.Sort(e.Folds)
 	slices.Sort(e.Seeds)
 	sortCells(e.Cells)
 	return e, nil
+}
+
+// NestedResults returns the subfolders of root, sorted, that are results
+// folders with a sweep of table recorded (of any table when table is ""):
+// those holding <sub>/<table>/grid-*.json. They are what a user means when
+// root is the folder above several results folders, such as one per protocol
+// preset.
+func NestedResults(root, table string) ([]string, error) {
+	if table == "" {
+		table = "*"
+	}
+	files, err := filepath.Glob(filepath.Join(root, "*", table, "grid-*.json"))
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, f := range files {
+		sub := filepath.Base(filepath.Dir(filepath.Dir(f)))
+		if !strings.HasPrefix(sub, ".") && !slices.Contains(out, sub) {
+			out = append(out, sub)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// NestedHint is the advice for root when it records no sweep of table (of
+// any table when "") but results folders below it do (NestedResults): it
+// names them and the -results flag that opens one. It is "" when there are
+// none.
+func NestedHint(root, table string) string {
+	subs, err := NestedResults(root, table)
+	if err != nil || len(subs) == 0 {
+		return ""
+	}
+	what := "sweeps"
+	if table != "" {
+		what = "table " + table
+	}
+	return fmt.Sprintf("the results folders below it record %s: %s; name one of them, e.g. -results %s",
+		what, strings.Join(subs, ", "), filepath.Join(root, subs[0]))
 }

@@ -73,7 +73,7 @@ func (s *Store) Read(k Key) (*Record, error) {
 		return nil, err
 	}
 	if r.Key() != k {
-		return nil, fmt.Errorf("record %s holds %s, not %s", s.RecordPath(k), r.Key(), k)
+		return nil, unusableRecord(s.RecordPath(k), fmt.Errorf("holds %s, not %s", r.Key(), k))
 	}
 	return r, nil
 }
@@ -86,9 +86,25 @@ func (s *Store) readFile(path string) (*Record, error) {
 	}
 	r, err := decodeRecord(b)
 	if err != nil {
-		return nil, fmt.Errorf("record %s: %w", path, err)
+		var head struct {
+			Schema int `json:"schema"`
+		}
+		if json.Unmarshal(b, &head) == nil && head.Schema > SchemaVersion {
+			return nil, fmt.Errorf("record %s: schema %d, written by a newer softshape (this one reads schema %d): "+
+				"use that newer softshape, or move it aside (e.g. rename it to %s.bad) to have softshape sweep run the cell again",
+				path, head.Schema, SchemaVersion, filepath.Base(path))
+		}
+		return nil, unusableRecord(path, err)
 	}
 	return r, nil
+}
+
+// unusableRecord is the error of a record file that exists but cannot be
+// used: it says what is wrong and what to do, since a sweep never overwrites
+// a record (its cell fails until the file is moved aside).
+func unusableRecord(path string, err error) error {
+	return fmt.Errorf("record %s: %w; softshape sweep never overwrites a record: "+
+		"move it aside (e.g. rename it to %s.bad) to have the cell run again", path, err, filepath.Base(path))
 }
 
 // Write validates r and writes it atomically at its key's path, replacing an
