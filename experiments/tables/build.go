@@ -100,7 +100,8 @@ type Row struct {
 	Paper []float64
 }
 
-// MissingRun is an expected run without an ok record.
+// MissingRun is an expected run without an ok record (Table.Missing), or
+// one recorded invalid (Table.Invalid).
 type MissingRun struct {
 	// Key is the run; State why it has no ok record; Detail the error or
 	// lock owner.
@@ -130,8 +131,12 @@ type Table struct {
 	Rows []Row
 	// Summary is the summary section.
 	Summary Summary
-	// Missing lists every expected run that has no ok record.
+	// Missing lists every expected run that has no ok record and is not
+	// recorded invalid: the runs a sweep still has to make.
 	Missing []MissingRun
+	// Invalid lists the expected runs recorded invalid: the dataset rejects
+	// their configuration (k > Ĉ, m > T, ...), so no sweep can run them.
+	Invalid []MissingRun
 	// Protocol names the protocol of the runs with its switches
 	// (softshape.Config.ProtocolString), "" when no variant was recorded;
 	// several, separated by "; ", when the variants differ.
@@ -185,7 +190,7 @@ func Build(store *sweep.Store, name string, opts Options) (*Table, error) {
 		}
 		t.Rows = append(t.Rows, row)
 	}
-	t.Missing = cells.missing
+	t.Missing, t.Invalid = cells.missing, cells.invalid
 	t.Summary = summarize(t, pt, ps)
 	if name == "params_inference_time" {
 		t.Params = paramsSection(t, ps)

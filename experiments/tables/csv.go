@@ -25,7 +25,8 @@ func csvNum(x float64) string {
 // per_dataset (metric accuracy), summary (metrics avg_acc, avg_rank, win,
 // paper_p, wilcoxon_p: ours, the paper on the same datasets, and the paper's
 // printed value in detail), params (params, inference_seconds), missing
-// (every expected run without an ok record) and note.
+// (every expected run without an ok record that a sweep can still make),
+// invalid (every run recorded invalid: not runnable on its dataset) and note.
 func (t *Table) CSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	ours := "ours"
@@ -103,9 +104,14 @@ func (t *Table) CSV(w io.Writer) error {
 			write("params", r.Dataset, "SoftShape", "inference_seconds", csvNum(r.Inference), r.PaperInference, "", "", "", "one fold's test split")
 		}
 	}
-	for _, m := range t.Missing {
-		write("missing", m.Key.Dataset, m.Key.Variant, string(m.State), "", "", "", "", "",
-			fmt.Sprintf("seed %d fold %d #%s: %s", m.Key.Seed, m.Key.Fold, m.Key.Hash, m.Detail))
+	for _, sec := range []struct {
+		name string
+		runs []MissingRun
+	}{{"missing", t.Missing}, {"invalid", t.Invalid}} {
+		for _, m := range sec.runs {
+			write(sec.name, m.Key.Dataset, m.Key.Variant, string(m.State), "", "", "", "", "",
+				fmt.Sprintf("seed %d fold %d #%s: %s", m.Key.Seed, m.Key.Fold, m.Key.Hash, m.Detail))
+		}
 	}
 	for _, e := range s.Excluded {
 		write("note", "", "", "excluded_from_summary", "", "", "", "", "", e)

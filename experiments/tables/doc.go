@@ -21,7 +21,9 @@
 //     are marked so. Summary statistics use accuracies rounded to four
 //     decimals, as the paper prints them;
 //   - the list of every expected run that has no ok record (missing, running,
-//     failed, invalid or corrupt): nothing is skipped silently.
+//     failed or corrupt), with what makes each state's runs, and apart the
+//     runs recorded invalid, which no sweep can make: nothing is skipped
+//     silently.
 //
 // Markdown and CSV write a table; quick-mode tables carry sweep.QuickLabel in
 // their title and CSV header.

@@ -312,33 +312,103 @@ func (t *Table) markdownParams(b *bufio.Writer) {
 	}
 }
 
+// markdownMissing lists the runs without an ok record: those a sweep still
+// has to make, with what to do for each state, then apart the runs recorded
+// invalid, which no sweep can run.
 func (t *Table) markdownMissing(b *bufio.Writer) {
 	fmt.Fprintf(b, "## Missing runs\n\n")
 	if len(t.Missing) == 0 {
-		fmt.Fprintf(b, "None: every expected run has an ok record.\n\n")
-		return
-	}
-	counts := map[sweep.CellState]int{}
-	for _, m := range t.Missing {
-		counts[m.State]++
-	}
-	var parts []string
-	for _, st := range sweep.States() {
-		if counts[st] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", counts[st], st))
+		if len(t.Invalid) > 0 {
+			fmt.Fprintf(b, "None: every expected run has an ok record or is invalid (below).\n\n")
+		} else {
+			fmt.Fprintf(b, "None: every expected run has an ok record.\n\n")
 		}
+	} else {
+		counts := map[sweep.CellState]int{}
+		for _, m := range t.Missing {
+			counts[m.State]++
+		}
+		var parts []string
+		for _, st := range sweep.States() {
+			if counts[st] > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", counts[st], st))
+			}
+		}
+		fmt.Fprintf(b, "%d expected run(s) have no ok record (%s); `softshape status` lists them too. %s\n\n",
+			len(t.Missing), strings.Join(parts, ", "), missingAdvice(counts))
+		for i, m := range t.Missing {
+			if i == MaxMarkdownMissing {
+				fmt.Fprintf(b, "- … and %d more (the CSV output lists all)\n", len(t.Missing)-i)
+				break
+			}
+			detail := ""
+			if m.Detail != "" {
+				detail = ": " + m.Detail
+			}
+			fmt.Fprintf(b, "- %s · %s · seed %d fold %d — %s%s\n", m.Key.Dataset, mdEscape(m.Key.Variant), m.Key.Seed, m.Key.Fold, m.State, mdEscape(detail))
+		}
+		fmt.Fprintln(b)
 	}
-	fmt.Fprintf(b, "%d expected run(s) have no ok record (%s); `softshape status` lists them too, `softshape sweep` runs the missing ones.\n\n", len(t.Missing), strings.Join(parts, ", "))
-	for i, m := range t.Missing {
+	if len(t.Invalid) > 0 {
+		t.markdownInvalid(b)
+	}
+}
+
+// missingAdvice says what makes the runs of each state in counts.
+func missingAdvice(counts map[sweep.CellState]int) string {
+	var say []string
+	if counts[sweep.StateMissing] > 0 {
+		say = append(say, "`softshape sweep` runs the missing ones")
+	}
+	if counts[sweep.StateRunning] > 0 {
+		say = append(say, "the running ones are being trained by the processes named")
+	}
+	if counts[sweep.StateFailed] > 0 {
+		say = append(say, "`softshape sweep -retry-failed` runs the failed ones again")
+	}
+	if counts[sweep.StateCorrupt] > 0 {
+		say = append(say, "a sweep never overwrites the corrupt records: move each aside as it says, and `softshape sweep` runs its cell again")
+	}
+	if len(say) == 0 {
+		return ""
+	}
+	s := strings.Join(say, "; ")
+	return strings.ToUpper(s[:1]) + s[1:] + "."
+}
+
+// markdownInvalid lists the runs recorded invalid, one line per dataset,
+// variant, seed and reason.
+func (t *Table) markdownInvalid(b *bufio.Writer) {
+	fmt.Fprintf(b, "## Invalid runs (not runnable)\n\n")
+	fmt.Fprintf(b, "%d expected run(s) are recorded invalid: the dataset rejects their configuration, so no sweep can run them; "+
+		"they are not missing.\n\n", len(t.Invalid))
+	type group struct {
+		m     MissingRun
+		folds []int
+	}
+	var groups []*group
+	index := map[string]*group{}
+	for _, m := range t.Invalid {
+		id := fmt.Sprintf("%s\x00%s\x00%d\x00%s", m.Key.Dataset, m.Key.Variant, m.Key.Seed, m.Detail)
+		g, ok := index[id]
+		if !ok {
+			g = &group{m: m}
+			index[id] = g
+			groups = append(groups, g)
+		}
+		g.folds = append(g.folds, m.Key.Fold)
+	}
+	for i, g := range groups {
 		if i == MaxMarkdownMissing {
-			fmt.Fprintf(b, "- … and %d more (the CSV output lists all)\n", len(t.Missing)-i)
+			fmt.Fprintf(b, "- … and %d more (the CSV output lists all)\n", len(groups)-i)
 			break
 		}
-		detail := ""
-		if m.Detail != "" {
-			detail = ": " + m.Detail
+		folds := "fold"
+		if len(g.folds) > 1 {
+			folds = "folds"
 		}
-		fmt.Fprintf(b, "- %s · %s · seed %d fold %d — %s%s\n", m.Key.Dataset, mdEscape(m.Key.Variant), m.Key.Seed, m.Key.Fold, m.State, mdEscape(detail))
+		fmt.Fprintf(b, "- %s · %s · seed %d %s %s — not runnable: %s\n", g.m.Key.Dataset, mdEscape(g.m.Key.Variant), g.m.Key.Seed,
+			folds, fmtFolds(g.folds), mdEscape(g.m.Detail))
 	}
 	fmt.Fprintln(b)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"math"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -143,18 +144,22 @@ func TestSummaryHandChecked(t *testing.T) {
 	if math.IsNaN(s.Ours.PaperP[1]) || math.Abs(s.Ours.PaperP[1]-p) > 1e-12 || !math.IsNaN(s.Ours.PaperP[0]) {
 		t.Errorf("ours p-values %v, want k=2 %v", s.Ours.PaperP, p)
 	}
-	// Missing runs: Fish k=2 fold 2 (missing), Fish k=3 fold 1 (failed), GunPoint k=3, k=4 (invalid).
-	states := map[string]int{}
-	for _, m := range tab.Missing {
-		states[m.Key.Dataset+"/"+m.Key.Variant+"/"+string(m.State)]++
-	}
-	want := map[string]int{"Fish/k=2/missing": 1, "Fish/k=3/failed": 1, "GunPoint/k=3/invalid": 2, "GunPoint/k=4/invalid": 2}
-	if len(states) != len(want) {
-		t.Errorf("missing %v, want %v", states, want)
-	}
-	for k, n := range want {
-		if states[k] != n {
-			t.Errorf("missing %s: %d, want %d", k, states[k], n)
+	// Missing runs: Fish k=2 fold 2 (missing), Fish k=3 fold 1 (failed);
+	// GunPoint k=3, k=4 are invalid, listed apart: no sweep can run them.
+	for _, c := range []struct {
+		name string
+		runs []MissingRun
+		want map[string]int
+	}{
+		{"missing", tab.Missing, map[string]int{"Fish/k=2/missing": 1, "Fish/k=3/failed": 1}},
+		{"invalid", tab.Invalid, map[string]int{"GunPoint/k=3/invalid": 2, "GunPoint/k=4/invalid": 2}},
+	} {
+		states := map[string]int{}
+		for _, m := range c.runs {
+			states[m.Key.Dataset+"/"+m.Key.Variant+"/"+string(m.State)]++
+		}
+		if !reflect.DeepEqual(states, c.want) {
+			t.Errorf("%s %v, want %v", c.name, states, c.want)
 		}
 	}
 	var md bytes.Buffer
@@ -164,8 +169,12 @@ func TestSummaryHandChecked(t *testing.T) {
 	for _, w := range []string{"| ArrowHead | 0.9000 | 0.9435 | -0.0435 |", "| Fish | 0.9000 | 0.9771 | -0.0771 | 0.9000 (1/2) |",
 		"| GunPoint | 0.9000 | 0.9900 | -0.0900 | 0.9000 | 0.9850 | -0.0850 | invalid |",
 		"| Avg. Rank — ours | 1.33 | 2.00 | 2.67 | 1.67 |", "| Avg. Rank — paper, printed | 1.89 | 1.94 | 2.78 | 2.39 |",
-		"| Win — paper, same datasets | 3 | 2 | 2 | 2 |", "6 expected run(s) have no ok record (1 failed, 4 invalid, 1 missing)",
-		"- Fish · k=2 · seed 1 fold 2 — missing", "Left out of our summary (2)"} {
+		"| Win — paper, same datasets | 3 | 2 | 2 | 2 |",
+		"2 expected run(s) have no ok record (1 failed, 1 missing); `softshape status` lists them too. " +
+			"`softshape sweep` runs the missing ones; `softshape sweep -retry-failed` runs the failed ones again.",
+		"- Fish · k=2 · seed 1 fold 2 — missing", "Left out of our summary (2)",
+		"## Invalid runs (not runnable)\n\n4 expected run(s) are recorded invalid: the dataset rejects their configuration, so no sweep can run them",
+		"- GunPoint · k=3 · seed 1 folds 1,2 — not runnable: k must be ≤ the number of experts\n"} {
 		if !strings.Contains(md.String(), w) {
 			t.Errorf("Markdown lacks %q:\n%s", w, md.String())
 		}
@@ -222,8 +231,8 @@ func TestValSelectColumn(t *testing.T) {
 	if v := tab.Rows[0].Ours[2]; math.Abs(v.Acc-0.75) > 1e-12 || v.Runs != 2 {
 		t.Errorf("ArrowHead Multi-Seq %+v, want 0.75 over 2 runs", v)
 	}
-	if len(tab.Missing) != 8 { // the invalid candidates and Multi-Seq on T=24
-		t.Errorf("%d missing, want the 8 invalid runs", len(tab.Missing))
+	if len(tab.Missing) != 0 || len(tab.Invalid) != 8 { // the invalid candidates and Multi-Seq on T=24
+		t.Errorf("%d missing, %d invalid; want none missing and the 8 invalid runs", len(tab.Missing), len(tab.Invalid))
 	}
 	s := tab.Summary
 	if len(s.OursColumns) != 3 || s.FromPaper[2] || s.Ours.Reference != "Multi-Seq" {
@@ -252,6 +261,13 @@ func TestValSelectColumn(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("CSV lacks the ArrowHead Val-Select row:\n%s", cs.String())
+	}
+	sections := map[string]int{}
+	for _, r := range rows {
+		sections[r[0]]++
+	}
+	if sections["invalid"] != 8 || sections["missing"] != 0 {
+		t.Errorf("CSV has %d invalid and %d missing rows, want 8 and 0:\n%s", sections["invalid"], sections["missing"], cs.String())
 	}
 }
 

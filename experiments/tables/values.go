@@ -17,6 +17,7 @@ type cellIndex struct {
 	keys    map[string]sweep.Key // runID → expected key
 	records map[sweep.Key]*sweep.Record
 	missing []MissingRun
+	invalid []MissingRun
 }
 
 // runID identifies a run of a variant on a dataset.
@@ -25,7 +26,7 @@ func runID(dataset, variant string, seed int64, fold int) string {
 }
 
 // newCellIndex reads the record of every expected cell and lists those
-// without an ok record.
+// without an ok record: recorded invalid apart from the others.
 func newCellIndex(store *sweep.Store, exp *sweep.Expected) *cellIndex {
 	ix := &cellIndex{exp: exp, keys: map[string]sweep.Key{}, records: map[sweep.Key]*sweep.Record{}}
 	for _, c := range exp.Cells {
@@ -41,7 +42,12 @@ func newCellIndex(store *sweep.Store, exp *sweep.Expected) *cellIndex {
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			st.Detail = err.Error()
 		}
-		ix.missing = append(ix.missing, MissingRun{Key: c.Key, State: st.State, Detail: st.Detail})
+		m := MissingRun{Key: c.Key, State: st.State, Detail: st.Detail}
+		if st.State == sweep.StateInvalid {
+			ix.invalid = append(ix.invalid, m)
+		} else {
+			ix.missing = append(ix.missing, m)
+		}
 	}
 	return ix
 }
