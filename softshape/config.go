@@ -346,10 +346,15 @@ func ConfigFromStore(store *model.Store) Config {
 
 // WithSettings returns c updated by a GoMLX settings string such as
 // "sparse_ratio=0.3;experts_k=2;depth=3" (the syntax of the CLI's -set flag).
-// Unknown names and unparsable values are errors naming the setting.
+// Unknown names and unparsable values are errors naming the setting, and so
+// is a setting given twice (see SettingNames): use JoinSettings to let one
+// string's settings replace another's.
 func (c Config) WithSettings(settings string) (Config, error) {
 	if strings.TrimSpace(settings) == "" {
 		return c, nil
+	}
+	if _, err := SettingNames(settings); err != nil {
+		return c, err
 	}
 	// Presets first, so the other settings of the string override their switches.
 	var rest []string

@@ -139,3 +139,70 @@ func (c Config) params() []struct {
 	}
 	return out
 }
+
+// settingName is the name a part "name=value" of a settings string sets:
+// the trimmed name, without a GoMLX scope path ("scope/name" sets name), and
+// ParamProtocol for ParamReferenceCompat, since both choose the preset.
+func settingName(part string) string {
+	name, _, _ := strings.Cut(part, "=")
+	name = strings.TrimSpace(name)
+	if i := strings.LastIndex(name, "/"); i >= 0 {
+		name = name[i+1:]
+	}
+	if name == ParamReferenceCompat {
+		return ParamProtocol
+	}
+	return name
+}
+
+// settingParts splits a settings string at ";", leaving out empty parts.
+func settingParts(settings string) []string {
+	var parts []string
+	for _, p := range strings.Split(settings, ";") {
+		if strings.TrimSpace(p) != "" {
+			parts = append(parts, p)
+		}
+	}
+	return parts
+}
+
+// SettingNames returns the names a settings string ("epochs=3;depth=2", the
+// syntax of Config.WithSettings) sets, in order. A setting given twice is an
+// error naming it and both values, since only one of them could win; so are
+// ParamProtocol and ParamReferenceCompat together, which both choose the
+// protocol preset.
+func SettingNames(settings string) ([]string, error) {
+	var names []string
+	first := map[string]string{}
+	for _, part := range settingParts(settings) {
+		name := settingName(part)
+		if prev, ok := first[name]; ok {
+			return nil, fmt.Errorf("settings %q: %s is given twice (%s and %s): give each setting once",
+				settings, name, strings.TrimSpace(prev), strings.TrimSpace(part))
+		}
+		first[name] = part
+		names = append(names, name)
+	}
+	return names, nil
+}
+
+// JoinSettings returns the settings of base, less those that over sets too,
+// followed by over's: over's values win. It is how a layer of settings (a
+// notebook's, on top of $SOFTSHAPE_SETTINGS) replaces another; a name given
+// twice within base or within over is left for WithSettings to report.
+func JoinSettings(base, over string) string {
+	replaced := map[string]bool{}
+	for _, p := range settingParts(over) {
+		replaced[settingName(p)] = true
+	}
+	var parts []string
+	for _, p := range settingParts(base) {
+		if !replaced[settingName(p)] {
+			parts = append(parts, strings.TrimSpace(p))
+		}
+	}
+	for _, p := range settingParts(over) {
+		parts = append(parts, strings.TrimSpace(p))
+	}
+	return strings.Join(parts, ";")
+}

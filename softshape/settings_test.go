@@ -81,3 +81,39 @@ func TestSettingsTable(t *testing.T) {
 		}
 	}
 }
+
+// TestSettingGivenTwice: a setting given twice in one string is an error
+// naming it and both values (so is the protocol preset chosen by both of its
+// names), whether the string is read by SettingNames or by WithSettings;
+// JoinSettings lets one string's settings replace another's.
+func TestSettingGivenTwice(t *testing.T) {
+	for _, c := range []struct{ settings, want string }{
+		{"sparse_ratio=0.3;sparse_ratio=0.7", "sparse_ratio is given twice (sparse_ratio=0.3 and sparse_ratio=0.7)"},
+		{"epochs=100; depth=2 ;epochs=3", "epochs is given twice (epochs=100 and epochs=3)"},
+		{"model/epochs=1;epochs=2", "epochs is given twice (model/epochs=1 and epochs=2)"},
+		{"protocol=reference_fresh;reference_compat=true", "protocol is given twice (protocol=reference_fresh and reference_compat=true)"},
+	} {
+		if _, err := SettingNames(c.settings); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("SettingNames(%q): %v, want %q", c.settings, err, c.want)
+		}
+		if _, err := DefaultConfig().WithSettings(c.settings); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("WithSettings(%q): %v, want %q", c.settings, err, c.want)
+		}
+	}
+	names, err := SettingNames("epochs=3;;depth=2;")
+	if err != nil || strings.Join(names, ",") != "epochs,depth" {
+		t.Errorf("SettingNames: %v, %v; want epochs, depth", names, err)
+	}
+
+	joined := JoinSettings("epochs=4;warmup_epochs=2;embed_dim=32", "epochs=8; sparse_ratio=0.3")
+	if want := "warmup_epochs=2;embed_dim=32;epochs=8;sparse_ratio=0.3"; joined != want {
+		t.Errorf("JoinSettings: %q, want %q", joined, want)
+	}
+	cfg, err := DefaultConfig().WithSettings(joined)
+	if err != nil || cfg.Epochs != 8 || cfg.WarmUpEpochs != 2 || cfg.SparseRatio != 0.3 {
+		t.Errorf("joined settings: %v, epochs %d, warm-up %d, η %g", err, cfg.Epochs, cfg.WarmUpEpochs, cfg.SparseRatio)
+	}
+	if got := JoinSettings("", "epochs=2"); got != "epochs=2" {
+		t.Errorf("JoinSettings onto nothing: %q", got)
+	}
+}

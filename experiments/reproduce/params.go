@@ -13,6 +13,7 @@ import (
 
 	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/softshape"
 )
 
 // Environment variables of the notebooks: EnvVars lists them, with what
@@ -370,15 +371,10 @@ func splitList(s string) []string {
 	return out
 }
 
+// joinSettings is a's settings with b's on top (softshape.JoinSettings): a
+// setting in both takes b's value.
 func joinSettings(a, b string) string {
-	a, b = strings.Trim(strings.TrimSpace(a), ";"), strings.Trim(strings.TrimSpace(b), ";")
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
-	}
-	return a + ";" + b
+	return softshape.JoinSettings(a, b)
 }
 
 func logOf(p Params) io.Writer {
