@@ -88,7 +88,8 @@ func (e *RunError) Unwrap() error { return e.Err }
 //
 // Runs that fail (a non-finite loss) are reported by the returned error, which
 // joins one *RunError per failed run; their FoldResult holds the epochs run
-// and a NaN test accuracy, and the other runs' results are complete.
+// and a NaN test accuracy, and the other runs' results are complete. A
+// checkpoint not saved joins a *SaveError; that run's result is complete.
 func TrainRuns(ds *data.Dataset, runs []RunSpec, opts RunOptions) ([]FoldResult, error) {
 	return trainRuns(ds, runs, opts, opts.MaxRuns)
 }
@@ -739,7 +740,10 @@ func (j *batchJob) train(ds *data.Dataset, opts RunOptions, manySeeds bool, resu
 						dir = CheckpointFoldDir(filepath.Join(opts.CheckpointDir, fmt.Sprintf("seed-%d", j.slots[st.si].chain.seed)), st.fold)
 					}
 					if err := j.saveRun(st, dir); err != nil {
-						return nil, err
+						if !onlySaveErrors(err) {
+							return nil, err
+						}
+						runErrs = append(runErrs, err) // the result stands
 					}
 				}
 			}
@@ -1183,7 +1187,7 @@ func trainFoldsBatched(ds *data.Dataset, cfg Config, opts RunOptions) (res *Resu
 		runs[i] = RunSpec{Config: cfg, Seed: opts.Seed, Fold: f}
 	}
 	frs, err := trainRuns(ds, runs, opts, maxRuns)
-	if err != nil {
+	if err != nil && !onlySaveErrors(err) {
 		return nil, true, err
 	}
 	res = &Result{Dataset: ds.Name, Backend: backend.Description(), Config: cfg, Shape: m.Shape, Folds: frs}
@@ -1195,5 +1199,5 @@ func trainFoldsBatched(ds *data.Dataset, cfg Config, opts RunOptions) (res *Resu
 	if len(accs) > 1 {
 		res.StdAcc = stat.StdDev(accs, nil)
 	}
-	return res, true, nil
+	return res, true, err // err: checkpoints not saved (*SaveError)
 }

@@ -1,6 +1,7 @@
 package softshape
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/gomlx/compute"
@@ -42,6 +43,9 @@ func (c *FoldChain) NumFolds() int { return len(c.splits) }
 
 // Fold trains fold f (0-based) and returns its result and selected model.
 // Under fold_reset=carry f must not precede a fold the chain has trained.
+// A checkpoint it could not save (RunOptions.CheckpointDir) is an error
+// joining *SaveError values, returned with the result and model, which are
+// complete.
 func (c *FoldChain) Fold(f int) (*FoldResult, *Trained, error) {
 	if f < 0 || f >= len(c.splits) {
 		return nil, nil, fmt.Errorf("fold index %d out of range: %d folds (indices 0..%d)", f, len(c.splits), len(c.splits)-1)
@@ -53,12 +57,20 @@ func (c *FoldChain) Fold(f int) (*FoldResult, *Trained, error) {
 		return nil, nil, fmt.Errorf("dataset %s: fold %d under %s=%s: the chain has already trained fold %d (folds carry over in order)",
 			c.ds.Name, f+1, ParamFoldReset, FoldResetCarry, c.next)
 	}
+	var saveErrs []error // checkpoints not saved: the chain goes on
 	for c.next < f {
 		if _, _, err := c.train(c.next, c.carried); err != nil {
-			return nil, nil, err
+			if !onlySaveErrors(err) {
+				return nil, nil, err
+			}
+			saveErrs = append(saveErrs, err)
 		}
 	}
-	return c.train(f, c.carried)
+	fr, tr, err := c.train(f, c.carried)
+	if err != nil && !onlySaveErrors(err) {
+		return nil, nil, err
+	}
+	return fr, tr, errors.Join(append(saveErrs, err)...)
 }
 
 // CanTrain reports whether Fold(f) can be called: f is a fold index and, under
@@ -93,10 +105,13 @@ func (c *FoldChain) train(f int, sess *session) (*FoldResult, *Trained, error) {
 	}
 	fr, err := sess.trainFold(f, fd, c.opts)
 	if err != nil {
-		return nil, nil, fmt.Errorf("dataset %s fold %d: %w", c.ds.Name, f+1, err)
+		err = fmt.Errorf("dataset %s fold %d: %w", c.ds.Name, f+1, err)
+		if !onlySaveErrors(err) {
+			return nil, nil, err
+		}
 	}
 	if c.cfg.CarriesFolds() {
 		c.carried, c.next = sess, f+1
 	}
-	return fr, &Trained{s: sess, Phase: fr.SelectedPhase}, nil
+	return fr, &Trained{s: sess, Phase: fr.SelectedPhase}, err
 }

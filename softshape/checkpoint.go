@@ -104,14 +104,91 @@ func savedCheckpoints(dir string) ([]string, error) {
 	return names, nil
 }
 
-// CheckCheckpointFolder reports whether SaveCheckpoint may save into dir,
-// without changing anything: nil when dir is missing or holds only
-// checkpoint files, else the error SaveCheckpoint would return. Commands
-// call it before training so that a refused save does not come after hours
-// of work.
+// CheckCheckpointFolder reports whether SaveCheckpoint may save into dir:
+// nil when dir is missing or holds only checkpoint files, and it can be
+// created and written; else the error SaveCheckpoint would return, or the
+// system's error naming what cannot be created or written. It leaves
+// nothing behind: it writes a probe file and removes it, and removes the
+// (empty) folders it had to create. Commands call it before training so
+// that a refused save does not come after hours of work.
 func CheckCheckpointFolder(dir string) error {
-	_, err := checkpointFolderFiles(dir)
-	return err
+	if _, err := checkpointFolderFiles(dir); err != nil {
+		return err
+	}
+	if err := checkWritable(dir); err != nil {
+		return fmt.Errorf("checkpoint folder %s cannot be written: %w", dir, err)
+	}
+	return nil
+}
+
+// checkWritable creates dir (and its missing parents) and a file in it, then
+// removes the file and the folders it created, deepest first; a folder that
+// is no longer empty stays.
+func checkWritable(dir string) error {
+	var made []string // missing folders, deepest first
+	for d := filepath.Clean(dir); ; {
+		if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		made = append(made, d)
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	defer func() {
+		for _, d := range made {
+			_ = os.Remove(d) // removes only an empty folder
+		}
+	}()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".softshape-write-check-*")
+	if err != nil {
+		return err
+	}
+	cerr := f.Close()
+	if err := os.Remove(f.Name()); err != nil {
+		return err
+	}
+	return cerr
+}
+
+// SaveError reports a checkpoint that could not be saved (SaveCheckpoint)
+// after its fold trained. Train returns such errors together with its
+// result, which is complete: a failed save does not discard the training.
+type SaveError struct {
+	// Dir is the checkpoint folder; Err the cause.
+	Dir string
+	Err error
+}
+
+// Error names the folder and the cause.
+func (e *SaveError) Error() string {
+	return fmt.Sprintf("checkpoint not saved to %s: %v", e.Dir, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *SaveError) Unwrap() error { return e.Err }
+
+// onlySaveErrors reports whether err is not nil and every error it joins
+// (errors.Join) is a *SaveError.
+func onlySaveErrors(err error) bool {
+	if err == nil {
+		return false
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			if !onlySaveErrors(e) {
+				return false
+			}
+		}
+		return true
+	}
+	var se *SaveError
+	return errors.As(err, &se)
 }
 
 // CheckpointFoldDir is the subfolder of a checkpoint folder dir

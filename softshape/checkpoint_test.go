@@ -2,8 +2,10 @@ package softshape
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -203,5 +205,91 @@ func TestCheckpointFoldDirsOneBased(t *testing.T) {
 	}
 	if !LegacyFoldDirs(dir) {
 		t.Error("a folder with fold-0 not taken for the 0-based layout")
+	}
+}
+
+// TestCheckCheckpointFolderWritable: a checkpoint folder that cannot be
+// created is an error naming the folder and the system's cause, whether its
+// parent is a file or a folder no one may write in (sysfs on Linux, as root
+// too, unlike a permission); one that can is accepted and the check leaves
+// nothing behind, neither its probe file nor the folders it created.
+func TestCheckCheckpointFolderWritable(t *testing.T) {
+	root := t.TempDir()
+	file := filepath.Join(root, "notes.txt")
+	if err := os.WriteFile(file, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(file, "ckpt", "fold-1")
+	err := CheckCheckpointFolder(dir)
+	if err == nil || !strings.Contains(err.Error(), "checkpoint folder "+dir) || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("checkpoint under a file: %v", err)
+	}
+	if runtime.GOOS == "linux" {
+		if st, serr := os.Stat("/sys/kernel"); serr == nil && st.IsDir() {
+			dir := filepath.Join("/sys", fmt.Sprintf("softshape-check-%d", os.Getpid()), "fold-1")
+			err := CheckCheckpointFolder(dir)
+			if err == nil || !strings.Contains(err.Error(), "checkpoint folder "+dir+" cannot be written: mkdir /sys/softshape-check-") {
+				t.Errorf("checkpoint under /sys: %v", err)
+			}
+		}
+	}
+
+	if err := CheckCheckpointFolder(filepath.Join(root, "new", "fold-1")); err != nil {
+		t.Fatal(err)
+	}
+	if got := listDir(t, root); strings.Join(got, ",") != "notes.txt" {
+		t.Errorf("the check left %v behind", got)
+	}
+	existing := filepath.Join(root, "old")
+	writeFile(t, filepath.Join(existing, HistoryFile), "{}")
+	if err := CheckCheckpointFolder(existing); err != nil {
+		t.Fatal(err)
+	}
+	if got := listDir(t, existing); strings.Join(got, ",") != HistoryFile {
+		t.Errorf("the check left %v in an existing folder", got)
+	}
+}
+
+// writeFile writes content to path, creating its folder.
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTrainKeepsResultsWhenSaveFails: a checkpoint that cannot be saved
+// after training (here its folder's parent is a file) does not throw the
+// training away: Train returns every fold's result with an error joining a
+// *SaveError per fold that names the folder and the real cause, one fold
+// at a time and with the folds trained together alike.
+func TestTrainKeepsResultsWhenSaveFails(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "notes.txt")
+	writeFile(t, file, "mine")
+	cfg := DefaultConfig()
+	cfg.Epochs, cfg.WarmUpEpochs, cfg.EmbedDim = 2, 1, 16
+	for _, maxRuns := range []int{1, 2} {
+		res, err := Train(data.CBF(10, 32, 5), cfg, RunOptions{Backend: testBackend(t), Seed: 5, Folds: []int{0, 1},
+			MaxRuns: maxRuns, CheckpointDir: filepath.Join(file, "ckpt")})
+		if res == nil || len(res.Folds) != 2 {
+			t.Fatalf("max runs %d: result %+v, %v; want both folds", maxRuns, res, err)
+		}
+		for _, fr := range res.Folds {
+			if !(fr.TestAcc >= 0 && fr.TestAcc <= 1) || fr.EpochsRun != 2 {
+				t.Errorf("max runs %d: fold %d: test accuracy %g, %d epochs", maxRuns, fr.Fold+1, fr.TestAcc, fr.EpochsRun)
+			}
+		}
+		var se *SaveError
+		if !errors.As(err, &se) || !onlySaveErrors(err) {
+			t.Fatalf("max runs %d: error %v, want *SaveError", maxRuns, err)
+		}
+		for _, want := range []string{filepath.Join(file, "ckpt", "fold-1"), filepath.Join(file, "ckpt", "fold-2"), "not a directory"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("max runs %d: error %q does not name %q", maxRuns, err, want)
+			}
+		}
 	}
 }

@@ -211,6 +211,11 @@ var ErrNonFinite = errors.New("non-finite loss")
 // With fold_reset=fresh and a cap of more than one run per graph
 // (opts.MaxRuns, or DefaultMaxRuns of the backend: on pure Go), the folds train
 // together in one graph (TrainRuns), the same computation as one at a time.
+//
+// A checkpoint that cannot be saved (opts.CheckpointDir) does not discard the
+// training: Train goes on and returns the complete result together with an
+// error joining one *SaveError per fold not saved. Any other error returns no
+// result.
 func Train(ds *data.Dataset, cfg Config, opts RunOptions) (*Result, error) {
 	if opts.Backend == nil {
 		b, err := NewBackend("")
@@ -233,10 +238,14 @@ func Train(ds *data.Dataset, cfg Config, opts RunOptions) (*Result, error) {
 		}
 	}
 	res := &Result{Dataset: ds.Name, Backend: chain.backend.Description(), Config: cfg, Shape: chain.model.Shape}
+	var saveErrs []error
 	for _, f := range folds {
 		fr, _, err := chain.Fold(f)
-		if err != nil {
+		if err != nil && !onlySaveErrors(err) {
 			return nil, err
+		}
+		if err != nil {
+			saveErrs = append(saveErrs, err)
 		}
 		res.Folds = append(res.Folds, *fr)
 	}
@@ -248,7 +257,7 @@ func Train(ds *data.Dataset, cfg Config, opts RunOptions) (*Result, error) {
 	if len(accs) > 1 {
 		res.StdAcc = stat.StdDev(accs, nil)
 	}
-	return res, nil
+	return res, errors.Join(saveErrs...)
 }
 
 // setUp resolves what every training entry point needs: the backend (opts.Backend
@@ -470,18 +479,17 @@ func (s *session) trainFold(fold int, fd *data.FoldData, opts RunOptions) (*Fold
 	fr.TestAcc = testAcc
 	fr.Params = ParameterCount(s.store)
 	fr.Wall = time.Since(start)
+	var saveErr error // a *SaveError, returned with fr
 	if opts.CheckpointDir != "" {
 		s.store.RootScope().SetParam(paramPhase, fr.SelectedPhase.String())
-		if err := SaveCheckpoint(s.store, CheckpointFoldDir(opts.CheckpointDir, fold)); err != nil {
-			return nil, err
-		}
+		saveErr = SaveCheckpoint(s.store, CheckpointFoldDir(opts.CheckpointDir, fold))
 	}
 	if last != nil {
 		if err := s.restore(last); err != nil {
 			return nil, err
 		}
 	}
-	return fr, nil
+	return fr, saveErr
 }
 
 // meanValLoss recomputes the plain mean validation CE of the selected model (so

@@ -30,7 +30,8 @@ func (t *Trained) Store() *model.Store { return t.s.store }
 
 // TrainFold trains one fold of ds (0-based) with the same protocol as Train and
 // returns its result and the selected model. Under fold_reset=carry it first
-// trains the folds before it (see FoldChain).
+// trains the folds before it (see FoldChain). As with FoldChain.Fold, a
+// checkpoint not saved is an error returned with the result and model.
 func TrainFold(ds *data.Dataset, cfg Config, fold int, opts RunOptions) (*FoldResult, *Trained, error) {
 	chain, err := NewFoldChain(ds, cfg, opts)
 	if err != nil {
@@ -160,19 +161,26 @@ func (t *Trained) Save(dir string) error {
 // SaveCheckpoint writes every variable and hyperparameter of store to dir
 // (created if missing), replacing an earlier checkpoint there. It never
 // deletes what it did not write: when dir holds anything but checkpoint
-// files (checkpoint-*.bin/.json and HistoryFile) it returns a
-// *ForeignFileError naming dir and the first such entry and touches
-// nothing; otherwise it removes those files before saving.
+// files (checkpoint-*.bin/.json and HistoryFile) it returns an error
+// wrapping a *ForeignFileError naming dir and the first such entry and
+// touches nothing; otherwise it removes those files before saving.
+//
+// Its errors are *SaveError values naming dir and the cause, among them the
+// system's error when dir cannot be created (GoMLX's checkpoint package
+// would report only that it cannot list it).
 func SaveCheckpoint(store *model.Store, dir string) error {
 	if err := clearCheckpoint(dir); err != nil {
-		return err
+		return &SaveError{Dir: dir, Err: err}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return &SaveError{Dir: dir, Err: err}
 	}
 	h, err := checkpoint.Build(store).Dir(dir).Keep(1).Done()
 	if err != nil {
-		return fmt.Errorf("checkpoint %s: %w", dir, err)
+		return &SaveError{Dir: dir, Err: err}
 	}
 	if err := h.Save(); err != nil {
-		return fmt.Errorf("saving checkpoint %s: %w", dir, err)
+		return &SaveError{Dir: dir, Err: err}
 	}
 	return nil
 }
