@@ -207,9 +207,16 @@ func startBackend(asked, config string) (backend compute.Backend, err error) {
 			return nil, fmt.Errorf("starting GoMLX backend %q: %w", asked, err)
 		}
 	}
+	var locks map[string]bool // the auto-installer's lock files before the start
+	if name == "xla" {
+		locks = installLocks(xlaInstallDir())
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			backend, err = nil, fmt.Errorf("starting GoMLX backend %q (compiled in: %s): %v%s", asked, strings.Join(compiled, ", "), r, hint)
+		}
+		if err != nil && locks != nil {
+			err = installLocksNote(err, xlaInstallDir(), locks)
 		}
 	}()
 	backend, err = compute.NewWithConfig(config)
@@ -319,8 +326,8 @@ func findPJRTPlugin(platform string) string {
 			}
 		}
 	}
-	if home, err := os.UserHomeDir(); err == nil {
-		dirs = append(dirs, filepath.Join(home, ".local", "lib", "go-xla"), filepath.Join(home, ".local", "lib", "gomlx", "pjrt"))
+	if dir := xlaInstallDir(); dir != "" {
+		dirs = append(dirs, dir, filepath.Join(filepath.Dir(dir), "gomlx", "pjrt"))
 	}
 	dirs = append(dirs, "/usr/local/lib/go-xla", "/usr/local/lib/gomlx/pjrt")
 	for _, d := range dirs {
@@ -332,6 +339,60 @@ func findPJRTPlugin(platform string) string {
 		}
 	}
 	return ""
+}
+
+// xlaInstallDir is the folder where go-xla's auto-installer puts the PJRT
+// plugins it downloads, beside a lock file per plugin
+// (~/.local/lib/go-xla/pjrt_c_api_cpu_<version>_plugin.so.lock); "" without a
+// home folder.
+func xlaInstallDir() string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".local", "lib", "go-xla")
+}
+
+// installLocks returns the lock files (*.lock) in dir.
+func installLocks(dir string) map[string]bool {
+	locks := map[string]bool{}
+	if dir == "" {
+		return locks
+	}
+	matches, _ := filepath.Glob(filepath.Join(dir, "*.lock"))
+	for _, m := range matches {
+		locks[m] = true
+	}
+	return locks
+}
+
+// installLocksNote completes the error of a backend that failed to start
+// after go-xla's auto-installer may have run (offline, say): the installer
+// takes an advisory lock on a file beside the plugin and leaves the file
+// behind. A lock file in dir that was not in before was made by this start,
+// whose installer has let go of it: it is removed, and the note says so.
+// One that was there before is named, with when it is safe to delete.
+func installLocksNote(err error, dir string, before map[string]bool) error {
+	var removed, stale []string
+	for lock := range installLocks(dir) {
+		if before[lock] {
+			stale = append(stale, lock)
+		} else if rerr := os.Remove(lock); rerr == nil {
+			removed = append(removed, lock)
+		} else {
+			stale = append(stale, lock)
+		}
+	}
+	sort.Strings(removed)
+	sort.Strings(stale)
+	if len(removed) > 0 {
+		err = fmt.Errorf("%w; removed the lock file the auto-installer left (%s)", err, strings.Join(removed, ", "))
+	}
+	if len(stale) > 0 {
+		err = fmt.Errorf("%w; the auto-installer's lock file %s was left by an earlier install or try: it is safe to delete when no other softshape or GoMLX process is installing a plugin",
+			err, strings.Join(stale, ", "))
+	}
+	return err
 }
 
 func isFile(p string) bool {

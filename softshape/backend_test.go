@@ -1,6 +1,7 @@
 package softshape
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -218,5 +219,42 @@ func TestONNXOnCPU(t *testing.T) {
 		if got := ONNXOnCPU(config); got != want {
 			t.Errorf("ONNXOnCPU(%q) = %v, want %v", config, got, want)
 		}
+	}
+}
+
+// TestInstallLocksNote: when an XLA backend fails to start, the lock file
+// that go-xla's auto-installer made and left during this start is removed
+// and the error says so; one that was there before is left, named, with
+// when it is safe to delete.
+func TestInstallLocksNote(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, "pjrt_c_api_cpu_v1_plugin.so.lock")
+	if err := os.WriteFile(old, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before := installLocks(dir)
+	made := filepath.Join(dir, "pjrt_c_api_cpu_v2_plugin.so.lock")
+	if err := os.WriteFile(made, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cause := errors.New("failed to auto-install \"cpu\": no such host")
+	err := installLocksNote(cause, dir, before)
+	if !errors.Is(err, cause) {
+		t.Errorf("the cause is lost: %v", err)
+	}
+	for _, want := range []string{"removed the lock file the auto-installer left (" + made + ")",
+		"lock file " + old + " was left by an earlier install or try: it is safe to delete when no other softshape or GoMLX process is installing"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	if _, serr := os.Stat(made); !os.IsNotExist(serr) {
+		t.Errorf("%s not removed: %v", made, serr)
+	}
+	if _, serr := os.Stat(old); serr != nil {
+		t.Errorf("%s, there before, is gone: %v", old, serr)
+	}
+	if err := installLocksNote(cause, t.TempDir(), map[string]bool{}); err != cause {
+		t.Errorf("no lock files: %v, want the cause alone", err)
 	}
 }
