@@ -16,9 +16,9 @@ import (
 )
 
 // Cross-backend agreement: the same model, weights and batch must give the same
-// losses on another backend as on the pure-Go one (DefaultBackend), and training
-// the same fold with the same seed must reach the same accuracy within a
-// tolerance. TestONNX* (backend_onnx_test.go, -tags onnx) checks ONNX Runtime;
+// losses on another backend as on the pure-Go one (DefaultBackend), step by
+// step from identical weights, and training the same fold with the same seed
+// must learn on both. TestONNX* (backend_onnx_test.go, -tags onnx) checks ONNX Runtime;
 // TestBackendAgreesWithGo and TestBackendAccuracyMatchesGo check the backend
 // named by $SOFTSHAPE_AGREE_BACKEND (e.g. "xla:cuda,tf32=false" on a GPU, see
 // environment.md), and when it is unset SingleThreadBackend, the executor a
@@ -35,13 +35,12 @@ const (
 	// agreeCEAbsTol bounds the per-sample inference cross-entropy difference on
 	// both paths with the same weights.
 	agreeCEAbsTol = 1e-4
-	// agreeAccTol bounds the difference of the test accuracies reached by
-	// training the same fold with the same seed on each backend (the runs may
-	// differ in their initial weights, dropout masks and rounding, so only the
-	// accuracy is compared): 0.05 is 3 of the 60 test series of the generated
-	// CBF fold.
-	agreeAccTol = 0.05
-	// agreeMinAcc is the accuracy both runs must reach.
+	// agreeMinAcc is the accuracy that training the same fold with the same
+	// seed must reach on each backend. The two runs are not compared with
+	// each other: they differ in their initial weights, dropout masks and
+	// rounding, and the sparse epochs' top-1 routing and top-K shapes turn a
+	// last-bit difference into another trajectory, so their gap depends on the
+	// CPU's SIMD level; the steps above are the equivalence check.
 	agreeMinAcc = 0.9
 )
 
@@ -233,8 +232,7 @@ func checkAgreesWithGo(t *testing.T, other compute.Backend, repeat, shapeLen int
 
 // checkAccuracyMatchesGo trains the same fold of the generated CBF data with
 // the same seed and schedule (6 dense + 6 sparse epochs) on the pure-Go backend
-// and on other: both reach agreeMinAcc and their test accuracies differ by at
-// most agreeAccTol.
+// and on other: both reach agreeMinAcc.
 func checkAccuracyMatchesGo(t *testing.T, other compute.Backend) {
 	goB := testGoBackend(t)
 	ds := data.CBF(data.CBFDefaultPerClass, data.CBFDefaultLength, 7)
@@ -249,9 +247,6 @@ func checkAccuracyMatchesGo(t *testing.T, other compute.Backend) {
 		}
 		acc[i] = fr.TestAcc
 		t.Logf("%s: test acc %.4f (best epoch %d, %s path), %s", b.Description(), fr.TestAcc, fr.BestEpoch, fr.SelectedPhase, fr.Wall)
-	}
-	if d := math.Abs(acc[0] - acc[1]); d > agreeAccTol {
-		t.Errorf("test accuracy go %.4f vs %s %.4f: differ by %.4f > %g", acc[0], names[1], acc[1], d, agreeAccTol)
 	}
 	for i, name := range names {
 		if acc[i] < agreeMinAcc {

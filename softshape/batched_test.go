@@ -22,6 +22,21 @@ func batchTestConfig() Config {
 	return cfg
 }
 
+// copiesTol is the relative loss difference allowed, every epoch, between a
+// run trained as a model copy beside others (or resumed, or riding) and the
+// same run trained alone. Each copy is the single-run graph's computation, op
+// for op on the same shapes, so on the CPU backends the results are
+// bit-identical (0), sparse epochs included, whatever the SIMD level. XLA may
+// fuse a graph of several copies otherwise than one copy (on a GPU it is not
+// even bit-repeatable between graphs), so there only float32 rounding is
+// promised (1e-5), which top-1 routing can exceed in the sparse epochs.
+func copiesTol(t *testing.T) float64 {
+	if strings.HasPrefix(strings.ToLower(testBackend(t).Name()), "xla") {
+		return 1e-5
+	}
+	return 0
+}
+
 // compareRun checks a batched run's result against the same fold trained
 // alone: epochs run, best epoch and test accuracy equal, every epoch's train
 // and validation loss within tol relative (tol 0: bit-identical). It returns
@@ -87,7 +102,7 @@ func TestTrainRunsOneRunIsTrain(t *testing.T) {
 // TestTrainBatchesFoldsWhenAsked: Train with MaxRuns > 1 trains its folds in
 // one graph (the path a CUDA backend takes by default) and returns, fold by
 // fold, what it returns one fold at a time (MaxRuns 1, the CPU default):
-// same losses every epoch within 1e-5 relative, same selection and test
+// the same losses every epoch (bit for bit on the CPU backends, copiesTol), same selection and test
 // accuracy, and the same mean.
 func TestTrainBatchesFoldsWhenAsked(t *testing.T) {
 	ds := data.CBF(31, 64, 7)
@@ -107,7 +122,7 @@ func TestTrainBatchesFoldsWhenAsked(t *testing.T) {
 		if batched.Folds[i].Fold != i {
 			t.Errorf("batched fold %d reports fold %d", i, batched.Folds[i].Fold)
 		}
-		compareRun(t, "fold "+string(rune('1'+i)), batched.Folds[i], one.Folds[i], 1e-5)
+		compareRun(t, "fold "+string(rune('1'+i)), batched.Folds[i], one.Folds[i], copiesTol(t))
 	}
 	if batched.MeanAcc != one.MeanAcc {
 		t.Errorf("mean accuracy %.4f batched, %.4f one at a time", batched.MeanAcc, one.MeanAcc)
@@ -125,7 +140,7 @@ func TestTrainBatchesFoldsWhenAsked(t *testing.T) {
 
 // TestTrainRunsFiveFoldsMatchTrain: the five folds of generated CBF trained in
 // one graph (R = 5) give, run by run, the losses of training that fold alone
-// from the same initial weights (within 1e-5 relative, every epoch) and the
+// from the same initial weights (bit for bit every epoch on the CPU backends, copiesTol) and the
 // same selection and test accuracy. 31 series per class make the folds'
 // training splits unequal (55 or 56 series, so 11 or 12 steps of 5 per epoch).
 func TestTrainRunsFiveFoldsMatchTrain(t *testing.T) {
@@ -142,7 +157,7 @@ func TestTrainRunsFiveFoldsMatchTrain(t *testing.T) {
 	worst := 0.0
 	for i, r := range runs {
 		want := alone(t, ds, r, 0)
-		worst = max(worst, compareRun(t, "fold "+string(rune('1'+i)), got[i], want, 1e-5))
+		worst = max(worst, compareRun(t, "fold "+string(rune('1'+i)), got[i], want, copiesTol(t)))
 	}
 	t.Logf("R=5 on CBF: largest relative loss difference to training alone %.3g", worst)
 }
@@ -162,7 +177,7 @@ func TestTrainRunsGunPointMatchesTrain(t *testing.T) {
 	worst := 0.0
 	for i, r := range runs {
 		want := alone(t, ds, r, ref)
-		worst = max(worst, compareRun(t, "GunPoint fold "+string(rune('1'+i)), got[i], want, 1e-5))
+		worst = max(worst, compareRun(t, "GunPoint fold "+string(rune('1'+i)), got[i], want, copiesTol(t)))
 	}
 	t.Logf("R=5 on GunPoint: largest relative loss difference to training alone %.3g", worst)
 }
@@ -207,7 +222,7 @@ func TestTrainRunsVariantsAndEarlyStop(t *testing.T) {
 	names := []string{"base", "lr=3e-3", "dropout=0.3,λ=0.01", "epochs=3", "patience=1,lr=1e-7", "batch_rule=large seed 10"}
 	for i, r := range runs {
 		want := alone(t, ds, r, 0)
-		d := compareRun(t, names[i], got[i], want, 1e-5)
+		d := compareRun(t, names[i], got[i], want, copiesTol(t))
 		t.Logf("%s: %d epochs, best %d, test %.4f, max rel diff %.3g", names[i], got[i].EpochsRun, got[i].BestEpoch, got[i].TestAcc, d)
 	}
 	if got[3].EpochsRun != 3 {
@@ -257,12 +272,12 @@ func TestStoppedRunsRide(t *testing.T) {
 	if got := results[StoppedRunsRide][3]; got.EpochsRun >= base.Epochs {
 		t.Errorf("carry fold 1 did not stop early (%d epochs): the test does not exercise a stopped chain", got.EpochsRun)
 	}
-	compareRun(t, "patience=1 fold 5 ride vs alone", results[StoppedRunsRide][1], alone(t, ds, runs[1], 0), 1e-5)
+	compareRun(t, "patience=1 fold 5 ride vs alone", results[StoppedRunsRide][1], alone(t, ds, runs[1], 0), copiesTol(t))
 	chain, err := Train(ds, carryStop, RunOptions{Backend: testBackend(t), Seed: 9, Folds: []int{0, 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	compareRun(t, "carry fold 2 ride vs Train", results[StoppedRunsRide][4], chain.Folds[1], 1e-5)
+	compareRun(t, "carry fold 2 ride vs Train", results[StoppedRunsRide][4], chain.Folds[1], copiesTol(t))
 	if _, err := ParseStoppedRuns("stay"); err == nil || !strings.Contains(err.Error(), `"stay"`) {
 		t.Errorf("ParseStoppedRuns(stay): %v", err)
 	}
@@ -302,9 +317,9 @@ func TestTrainRunsCarryChain(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("seed %d: carry fold 0 selected epoch %d of %d", seed, res.Folds[0].BestEpoch, res.Folds[0].EpochsRun)
-	compareRun(t, "carry fold 0", got[2], res.Folds[0], 1e-5)
-	compareRun(t, "carry fold 1", got[0], res.Folds[1], 1e-5)
-	compareRun(t, "fresh fold 2", got[1], alone(t, ds, runs[1], 0), 1e-5)
+	compareRun(t, "carry fold 0", got[2], res.Folds[0], copiesTol(t))
+	compareRun(t, "carry fold 1", got[0], res.Folds[1], copiesTol(t))
+	compareRun(t, "fresh fold 2", got[1], alone(t, ds, runs[1], 0), copiesTol(t))
 }
 
 // TestTrainRunsRejectsBadRuns: a fold out of range and an impossible setting
