@@ -214,6 +214,16 @@ func TestBadInputs(t *testing.T) {
 			return []string{"-data", writeTemp(t, "data", "x")}
 		}, want: []string{"is a file, not a folder of datasets"}},
 	}
+	checkBadInputs(t, cases)
+	if len(cases) < 30 {
+		t.Errorf("%d bad inputs, the issue asks for at least 30", len(cases))
+	}
+}
+
+// checkBadInputs runs each case as a subtest: its command must fail, without
+// panicking, with an error that contains every part of c.want.
+func checkBadInputs(t *testing.T, cases []badInput) {
+	t.Helper()
 	for _, c := range cases {
 		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
 			args := c.args
@@ -224,7 +234,7 @@ func TestBadInputs(t *testing.T) {
 			if !ok {
 				t.Fatalf("no command %q", c.cmd)
 			}
-			if c.cmd == train {
+			if c.cmd == "train" {
 				args = append(args, "-quiet")
 			}
 			var out bytes.Buffer
@@ -246,9 +256,6 @@ func TestBadInputs(t *testing.T) {
 			}
 			t.Logf("%s → %v", c.name, err)
 		})
-	}
-	if len(cases) < 30 {
-		t.Errorf("%d bad inputs, the issue asks for at least 30", len(cases))
 	}
 }
 

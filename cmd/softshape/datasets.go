@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/softshape-go/softshape/data"
@@ -46,8 +45,8 @@ Flags:
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q (for one dataset: softshape datasets info %s)", fs.Arg(0), fs.Arg(0))
 	}
-	if st, err := os.Stat(*root); err == nil && !st.IsDir() {
-		return fmt.Errorf("-data %s is a file, not a folder of datasets", *root)
+	if err := checkDataRoot(fs, *root); err != nil {
+		return err
 	}
 	printRegistry(stdout, *root)
 	return nil
@@ -127,6 +126,9 @@ Flags:
 	}
 	if *folds < 2 {
 		return fmt.Errorf("-folds %d: want at least 2 stratified folds", *folds)
+	}
+	if err := checkDataRoot(fs, *root); err != nil {
+		return err
 	}
 	d, err := data.LoadOrDownload(*root, names[0], data.LoadOptions{
 		BaseURL: *baseURL, Offline: *offline, Seed: *seed, Log: stdout,

@@ -22,8 +22,8 @@ func ucrRoot(t *testing.T) string {
 	return shareddata.UCR(t)
 }
 
-// noDatasets is a data folder that does not exist.
-const noDatasets = "testdata/no-datasets"
+// noDatasets is a data folder that holds no dataset (only a README).
+const noDatasets = "testdata/bundled-only"
 
 // bundledOnly returns a data folder without datasets: only those bundled in
 // the data package (GunPoint, ItalyPowerDemand, ArrowHead) and the
@@ -32,8 +32,14 @@ const noDatasets = "testdata/no-datasets"
 // compare equal.
 func bundledOnly(t *testing.T) string {
 	t.Helper()
-	if _, err := os.Stat(noDatasets); err == nil {
-		t.Fatalf("%s exists; the tests need it absent", noDatasets)
+	entries, err := os.ReadDir(noDatasets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			t.Fatalf("%s holds %s; the tests need it without datasets", noDatasets, e.Name())
+		}
 	}
 	return noDatasets
 }

@@ -62,6 +62,11 @@ func runFidelity(args []string, stdout io.Writer) error {
 			return fmt.Errorf("-presets: %w", err)
 		}
 	}
+	if !*reportOnly {
+		if err := checkDataRoot(fs, *dataRoot); err != nil {
+			return err
+		}
+	}
 	var ref []fidelity.RefRun
 	if *reference != "" {
 		if ref, err = fidelity.ReadReference(*reference); err != nil {

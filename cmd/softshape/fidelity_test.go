@@ -36,7 +36,7 @@ func TestFidelityCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	results := filepath.Join(dir, "fid")
-	args := []string{"-datasets", "GunPoint", "-seeds", "1,2", "-presets", "reference_fresh", "-data", filepath.Join(dir, "nodata"),
+	args := []string{"-datasets", "GunPoint", "-seeds", "1,2", "-presets", "reference_fresh", "-data", bundledOnly(t),
 		"-offline", "-backend", "go", "-set", "epochs=2;warmup_epochs=1;embed_dim=16", "-results", results, "-reference", ref}
 	out := fidelityOK(t, args...)
 	for _, want := range []string{`extra settings "epochs=2;warmup_epochs=1;embed_dim=16": not the benchmark proper`,

@@ -4,7 +4,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
+	"os"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/softshape"
@@ -151,4 +155,61 @@ func (s *scheduleFlags) apply(cfg *softshape.Config) (warning string, err error)
 		return fmt.Sprintf("warning: %d warm-up epochs of %d: every epoch is dense, the sparse phase never runs", cfg.WarmUpEpochs, cfg.Epochs), nil
 	}
 	return "", nil
+}
+
+// configFromFlags returns the configuration of a command with -set settings
+// and the schedule flags -epochs and -warmup: the default configuration, the
+// settings, then the flags. A flag and a setting that disagree (-epochs 3
+// with epochs=100) is an error naming both, as is a setting given twice; a
+// schedule whose warm-up covers every epoch returns a warning line.
+func configFromFlags(settings string, s *scheduleFlags) (cfg softshape.Config, warning string, err error) {
+	cfg, err = softshape.DefaultConfig().WithSettings(settings)
+	if err != nil {
+		return cfg, "", err
+	}
+	names, err := softshape.SettingNames(settings)
+	if err != nil {
+		return cfg, "", err
+	}
+	for _, c := range []struct {
+		flag, setting string
+		f             optInt
+		v             int
+	}{
+		{"-epochs", softshape.ParamEpochs, s.epochs, cfg.Epochs},
+		{"-warmup", softshape.ParamWarmUpEpochs, s.warmup, cfg.WarmUpEpochs},
+	} {
+		if c.f.set && slices.Contains(names, c.setting) && c.f.v != c.v {
+			return cfg, "", fmt.Errorf("%s %d and -set %s=%d disagree: give the value once, with %s or in -set", c.flag, c.f.v, c.setting, c.v, c.flag)
+		}
+	}
+	warning, err = s.apply(&cfg)
+	return cfg, warning, err
+}
+
+// checkDataRoot checks the data folder root of -data on set. It must not be
+// a file; given on the command line or by $SOFTSHAPE_DATA, it must exist (a
+// missing one would silently fall back to the bundled datasets, or have a
+// download land in a mistyped path), while the default, the user cache, may
+// be missing.
+func checkDataRoot(set *flag.FlagSet, root string) error {
+	source, given := "-data "+root, false
+	set.Visit(func(f *flag.Flag) { given = given || f.Name == "data" })
+	if env := os.Getenv(data.DataEnv); !given && env != "" && env == root {
+		source, given = "$"+data.DataEnv+"="+root, true
+	}
+	st, err := os.Stat(root)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if !given {
+			return nil
+		}
+		return fmt.Errorf("%s: no such folder (create it to download datasets into it; leave -data and $%s unset to use the user cache and the bundled %s)",
+			source, data.DataEnv, strings.Join(data.BundledNames(), ", "))
+	case err != nil:
+		return fmt.Errorf("%s: %w", source, err)
+	case !st.IsDir():
+		return fmt.Errorf("%s is a file, not a folder of datasets", source)
+	}
+	return nil
 }

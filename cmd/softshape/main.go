@@ -11,6 +11,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -55,24 +57,36 @@ func usage(w io.Writer) {
 }
 
 func main() {
-	if len(os.Args) < 2 || os.Args[1] == "help" || os.Args[1] == "-h" || os.Args[1] == "--help" {
-		usage(os.Stdout)
-		return
-	}
-	cmd, ok := commands()[os.Args[1]]
-	if !ok {
-		fmt.Fprintf(os.Stderr, "softshape: unknown command %q\n\n", os.Args[1])
-		usage(os.Stderr)
-		os.Exit(2)
-	}
 	// The commands write their results (tables, CSV) to out; anything a
 	// library prints to os.Stdout goes to stderr instead, so that stdout can
 	// be redirected to a file and parsed. GoMLX's pure-Go backend, for one,
 	// prints "Go backend: parallelism set to -1" when it starts.
 	out := os.Stdout
 	os.Stdout = os.Stderr
-	if err := cmd.run(os.Args[2:], out); err != nil {
-		fmt.Fprintf(os.Stderr, "softshape %s: %v\n", os.Args[1], err)
-		os.Exit(1)
+	os.Exit(run(os.Args[1:], out, os.Stderr))
+}
+
+// run runs the command line args (the program name left out), writing the
+// results and help to stdout and errors to stderr, and returns the exit
+// status: 0, 1 when the command fails, 2 for an unknown command. Help asked
+// for (-h, -help, help) is not a failure: 0, as for Go's own tools.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) < 1 || args[0] == "help" || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
+		usage(stdout)
+		return 0
 	}
+	cmd, ok := commands()[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "softshape: unknown command %q\n\n", args[0])
+		usage(stderr)
+		return 2
+	}
+	if err := cmd.run(args[1:], stdout); err != nil {
+		if errors.Is(err, flag.ErrHelp) { // the flag package printed the usage
+			return 0
+		}
+		fmt.Fprintf(stderr, "softshape %s: %v\n", args[0], err)
+		return 1
+	}
+	return 0
 }

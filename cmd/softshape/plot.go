@@ -41,7 +41,7 @@ const historyFile = softshape.HistoryFile
 // runPlot implements "softshape plot KIND": figures (PNG and SVG) from a
 // results folder or from checkpoints.
 func runPlot(args []string, stdout io.Writer) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprintf(stdout, "Usage: softshape plot KIND [flags]\n\nWrites figures as PNG and SVG. Kinds:\n")
 		for _, k := range plotKinds {
 			fmt.Fprintf(stdout, "  %-10s %s\n", k.name, k.summary)
@@ -217,16 +217,15 @@ func plotCurves(args []string, stdout io.Writer) error {
 			return fmt.Errorf("%s: %w", filepath.Join(dir, historyFile), err)
 		}
 	} else {
-		cfg, err := softshape.DefaultConfig().WithSettings(*settings)
-		if err != nil {
-			return err
-		}
-		warning, err := schedule.apply(&cfg)
+		cfg, warning, err := configFromFlags(*settings, schedule)
 		if err != nil {
 			return err
 		}
 		if warning != "" {
 			fmt.Fprintln(os.Stderr, "softshape plot curves: "+warning)
+		}
+		if err := checkDataRoot(fs, *rf.dataRoot); err != nil {
+			return err
 		}
 		if *fold < 1 || *fold > 5 {
 			return fmt.Errorf("-fold %d: want 1..5", *fold)
@@ -325,6 +324,9 @@ func plotModel(kind string, args []string, stdout io.Writer) error {
 	}
 	dir, err := foldCheckpointDir(*ckpt, *fold)
 	if err != nil {
+		return err
+	}
+	if err := checkDataRoot(fs, *rf.dataRoot); err != nil {
 		return err
 	}
 	backend, err := softshape.NewBackend(*rf.backend)

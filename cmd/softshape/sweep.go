@@ -54,6 +54,11 @@ func runSweep(args []string, stdout io.Writer) error {
 	if *table == "" {
 		return fmt.Errorf("-table is required: one of %s", strings.Join(ablations.TableNames(), ", "))
 	}
+	if *sf.emit == "" { // a Slurm job's -data is a folder of the cluster's
+		if err := checkDataRoot(fs, *rf.dataRoot); err != nil {
+			return err
+		}
+	}
 	if err := checkMaxRuns(*maxRuns); err != nil {
 		return err
 	}

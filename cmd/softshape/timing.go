@@ -70,6 +70,9 @@ func runTiming(args []string, stdout io.Writer) error {
 	if *maxRatio != "" && *paired == 0 {
 		return fmt.Errorf("-max-ratio %q applies to -paired only", *maxRatio)
 	}
+	if err := checkDataRoot(fs, *dataRoot); err != nil {
+		return err
+	}
 	opts := timing.Options{Batch: *batch, Steps: *steps, NoDense: *noDense, DataRoot: *dataRoot, Seed: *seed, Log: os.Stderr}
 	var err error
 	switch strings.TrimSpace(*lengths) {
@@ -93,6 +96,9 @@ func runTiming(args []string, stdout io.Writer) error {
 	cfg, err := softshape.DefaultConfig().WithSettings(*settings)
 	if err != nil {
 		return err
+	}
+	if names, _ := softshape.SettingNames(*settings); slices.Contains(names, softshape.ParamSparseRatio) {
+		return fmt.Errorf("-set %s: timing takes the sparse ratios from -ratios (percent), which would override it; leave it out of -set", softshape.ParamSparseRatio)
 	}
 	opts.Config = &cfg
 	if opts.Backend, err = softshape.NewBackend(*backendName); err != nil {
