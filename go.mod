@@ -12,6 +12,7 @@ require (
 	github.com/janpfeifer/gonb v0.11.5
 	github.com/klauspost/cpuid/v2 v2.4.2
 	github.com/schollz/progressbar/v3 v3.19.0
+	golang.org/x/term v0.40.0
 	gonum.org/v1/gonum v0.16.0
 	gonum.org/v1/plot v0.15.2
 )
@@ -48,7 +49,6 @@ require (
 	golang.org/x/exp v0.0.0-20260410095643-746e56fc9e2f // indirect
 	golang.org/x/image v0.26.0 // indirect
 	golang.org/x/sys v0.43.0 // indirect
-	golang.org/x/term v0.40.0 // indirect
 	golang.org/x/text v0.35.0 // indirect
 	google.golang.org/protobuf v1.36.11 // indirect
 	k8s.io/klog/v2 v2.140.0 // indirect

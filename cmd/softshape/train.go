@@ -9,8 +9,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
-
 	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/softshape"
 )
@@ -25,7 +23,7 @@ func runTrain(args []string, stdout io.Writer) error {
 	schedule := addScheduleFlags(fs)
 	settings := fs.String("set", "", "hyperparameters, e.g. \"sparse_ratio=0.3;experts_k=2;depth=3\"; -set help lists them with defaults")
 	checkpoints := fs.String("checkpoint", "", "folder to save the selected model and the per-epoch history of each fold (subfolders fold-1 … fold-5, numbered like -folds; plot curves/attention/tsne -checkpoint read them)")
-	quiet := fs.Bool("quiet", false, "no progress bar")
+	quiet := fs.Bool("quiet", false, "no progress on stderr (a bar on a terminal; elsewhere a line per finished fold and at most one every 10 s)")
 	maxRuns := fs.Int("max-runs", 0, maxRunsHelp+"; the folds of a fold_reset=fresh configuration then train together")
 	stoppedFlag := fs.String("stopped-runs", string(softshape.StoppedRunsLeave), stoppedRunsHelp)
 	runAxis := addRunAxisFlag(fs)
@@ -43,16 +41,15 @@ func runTrain(args []string, stdout io.Writer) error {
 		fmt.Fprint(stdout, softshape.SettingsHelp())
 		return nil
 	}
-	cfg, err := softshape.DefaultConfig().WithSettings(*settings)
-	if err != nil {
-		return err
-	}
-	warning, err := schedule.apply(&cfg)
+	cfg, warning, err := configFromFlags(*settings, schedule)
 	if err != nil {
 		return err
 	}
 	if warning != "" {
 		fmt.Fprintln(os.Stderr, "softshape train: "+warning)
+	}
+	if err := checkDataRoot(fs, *rf.dataRoot); err != nil {
+		return err
 	}
 	if err := checkMaxRuns(*maxRuns); err != nil {
 		return err
@@ -81,7 +78,6 @@ func runTrain(args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "backend: %s\n", softshape.BackendDescription(backend))
 	fmt.Fprintf(stdout, "dataset: %s (%d series, %d classes, length %d)\n", ds.Name, len(ds.Series), ds.NumClasses(), ds.Length)
 
-	var bar *progressbar.ProgressBar
 	opts := softshape.RunOptions{
 		Backend: backend, Seed: *seed, Folds: foldList, CheckpointDir: *checkpoints,
 		RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length), MaxRuns: *maxRuns, StoppedRuns: stopped,
@@ -98,22 +94,12 @@ func runTrain(args []string, stdout io.Writer) error {
 			form = "one model on a run axis"
 		}
 		fmt.Fprintf(stdout, "folds %s trained together, at most %d per graph, %s\n", *rf.folds, runs, form)
-		if !*quiet {
-			// One bar over every fold's epochs: the folds advance together.
-			bar = progressbar.NewOptions(cfg.Epochs*len(foldList), progressbar.OptionSetWriter(os.Stderr),
-				progressbar.OptionSetDescription("folds "+*rf.folds), progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
-			opts.OnEpoch = func(softshape.EpochStats) { _ = bar.Add(1) }
-		}
-	} else if !*quiet {
-		opts.OnEpoch = func(s softshape.EpochStats) {
-			if s.Epoch == 0 {
-				bar = progressbar.NewOptions(s.Epochs, progressbar.OptionSetWriter(os.Stderr),
-					progressbar.OptionSetDescription(fmt.Sprintf("fold %d", s.Fold+1)), progressbar.OptionShowCount(),
-					progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
-			}
-			bar.Describe(fmt.Sprintf("fold %d %s loss %.3f val %.3f acc %.3f", s.Fold+1, s.Phase, s.TrainLoss, s.ValLoss, s.ValAcc))
-			_ = bar.Add(1)
-		}
+	}
+	var progress *trainProgress
+	if !*quiet {
+		// Together, one bar over every fold's epochs: the folds advance together.
+		progress = newTrainProgress(os.Stderr, together, "folds "+*rf.folds, cfg.Epochs, len(foldList))
+		opts.OnEpoch = progress.epoch
 	}
 	start := time.Now()
 	res, err := softshape.Train(ds, cfg, opts)
@@ -121,18 +107,22 @@ func runTrain(args []string, stdout io.Writer) error {
 	if together {
 		jobWall = time.Since(start)
 	}
-	if bar != nil {
-		_ = bar.Finish()
+	if progress != nil {
+		progress.finish()
 	}
-	if err != nil {
+	if res == nil {
 		return err
 	}
-	if *checkpoints != "" {
-		if err := saveHistories(*checkpoints, ds.Name, *seed, backend.Description(), res); err != nil {
-			return err
-		}
+	// With a result, err says which checkpoints were not saved: the table
+	// comes first, then the error.
+	saveErr := err
+	if *checkpoints != "" && saveErr == nil {
+		saveErr = saveHistories(*checkpoints, ds.Name, *seed, backend.Description(), res)
 	}
 	printResult(stdout, res, jobWall)
+	if saveErr != nil {
+		return fmt.Errorf("the results above are complete, but -checkpoint %s is incomplete: %w", *checkpoints, saveErr)
+	}
 	return nil
 }
 
