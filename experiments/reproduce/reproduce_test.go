@@ -237,3 +237,23 @@ func TestPairedTiming(t *testing.T) {
 		t.Errorf("T=100: %v", err)
 	}
 }
+
+// TestModelConfigLayers: a notebook's settings go on top of
+// $SOFTSHAPE_SETTINGS (Params.Settings), a setting in both taking the
+// notebook's value, as notebook 03 does with TinySettings under
+// run-headless.sh's epochs=4; a setting given twice in one layer is an
+// error naming it.
+func TestModelConfigLayers(t *testing.T) {
+	p := Params{Quick: true, Settings: "epochs=4;warmup_epochs=2;embed_dim=32"}
+	cfg, err := ModelConfig(p, TinySettings+";sparse_ratio=0.3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Epochs != 8 || cfg.WarmUpEpochs != 4 || cfg.EmbedDim != 32 || cfg.SparseRatio != 0.3 {
+		t.Errorf("epochs %d, warm-up %d, d %d, η %g; want 8, 4, 32, 0.3", cfg.Epochs, cfg.WarmUpEpochs, cfg.EmbedDim, cfg.SparseRatio)
+	}
+	p.Settings = "depth=2;depth=3"
+	if _, err := ModelConfig(p, ""); err == nil || !strings.Contains(err.Error(), "depth is given twice") {
+		t.Errorf("depth twice: %v", err)
+	}
+}
