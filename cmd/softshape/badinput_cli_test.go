@@ -205,7 +205,7 @@ func TestProgressLinesThrottled(t *testing.T) {
 	for fold := range 2 {
 		for e := range 30 {
 			clock = clock.Add(time.Second)
-			val := 1.0 / float64(1+min(e, 20)) // best at epoch 21, then flat
+			val := 1.0 / float64(1+min(e, 20)) // best at epoch 20 (0-based, as the table), then flat
 			p.epoch(softshape.EpochStats{Fold: fold, Epoch: e, Epochs: 30, Phase: softshape.Sparse, ValLoss: val,
 				Selected: e <= 20, Elapsed: time.Duration(e+1) * time.Second})
 		}
@@ -218,9 +218,9 @@ func TestProgressLinesThrottled(t *testing.T) {
 	lines := strings.Split(strings.TrimSuffix(log, "\n"), "\n")
 	want := []string{
 		"fold 1: epoch 10/30 (sparse)", "fold 1: epoch 20/30 (sparse)", "fold 1: epoch 30/30 (sparse)",
-		"fold 1 done: 30 epochs, best val loss 0.0476 at epoch 21, 30s",
+		"fold 1 done: 30 epochs, best epoch 20 (val loss 0.0476), 30s",
 		"fold 2: epoch 10/30 (sparse)", "fold 2: epoch 20/30 (sparse)", "fold 2: epoch 30/30 (sparse)",
-		"fold 2 done: 30 epochs, best val loss 0.0476 at epoch 21, 30s",
+		"fold 2 done: 30 epochs, best epoch 20 (val loss 0.0476), 30s",
 	}
 	if len(lines) != len(want) {
 		t.Fatalf("%d lines, want %d:\n%s", len(lines), len(want), log)
@@ -250,7 +250,7 @@ func TestTrainLogNotTerminal(t *testing.T) {
 	var done, progress int
 	for _, line := range strings.Split(strings.TrimSuffix(log, "\n"), "\n") {
 		switch {
-		case strings.HasPrefix(line, "fold 1 done: 6 epochs, best val loss"), strings.HasPrefix(line, "fold 2 done: 6 epochs, best val loss"):
+		case strings.HasPrefix(line, "fold 1 done: 6 epochs, best epoch"), strings.HasPrefix(line, "fold 2 done: 6 epochs, best epoch"):
 			done++
 		case strings.HasPrefix(line, "folds 1-2: "):
 			progress++

@@ -124,7 +124,8 @@ func (p *trainProgress) foldDone(fold int) {
 	f.reported = true
 	best := "no epoch selected"
 	if f.selected {
-		best = fmt.Sprintf("best val loss %.4f at epoch %d", f.bestVal, f.bestEpoch+1)
+		// Numbered as the table's best epoch column.
+		best = fmt.Sprintf("best epoch %d (val loss %.4f)", f.bestEpoch, f.bestVal)
 	}
 	fmt.Fprintf(p.w, "fold %d done: %d epochs, %s, %s\n", fold+1, f.last.Epoch+1, best, f.last.Elapsed.Round(time.Millisecond))
 }
