@@ -12,17 +12,13 @@ type Column struct {
 	// Name is the paper's column label (a method or a setting).
 	Name string
 	// Variant names the variant whose runs give our value; "" for a baseline
-	// method of the paper (not run here) and for a selection column.
+	// method of the paper (not run here).
 	Variant string
-	// Select lists the candidate variants of a Val-Select column: per fold
-	// and seed, our value is the test accuracy of the candidate with the
-	// lowest validation loss (ValSelect).
-	Select []string
 }
 
 // Baseline reports a column that this project does not run (a method of the
 // paper such as FCN or LightTS): only the paper's figures exist for it.
-func (c Column) Baseline() bool { return c.Variant == "" && len(c.Select) == 0 }
+func (c Column) Baseline() bool { return c.Variant == "" }
 
 // Plan is how one paper table maps onto variants.
 type Plan struct {
@@ -37,9 +33,8 @@ type Plan struct {
 	Default string
 }
 
-// Variants returns the variants the table needs, each once, in column order
-// (a Val-Select column contributes its candidates), including those that need
-// model support.
+// Variants returns the variants the table needs, each once, in column order,
+// including those that need model support.
 func (p Plan) Variants() []Variant {
 	var out []Variant
 	seen := map[string]bool{}
@@ -56,9 +51,6 @@ func (p Plan) Variants() []Variant {
 	}
 	for _, c := range p.Columns {
 		add(c.Variant)
-		for _, s := range c.Select {
-			add(s)
-		}
 	}
 	return out
 }
@@ -100,7 +92,7 @@ func tableSpecs() map[string]tableSpec {
 		"experts_k":             {variants: byName(ExpertsK()), def: "k=1"},
 		"stride_q":              {variants: byName(StrideQ()), def: "q=4"},
 		"depth_L":               {variants: byName(DepthL()), def: "L=2"},
-		"shape_length_m":        {variants: map[string]string{FixedName: FixedName, MultiSeqName: MultiSeqName}, def: ValSelectName},
+		"shape_length_m":        {variants: map[string]string{ValSelectName: DefaultName, FixedName: FixedName, MultiSeqName: MultiSeqName}, def: ValSelectName},
 		"num_experts":           {variants: byName(NumExperts()), def: "hatC=C", summaryRef: true},
 		"lambda":                {variants: byName(Lambda()), def: "lambda = 0.001", summaryRef: true},
 		"moe_expert_network":    {variants: map[string]string{"FCN": "MoE expert: FCN", "TSLANet (ICB)": "MoE expert: TSLANet (ICB)", "Original MoE expert": "Original MoE expert"}, def: "Original MoE expert", summaryRef: true},
@@ -124,7 +116,8 @@ func TableNames() []string {
 
 // ForTable returns how the named paper table maps onto variants. The columns
 // are the paper's (paper.PerDataset, or paper.Summary for the tables that have
-// only summary rows); "Val-Select" selects among ValSelectCandidates.
+// only summary rows); Table 7's "Val-Select" is the default configuration
+// (ValSelectName).
 func ForTable(table string) (Plan, error) {
 	spec, ok := tableSpecs()[table]
 	if !ok {
@@ -149,15 +142,8 @@ func ForTable(table string) (Plan, error) {
 		reference = spec.def
 	}
 	p := Plan{Table: table, Reference: reference, Default: spec.def}
-	candidates := ValSelectCandidates()
 	for _, m := range methods {
-		c := Column{Name: m, Variant: spec.variants[m]}
-		if table == "shape_length_m" && m == ValSelectName {
-			for _, v := range candidates {
-				c.Select = append(c.Select, v.Name)
-			}
-		}
-		p.Columns = append(p.Columns, c)
+		p.Columns = append(p.Columns, Column{Name: m, Variant: spec.variants[m]})
 	}
 	return p, nil
 }

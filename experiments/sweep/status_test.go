@@ -16,7 +16,7 @@ func TestStatusCountsEveryState(t *testing.T) {
 	s := openStore(t)
 	g := mustGrid(t, GridSpec{Table: "shape_length_m", Datasets: []string{"CBF-a"}, Variants: []string{"Fixed-8"},
 		Folds: []int{1, 2, 3, 4, 5}, Seeds: []int64{42}, Settings: tinySettings})
-	g2 := mustGrid(t, GridSpec{Table: "shape_length_m", Datasets: []string{"CBF-a"}, Variants: []string{"m=64"},
+	g2 := mustGrid(t, GridSpec{Table: "shape_length_m", Datasets: []string{"CBF-a"}, Variants: []string{"Multi-Seq"},
 		Folds: []int{1, 2}, Seeds: []int64{42}, Settings: tinySettings})
 	for _, gr := range []*Grid{g, g2} {
 		if err := s.SaveGrid(gr); err != nil {
@@ -25,7 +25,7 @@ func TestStatusCountsEveryState(t *testing.T) {
 	}
 	r := &Runner{Store: s, Load: cbfLoader, Train: fakeTrain(0)}
 	// Fixed-8: fold 1 done, fold 2 failed, fold 3 running, fold 4 stale
-	// (missing), fold 5 corrupt; m=64: fold 1 invalid, fold 2 missing.
+	// (missing), fold 5 corrupt; Multi-Seq: fold 1 invalid, fold 2 missing.
 	if _, err := r.Run(context.Background(), g.Cells[:1]); err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestStatusCountsEveryState(t *testing.T) {
 	inv := failed
 	k = g2.Cells[0].Key
 	inv.Variant, inv.Fold, inv.Hash, inv.Config = k.Variant, k.Fold, k.Hash, g2.Cells[0].Config.String()
-	inv.Status, inv.Error = StatusInvalid, "shape_length: m=64 is longer than the series (T=60)"
+	inv.Status, inv.Error = StatusInvalid, `multi_seq="8,16,32", scale m=32: shape_length: m=32 is longer than the series (T=24)`
 	if err := s.Write(&inv); err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestStatusCountsEveryState(t *testing.T) {
 	for _, c := range st.Cells {
 		details += string(c.State) + ": " + c.Detail + "\n"
 	}
-	for _, w := range []string{"failed: loss is NaN", "running: pid", "missing: stale lock of dead pid", "invalid: shape_length: m=64", "corrupt: record"} {
+	for _, w := range []string{"failed: loss is NaN", "running: pid", "missing: stale lock of dead pid", `invalid: multi_seq="8,16,32"`, "corrupt: record"} {
 		if !strings.Contains(details, w) {
 			t.Errorf("details lack %q:\n%s", w, details)
 		}

@@ -28,8 +28,6 @@ type Kind int
 const (
 	// Ours: a variant trained by the sweep.
 	Ours Kind = iota
-	// Selected: chosen per fold among candidate variants (Val-Select).
-	Selected
 	// Baseline: a method of the paper that this project does not run.
 	Baseline
 	// Blocked: a variant that needs model support.
@@ -40,7 +38,7 @@ const (
 
 // String names the kind.
 func (k Kind) String() string {
-	return [...]string{"ours", "val-select", "paper baseline", "needs model support", "not in the sweep"}[k]
+	return [...]string{"ours", "paper baseline", "needs model support", "not in the sweep"}[k]
 }
 
 // Column is one column of a table.
@@ -49,16 +47,14 @@ type Column struct {
 	Name string
 	// Kind says where the values come from.
 	Kind Kind
-	// Variant is the variant of an Ours column; Select the candidates of a
-	// Selected column.
+	// Variant is the variant of an Ours column.
 	Variant string
-	Select  []string
 	// Note explains a Blocked or NotRun column.
 	Note string
 }
 
 // Measured reports whether we have our own runs for the column.
-func (c Column) Measured() bool { return c.Kind == Ours || c.Kind == Selected }
+func (c Column) Measured() bool { return c.Kind == Ours }
 
 // Value is our result for one dataset and column.
 type Value struct {
@@ -122,9 +118,10 @@ type Table struct {
 	// Folds and Seeds are those of the recorded sweeps.
 	Folds []int
 	Seeds []int64
-	// Columns, in the paper's order; Reference is the column p-values
-	// compare against; Default the column of the main experiments'
-	// configuration (a sweep's baseline setting).
+	// Columns, in the paper's order; Reference is the column the paper's
+	// printed p-values compare against; Default the column of the main
+	// experiments' configuration (a sweep's baseline setting), which our
+	// p-values and differences compare against.
 	Columns            []Column
 	Reference, Default string
 	// Rows, one per dataset of the sweeps.
@@ -210,18 +207,10 @@ func Build(store *sweep.Store, name string, opts Options) (*Table, error) {
 
 // column classifies a paper column given the recorded variants.
 func column(pc ablations.Column, variants map[string]sweep.GridVariant) Column {
-	c := Column{Name: pc.Name, Variant: pc.Variant, Select: pc.Select}
+	c := Column{Name: pc.Name, Variant: pc.Variant}
 	switch {
 	case pc.Baseline():
 		c.Kind = Baseline
-	case len(pc.Select) > 0:
-		c.Kind = Selected
-		for _, s := range pc.Select {
-			if v, ok := variants[s]; !ok || v.Blocked != "" {
-				c.Kind, c.Note = NotRun, fmt.Sprintf("candidate %s is not in the recorded sweeps", s)
-				break
-			}
-		}
 	default:
 		v, ok := variants[pc.Variant]
 		switch {

@@ -7,9 +7,9 @@
 // the paper's columns onto variants (ablations.ForTable) and returns a Table:
 //
 //   - per dataset and column, our accuracy (the mean over folds and seeds of
-//     the ok records; for Val-Select, per fold and seed the candidate with
-//     the lowest validation loss, ablations.ValSelect), the paper's value and
-//     the difference;
+//     the ok records; Table 7's Val-Select is the default configuration,
+//     the authors' per-dataset m: ablations.ValSelectName), the paper's value
+//     and the difference;
 //   - summary rows for ours and for the paper on the same datasets: Avg. Acc,
 //     Avg. Rank (ties get the minimum rank, the paper's convention), Win, the
 //     paper's p-value (half the two-sided paired t-test p) and the two-sided

@@ -6,9 +6,7 @@ import (
 	"io/fs"
 	"math"
 
-	"github.com/softshape-go/softshape/ablations"
 	"github.com/softshape-go/softshape/experiments/sweep"
-	"github.com/softshape-go/softshape/softshape"
 )
 
 // cellIndex holds the expected cells of a table and their records.
@@ -68,8 +66,6 @@ func (ix *cellIndex) value(dataset string, c Column) Value {
 	switch c.Kind {
 	case Ours:
 		ix.oursValue(&v, dataset, c.Variant)
-	case Selected:
-		ix.selectValue(&v, dataset, c.Select)
 	}
 	return v
 }
@@ -105,46 +101,6 @@ func (ix *cellIndex) oursValue(v *Value, dataset, variant string) {
 	}
 	v.Runs = len(acc)
 	v.Acc, v.Params, v.Inference = mean(acc), mean(params), mean(inf)
-	if v.Expected > 0 && invalid == v.Expected {
-		v.Invalid = reason
-	}
-}
-
-// selectValue is Val-Select: per (seed, fold) whose candidates are all
-// recorded (ok or invalid), the test accuracy of the ok candidate with the
-// lowest validation loss (ablations.ValSelect), averaged.
-func (ix *cellIndex) selectValue(v *Value, dataset string, candidates []string) {
-	var acc []float64
-	invalid, reason := 0, ""
-	for _, seed := range ix.exp.Seeds {
-	folds:
-		for _, fold := range ix.exp.Folds {
-			var results []softshape.FoldResult
-			for _, cand := range candidates {
-				rec, expected := ix.run(dataset, cand, seed, fold)
-				if !expected {
-					continue folds
-				}
-				if rec == nil || rec.Status == sweep.StatusFailed {
-					v.Expected++
-					continue folds // incomplete: its candidates are listed as missing
-				}
-				if rec.Status == sweep.StatusOK {
-					results = append(results, softshape.FoldResult{ValLoss: float64(rec.ValLoss), TestAcc: float64(rec.TestAccuracy)})
-				}
-			}
-			v.Expected++
-			best, err := ablations.ValSelect(results)
-			if err != nil {
-				invalid++
-				reason = fmt.Sprintf("seed %d fold %d: %v", seed, fold, err)
-				continue
-			}
-			acc = append(acc, results[best].TestAcc)
-		}
-	}
-	v.Runs = len(acc)
-	v.Acc = mean(acc)
 	if v.Expected > 0 && invalid == v.Expected {
 		v.Invalid = reason
 	}
