@@ -319,10 +319,10 @@ func (c *CompatResult) Figure() (*plots.Figure, error) {
 	return plots.SweepChart(meta, "protocol", []string{"default (off)", "reference_compat (on)"}, ss, nil, plots.WithYLabel("test accuracy"))
 }
 
-// Show shows Markdown and Figure.
+// Show shows Markdown, marked "table reference_compat" (MarkKey), and
+// Figure.
 func (c *CompatResult) Show() {
-	tableStyle()
-	Markdown(c.Markdown())
+	showTable("reference_compat", c.Markdown())
 	f, err := c.Figure()
 	ShowFigure(c.Params.FigureDir(), "reference_compat", f, err)
 }

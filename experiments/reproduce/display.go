@@ -1,6 +1,7 @@
 package reproduce
 
 import (
+	"cmp"
 	"encoding/base64"
 	"fmt"
 	"html"
@@ -10,18 +11,84 @@ import (
 	"time"
 
 	"github.com/janpfeifer/gonb/gonbui"
+	"github.com/janpfeifer/gonb/gonbui/protocol"
 
 	"github.com/softshape-go/softshape/plots"
 )
+
+// MarkKey is the key, in the metadata of each output this package shows in
+// a notebook, of the output's mark: what it is ("table sparse_ratio",
+// "figure sparse_ratio_sweep", "markdown", "env-help", "panel"). A notebook
+// cell declares the marks it must show in a line "// expect: table
+// sparse_ratio, figure", and notebooks/check_outputs.py fails the executed
+// notebook when one is missing.
+const MarkKey = "softshape"
+
+// The kinds of marks (MarkKey); tables and figures carry their name too.
+const (
+	markTable    = "table"
+	markFigure   = "figure"
+	markMarkdown = "markdown"
+	markEnvHelp  = "env-help"
+	markPanel    = "panel"
+)
+
+// deliveryWait bounds how long a display waits for GoNB to confirm that the
+// output reached Jupyter (display); it takes milliseconds normally.
+const deliveryWait = 20 * time.Second
+
+// display is the one way this package shows something in a notebook: it
+// sends content as MIME type mime, marked with mark (MarkKey; "" for none) and
+// replacing the output displayID (when not ""), then waits until GoNB has
+// published it to Jupyter.
+//
+// The wait is what keeps outputs from vanishing: GoNB reads display data from
+// a named pipe in its own goroutine and ends the cell when the program's
+// stdout and stderr close, without draining that pipe, so data the program
+// wrote just before exiting could be published after the cell had finished —
+// and then be dropped by nbconvert (and by Jupyter's front end) — or not at
+// all. gonbui.Sync sends a request through the same pipe, which GoNB
+// acknowledges only after publishing everything sent before it.
+func display(mark, displayID string, mime protocol.MIMEType, content any) {
+	if !gonbui.IsNotebook {
+		return
+	}
+	d := &protocol.DisplayData{Data: map[protocol.MIMEType]any{mime: content}, DisplayID: displayID}
+	if mark != "" {
+		d.Metadata = map[string]any{MarkKey: mark}
+	}
+	gonbui.SendData(d)
+	delivered := make(chan struct{})
+	go func() {
+		gonbui.Sync()
+		close(delivered)
+	}()
+	select {
+	case <-delivered:
+	case <-time.After(deliveryWait):
+		fmt.Fprintf(os.Stderr, "softshape: GoNB did not confirm within %s that an output (%s) reached Jupyter; it may be missing (gonbui error: %v)\n",
+			deliveryWait, cmp.Or(mark, string(mime)), gonbui.Error())
+	}
+}
+
+// displayHTML shows HTML (display).
+func displayHTML(mark, html string) { display(mark, "", protocol.MIMETextHTML, html) }
+
+// updateHTML shows HTML in the output block id, replacing what it showed
+// before (display; gonbui.UpdateHTML).
+func updateHTML(mark, id, html string) { display(mark, id, protocol.MIMETextHTML, html) }
 
 // FigureDir is where figures go when the program does not run in a
 // notebook (Show, ShowFigure): <Results>/figures.
 func (p Params) FigureDir() string { return filepath.Join(p.Results, "figures") }
 
 // Markdown shows md inline in a GoNB notebook, or prints it.
-func Markdown(md string) {
+func Markdown(md string) { markdownAs(markMarkdown, md) }
+
+// markdownAs is Markdown with the output's mark (MarkKey).
+func markdownAs(mark, md string) {
 	if gonbui.IsNotebook {
-		gonbui.DisplayMarkdown(md)
+		display(mark, "", protocol.MIMETextMarkdown, md)
 		return
 	}
 	fmt.Println(md)
@@ -32,18 +99,21 @@ func Markdownf(format string, args ...any) { Markdown(fmt.Sprintf(format, args..
 
 // ShowFigure shows a figure inline in a GoNB notebook, or saves it as
 // <dir>/<name>.png and prints the path. A nil figure shows err instead.
+// Either output is marked "figure <name>" (MarkKey): the reason a figure is
+// not drawn takes its place.
 func ShowFigure(dir, name string, f *plots.Figure, err error) {
+	mark := markFigure + " " + name
 	if err != nil || f == nil {
-		Markdownf("*Figure %s not drawn: %s*", name, mdLine(fmt.Sprint(err)))
+		markdownAs(mark, fmt.Sprintf("*Figure %s not drawn: %s*", name, mdLine(fmt.Sprint(err))))
 		return
 	}
 	var show func([]byte) // nil: saved to a file instead
 	if gonbui.IsNotebook {
-		show = gonbui.DisplayPNG
+		show = func(png []byte) { display(mark, "", protocol.MIMEImagePNG, png) }
 	}
 	path, err := f.Display(filepath.Join(dir, name+".png"), show)
 	if err != nil {
-		Markdownf("*Figure %s: %s*", name, mdLine(err.Error()))
+		markdownAs(mark, fmt.Sprintf("*Figure %s: %s*", name, mdLine(err.Error())))
 		return
 	}
 	if path != "" {
@@ -57,10 +127,14 @@ func (r *TableResult) Show() {
 	r.ShowFigures()
 }
 
-// ShowTable shows the table's Markdown.
-func (r *TableResult) ShowTable() {
+// ShowTable shows the table's Markdown, marked "table <name>" (MarkKey).
+func (r *TableResult) ShowTable() { showTable(r.Name, r.Markdown()) }
+
+// showTable shows a table's Markdown md, after tableStyle, marked
+// "table <name>".
+func showTable(name, md string) {
 	tableStyle()
-	Markdown(r.Markdown())
+	markdownAs(markTable+" "+name, md)
 }
 
 // tableCSS keeps wide tables readable in Jupyter (Notebook 6 and Lab) and
@@ -79,7 +153,7 @@ const tableCSS = `<style>
 func tableStyle() {
 	if gonbui.IsNotebook && !styled {
 		styled = true
-		gonbui.DisplayHTML(tableCSS)
+		displayHTML("", tableCSS)
 	}
 }
 
@@ -128,7 +202,7 @@ func (l *liveLog) Write(b []byte) (int, error) {
 			l.last = l.last[1:]
 		}
 	}
-	gonbui.UpdateHTML(l.id, fmt.Sprintf("<pre style=\"font-size:11px\">training log: %d lines in %.0f s; the last ones:\n%s</pre>",
+	updateHTML("", l.id, fmt.Sprintf("<pre style=\"font-size:11px\">training log: %d lines in %.0f s; the last ones:\n%s</pre>",
 		l.n, time.Since(l.start).Seconds(), html.EscapeString(strings.Join(l.last, "\n"))))
 	return len(b), nil
 }
@@ -153,5 +227,5 @@ func ShowEnvHelp() {
 			html.EscapeString(e.Name), html.EscapeString(e.Example), html.EscapeString(e.Help), now)
 	}
 	b.WriteString("</table></details>")
-	gonbui.DisplayHTML(b.String())
+	displayHTML(markEnvHelp, b.String())
 }

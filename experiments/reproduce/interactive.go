@@ -31,7 +31,7 @@ func Slider(label string, min, max, value int, idle time.Duration, render func(v
 	if headless() {
 		Markdownf("*Interactive panel “%s”: headless run, shown for the default value %d only. Open the notebook in Jupyter to move the slider.*", label, value)
 		if gonbui.IsNotebook {
-			gonbui.DisplayHTML(first)
+			displayHTML(markPanel, first)
 		} else {
 			fmt.Println(first)
 		}
@@ -42,12 +42,12 @@ func Slider(label string, min, max, value int, idle time.Duration, render func(v
 	ready := make(chan *widgets.SliderBuilder, 1)
 	go func() { ready <- widgets.Slider(min, max, value).AppendTo(panel.id).Done() }()
 	out := gonbui.UniqueId()
-	gonbui.UpdateHTML(out, first)
+	updateHTML(markPanel, out, first)
 	var s *widgets.SliderBuilder
 	select {
 	case s = <-ready:
 	case <-time.After(FrontEndWait):
-		gonbui.UpdateHTML(out, first+fmt.Sprintf("<p><i>No browser answered within %s: slider disabled (headless run).</i></p>", FrontEndWait))
+		updateHTML(markPanel, out, first+fmt.Sprintf("<p><i>No browser answered within %s: slider disabled (headless run).</i></p>", FrontEndWait))
 		return
 	}
 	ch := s.Listen().LatestOnly()
@@ -56,17 +56,17 @@ func Slider(label string, min, max, value int, idle time.Duration, render func(v
 	for {
 		select {
 		case v := <-ch.C:
-			gonbui.UpdateHTML(out, current+fmt.Sprintf("<p><i>computing for %d …</i></p>", v))
+			updateHTML(markPanel, out, current+fmt.Sprintf("<p><i>computing for %d …</i></p>", v))
 			current = render(v)
-			gonbui.UpdateHTML(out, current)
+			updateHTML(markPanel, out, current)
 		case <-time.After(idle):
-			gonbui.UpdateHTML(out, current+fmt.Sprintf("<p><i>Slider idle for %s: panel closed (re-run the cell to use it again).</i></p>", idle))
+			updateHTML(markPanel, out, current+fmt.Sprintf("<p><i>Slider idle for %s: panel closed (re-run the cell to use it again).</i></p>", idle))
 			return
 		}
 	}
 }
 
-// transientPanel is a <div> shown through gonbui.UpdateHTML, so that it can be
+// transientPanel is a <div> shown through updateHTML, so that it can be
 // emptied again (dom.CreateTransientDiv, which does not say how to remove it).
 type transientPanel struct{ id, displayID string }
 
@@ -75,9 +75,9 @@ type transientPanel struct{ id, displayID string }
 func newTransientPanel(header string) transientPanel {
 	uid := gonbui.UniqueId()
 	p := transientPanel{id: "softshape_panel_" + uid, displayID: "softshape_panel_display_" + uid}
-	gonbui.UpdateHTML(p.displayID, fmt.Sprintf(`<div id="%s">%s</div>`, p.id, header))
+	updateHTML("", p.displayID, fmt.Sprintf(`<div id="%s">%s</div>`, p.id, header))
 	return p
 }
 
 // close empties the panel, controls included.
-func (p transientPanel) close() { gonbui.UpdateHTML(p.displayID, "") }
+func (p transientPanel) close() { updateHTML("", p.displayID, "") }

@@ -159,7 +159,7 @@ func liveCurves(m *TrainedFold) func(softshape.EpochStats) {
 			id = gonbui.UniqueId()
 		}
 		if done { // the final curves are drawn by ShowCurves
-			gonbui.UpdateHTML(id, html)
+			updateHTML("", id, html)
 			return
 		}
 		if len(c.Epoch) >= 2 {
@@ -170,7 +170,7 @@ func liveCurves(m *TrainedFold) func(softshape.EpochStats) {
 				}
 			}
 		}
-		gonbui.UpdateHTML(id, html)
+		updateHTML("", id, html)
 	}
 }
 
