@@ -6,8 +6,10 @@
 #
 # For each notebook: `jupyter nbconvert --execute --allow-errors` (every cell
 # runs), then check_outputs.py scans the executed notebook — nbconvert's exit
-# status misses Go panics, os.Exit and failing shell commands inside cells —
-# and names the failing notebook and cell; then an HTML export. Outputs go to
+# status misses Go panics, os.Exit and failing shell commands inside cells,
+# and outputs that never arrived — and names the failing notebook and cell
+# (and the missing output: each cell declares what it shows in a
+# `// expect:` line); then an HTML export. Outputs go to
 # notebooks/out (SOFTSHAPE_NB_OUT): executed notebooks, html/, results/ (in
 # quick mode a fresh results store unless SOFTSHAPE_RESULTS is set). Exit status 1 when a
 # notebook fails.
@@ -79,7 +81,10 @@ else
   NOTEBOOKS=("$NB_DIR"/[0-9][0-9]_*.ipynb)
 fi
 
-# The committed notebooks are stored without outputs.
+# The checker works (it fails on a missing output, an undeclared one, ...),
+# and the committed notebooks are stored without outputs, each cell that
+# displays declaring what (`// expect:` lines).
+"$PY" "$NB_DIR/check_outputs.py" --self-test >/dev/null || { "$PY" "$NB_DIR/check_outputs.py" --self-test; exit 1; }
 "$PY" "$NB_DIR/check_outputs.py" --clean "${NOTEBOOKS[@]}" || exit 1
 
 echo "run-headless: ${#NOTEBOOKS[@]} notebooks, quick=$SOFTSHAPE_QUICK folds=${SOFTSHAPE_FOLDS:-} datasets=${SOFTSHAPE_DATASETS:-} settings=${SOFTSHAPE_SETTINGS:-} results=${SOFTSHAPE_RESULTS:-}"
