@@ -38,19 +38,22 @@ func TestLeakPairsByDatasetAndColumn(t *testing.T) {
 		{Dataset: "A", Ours: []tables.Value{runs(0.5), runs(0.9, 0.8)}},
 	}}
 	got := leakDifferences(compat, fresh)
-	want := []leakDifference{
-		{Setting: "0%", All: []float64{0, 0.2, -0.1}, Later: []float64{0.2}},
-		{Setting: "50%", All: []float64{0, 0}, Later: nil},
+	want := []struct {
+		setting    string
+		all, later []float64
+	}{
+		{"0%", []float64{0, 0.2, -0.1}, []float64{0.2}},
+		{"50%", []float64{0, 0}, nil},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %d settings, want %d: %+v", len(got), len(want), got)
 	}
-	same := func(a, b []float64) bool {
+	same := func(a []tables.Pair, b []float64) bool {
 		if len(a) != len(b) {
 			return false
 		}
 		for i := range a {
-			if math.Abs(a[i]-b[i]) > 1e-12 {
+			if math.Abs(a[i].Diff-b[i]) > 1e-12 {
 				return false
 			}
 		}
@@ -58,7 +61,7 @@ func TestLeakPairsByDatasetAndColumn(t *testing.T) {
 	}
 	for i, w := range want {
 		g := got[i]
-		if g.Setting != w.Setting || !same(g.All, w.All) || !same(g.Later, w.Later) {
+		if g.Setting != w.setting || !same(g.All, w.all) || !same(g.Later, w.later) {
 			t.Errorf("setting %d: got %+v, want %+v", i, g, w)
 		}
 	}
@@ -74,6 +77,10 @@ func TestLeakPairsByDatasetAndColumn(t *testing.T) {
 		if !strings.Contains(md, line+"\n") {
 			t.Errorf("no line %q in\n%s", line, md)
 		}
+	}
+	// Fold 1: A's two settings and B's agree but B's 0% (−0.1).
+	if w := "so its pairs should agree: 3 of 4 do; the one that differs (|Δ| 0.1000, B at 0%) measures a run that did not repeat, not the leak"; !strings.Contains(md, w) {
+		t.Errorf("no %q in\n%s", w, md)
 	}
 	if Leak([]Entry{{Table: "x", Preset: "reference_compat", Built: compat}}, "x") != "" {
 		t.Error("a leak without reference_fresh runs")

@@ -87,7 +87,7 @@ func Load(dir string) ([]Entry, error) {
 	var out []Entry
 	for _, table := range Tables {
 		for _, preset := range Presets {
-			e, err := loadEntry(dir, table, preset)
+			e, err := LoadEntry(dir, table, preset)
 			if err != nil {
 				return nil, err
 			}
@@ -97,7 +97,11 @@ func Load(dir string) ([]Entry, error) {
 	return out, nil
 }
 
-func loadEntry(dir, table, preset string) (Entry, error) {
+// LoadEntry reads the state of one table under one preset from dir (the
+// reproduction folder), any table of the paper (its plan: PlannedGrid),
+// checking every record as Load does. A preset folder without the table
+// gives an entry with nothing recorded (Built nil).
+func LoadEntry(dir, table, preset string) (Entry, error) {
 	e := Entry{Table: table, Preset: preset}
 	grid, err := PlannedGrid(table, preset)
 	if err != nil {

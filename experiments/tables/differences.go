@@ -3,6 +3,7 @@ package tables
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/stat"
 )
@@ -82,30 +83,14 @@ func (t *Table) Differences() []Difference {
 		if j == def || c.Kind != Ours {
 			continue
 		}
-		d := Difference{Column: c.Name, Mean: math.NaN(), SE: math.NaN(), Paper: math.NaN()}
-		var diffs, paperDiffs []float64
+		pairs := PairRuns(t, j, t, def)
+		d := DifferenceOf(c.Name, pairs)
+		var paperDiffs []float64
 		for _, r := range t.Rows {
-			base := map[[2]int64]float64{}
-			for _, ra := range r.Ours[def].PerRun {
-				base[[2]int64{ra.Seed, int64(ra.Fold)}] = ra.Acc
-			}
-			paired := false
-			for _, ra := range r.Ours[j].PerRun {
-				if b, ok := base[[2]int64{ra.Seed, int64(ra.Fold)}]; ok {
-					diffs = append(diffs, ra.Acc-b)
-					paired = true
-				}
-			}
-			if paired && !math.IsNaN(r.Paper[j]) && !math.IsNaN(r.Paper[def]) {
+			if slices.ContainsFunc(pairs, func(p Pair) bool { return p.Dataset == r.Dataset }) &&
+				!math.IsNaN(r.Paper[j]) && !math.IsNaN(r.Paper[def]) {
 				paperDiffs = append(paperDiffs, r.Paper[j]-r.Paper[def])
 			}
-		}
-		d.N = len(diffs)
-		if d.N > 0 {
-			d.Mean = stat.Mean(diffs, nil)
-		}
-		if d.N > 1 {
-			d.SE = stat.StdDev(diffs, nil) / math.Sqrt(float64(d.N))
 		}
 		if len(paperDiffs) > 0 {
 			d.Paper = stat.Mean(paperDiffs, nil)
@@ -113,4 +98,59 @@ func (t *Table) Differences() []Difference {
 		out = append(out, d)
 	}
 	return out
+}
+
+// Pair is one paired difference a − b in test accuracy: the run of one
+// dataset, seed and fold measured twice (two settings of one table, or one
+// setting under two protocols).
+type Pair struct {
+	Dataset string
+	Seed    int64
+	Fold    int
+	Diff    float64
+}
+
+// PairRuns pairs the runs of column ja of table a with those of column jb of
+// table b by dataset, seed and fold — never by position: two tables may list
+// their datasets in different orders — and returns each pair's a − b, in a's
+// row and run order. Runs without a partner are left out.
+func PairRuns(a *Table, ja int, b *Table, jb int) []Pair {
+	other := map[string]Row{}
+	for _, r := range b.Rows {
+		other[r.Dataset] = r
+	}
+	var out []Pair
+	for _, r := range a.Rows {
+		br, ok := other[r.Dataset]
+		if !ok {
+			continue
+		}
+		base := map[[2]int64]float64{}
+		for _, ra := range br.Ours[jb].PerRun {
+			base[[2]int64{ra.Seed, int64(ra.Fold)}] = ra.Acc
+		}
+		for _, ra := range r.Ours[ja].PerRun {
+			if v, ok := base[[2]int64{ra.Seed, int64(ra.Fold)}]; ok {
+				out = append(out, Pair{Dataset: r.Dataset, Seed: ra.Seed, Fold: ra.Fold, Diff: ra.Acc - v})
+			}
+		}
+	}
+	return out
+}
+
+// DifferenceOf is the mean of the pairs' differences with its standard error
+// (sample standard deviation / √N), for the named column; its Paper is NaN.
+func DifferenceOf(column string, pairs []Pair) Difference {
+	d := Difference{Column: column, Mean: math.NaN(), SE: math.NaN(), Paper: math.NaN(), N: len(pairs)}
+	x := make([]float64, len(pairs))
+	for i, p := range pairs {
+		x[i] = p.Diff
+	}
+	if d.N > 0 {
+		d.Mean = stat.Mean(x, nil)
+	}
+	if d.N > 1 {
+		d.SE = stat.StdDev(x, nil) / math.Sqrt(float64(d.N))
+	}
+	return d
 }
