@@ -2,6 +2,7 @@ package tables
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -31,9 +32,13 @@ func (t *Table) Markdown(w io.Writer) error {
 		fmt.Fprintf(b, "Protocol: %s.\n\n", t.Protocol)
 	}
 	t.markdownRows(b)
-	t.markdownWarmUp(b)
-	t.markdownSummary(b)
-	t.markdownDifferences(b)
+	if t.Quick {
+		fmt.Fprintf(b, "%s\n\n", QuickNoStatistics)
+	} else {
+		t.markdownWarmUp(b)
+		t.markdownSummary(b)
+		t.markdownDifferences(b)
+	}
 	if t.Params != nil {
 		t.markdownParams(b)
 	}
@@ -47,6 +52,10 @@ func (t *Table) Markdown(w io.Writer) error {
 	}
 	return b.Flush()
 }
+
+// QuickNoStatistics is the line a quick-mode table prints in place of its
+// summary rows, differences and trends.
+const QuickNoStatistics = "*Quick mode: per-dataset numbers only. Summary rows, ranks, wins, p-values and trends are omitted: a short schedule on a few datasets (some barely trained) gives numbers that only check that the pipeline runs.*"
 
 // MarkdownResults writes the result sections of the Markdown form alone: per
 // dataset, warm-up selections, summary and differences from the default
@@ -161,6 +170,17 @@ func (t *Table) markdownDifferences(b *bufio.Writer) {
 	fmt.Fprintln(b)
 }
 
+// printedPNote says, when the paper's printed p-values compare with another
+// column than def (the baseline of ours), that they are left out; "" when
+// they are shown or absent.
+func printedPNote(printed *paper.SummaryTable, def string) string {
+	if printed == nil || printed.Reference == def || len(printed.Rows[paper.MetricPValue]) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("The paper's printed p-values compare with %s over its own datasets, not with %s: they are left out here (notebook 10 recomputes them).\n\n",
+		mdEscape(cmp.Or(printed.Reference, "a column it does not name")), mdEscape(def))
+}
+
 // summaryLine is one metric row of the summary.
 type summaryLine struct {
 	label string
@@ -220,7 +240,8 @@ func (t *Table) markdownSummary(b *bufio.Writer) {
 	for k, j := range s.OursColumns {
 		fromPaper[j] = s.FromPaper[k]
 	}
-	for _, line := range summaryLines(t.Reference) {
+	printedOther := s.Printed != nil && s.Printed.Reference != t.Default
+	for _, line := range summaryLines(t.Default) {
 		fmt.Fprintf(b, "| %s — ours |", mdEscape(line.label))
 		for j := range t.Columns {
 			v := summaryValue(s.Ours, s.OursColumns, j, line.ours)
@@ -236,6 +257,9 @@ func (t *Table) markdownSummary(b *bufio.Writer) {
 				fmt.Fprintf(b, " %s |", summaryValue(s.Paper, s.PaperColumns, j, line.ours))
 			}
 			fmt.Fprintln(b)
+		}
+		if line.printed == paper.MetricPValue && printedOther {
+			continue // compares with another column: noted below
 		}
 		if line.printed != "" && s.Printed != nil {
 			if _, ok := s.Printed.Rows[line.printed]; ok {
@@ -260,6 +284,7 @@ func (t *Table) markdownSummary(b *bufio.Writer) {
 			}
 		}
 	}
+	b.WriteString(printedPNote(s.Printed, t.Default))
 	for _, p := range s.Problems {
 		fmt.Fprintf(b, "- %s\n", mdEscape(p))
 	}

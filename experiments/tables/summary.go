@@ -93,7 +93,7 @@ rows:
 		for k, j := range s.OursColumns {
 			names[k] = t.Columns[j].Name
 		}
-		sum, problem := summarizeMatrix(names, ours, t.Reference)
+		sum, problem := summarizeMatrix(names, ours, t.Default)
 		s.Ours = sum
 		if problem != "" {
 			s.Problems = append(s.Problems, "ours: "+problem)
@@ -121,7 +121,7 @@ rows:
 			}
 		}
 	}
-	sum, problem := summarizeMatrix(names, acc, pt.Reference)
+	sum, problem := summarizeMatrix(names, acc, t.Default)
 	s.Paper = sum
 	if problem != "" {
 		s.Problems = append(s.Problems, "paper on these datasets: "+problem)
@@ -129,19 +129,21 @@ rows:
 	return s
 }
 
-// summarizeMatrix runs stats.Summarize; when it cannot (too few datasets or
-// columns for a test) it keeps what can be computed, sets the rest to NaN and
+// summarizeMatrix runs stats.Summarize with p-values against reference (the
+// table's default setting, the baseline of its differences too); when it
+// cannot (too few datasets or columns for a test, or the reference is not
+// among the columns) it keeps what can be computed, sets the rest to NaN and
 // says why. It returns nil without any dataset.
 func summarizeMatrix(methods []string, acc [][]float64, reference string) (*stats.Summary, string) {
 	if len(acc) == 0 || len(methods) == 0 {
 		return nil, "no dataset has every column complete"
 	}
-	if !slices.Contains(methods, reference) {
-		reference = methods[0]
-	}
-	s, err := stats.Summarize(methods, acc, reference)
-	if err == nil {
-		return &s, ""
+	var s stats.Summary
+	err := fmt.Errorf("they compare with %s, which is not among these columns", reference)
+	if slices.Contains(methods, reference) {
+		if s, err = stats.Summarize(methods, acc, reference); err == nil {
+			return &s, ""
+		}
 	}
 	k := len(methods)
 	out := &stats.Summary{Methods: methods, Reference: reference, AvgRank: nans(k), Wins: make([]int, k), PaperP: nans(k), WilcoxonP: nans(k)}
