@@ -36,9 +36,6 @@ func TestPresets(t *testing.T) {
 			t.Errorf("title %q lacks %q", f.Title(), want)
 		}
 	}
-	if !strings.Contains(f.Caption(), "paper dashed") {
-		t.Errorf("caption %q does not say the paper is dashed", f.Caption())
-	}
 	if _, err := f.PNG(f.Size()); err != nil {
 		t.Error(err)
 	}
