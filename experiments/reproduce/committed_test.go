@@ -2,6 +2,7 @@ package reproduce
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,7 +27,7 @@ func TestFullModeRendersCommittedStore(t *testing.T) {
 		r, err := Table(context.Background(), "sparse_ratio", p)
 		if _, statErr := os.Stat(results); statErr != nil {
 			// A clone without committed results: the error says what to run.
-			if err == nil || !strings.Contains(err.Error(), "run reproduction/run-sweeps.sh") {
+			if !errors.Is(err, ErrNotCommitted) || !strings.Contains(err.Error(), "reproduction/run-sweeps.sh") {
 				t.Errorf("%q: no committed store, error %v", c.settings, err)
 			}
 			continue
@@ -44,7 +45,7 @@ func TestFullModeRendersCommittedStore(t *testing.T) {
 			t.Errorf("%q: rendering changed the committed store", c.settings)
 		}
 	}
-	if _, err := CommittedTable("main", CommittedPreset); err == nil || !strings.Contains(err.Error(), "not part of the committed reproduction") {
+	if _, err := CommittedTable("main", CommittedPreset); !errors.Is(err, ErrNotCommitted) || !strings.Contains(err.Error(), "reproduction/run-sweeps.sh") {
 		t.Errorf("main: %v", err)
 	}
 }

@@ -1,6 +1,8 @@
 package reproduce
 
 import (
+	"fmt"
+
 	"github.com/softshape-go/softshape/experiments/tablefigures"
 	"github.com/softshape-go/softshape/plots"
 )
@@ -25,11 +27,46 @@ type Named struct {
 // critical-difference diagram for the others, none for
 // params_inference_time (a single configuration). Each is named
 // <table>_<kind>; a figure that cannot be drawn carries its reason in Err.
+//
+// In quick mode only the sweep chart (per-dataset numbers) is drawn: the rank
+// bars and CD diagram are statistics, and carry ErrQuickStatistics instead.
 func (r *TableResult) Figures() []Named {
 	var out []Named
 	for _, k := range tablefigures.Kinds(r.Name) {
-		f, err := r.Figure(k)
+		var f *plots.Figure
+		err := ErrQuickStatistics
+		if k == tablefigures.KindSweep || !r.Table.Quick {
+			f, err = r.Figure(k)
+		}
 		out = append(out, Named{Name: r.Name + "_" + string(k), Figure: f, Err: err})
+	}
+	return out
+}
+
+// ErrQuickStatistics is why a quick-mode table draws no rank bars or CD
+// diagram (TableResult.Figures); it wraps ErrNoFigure.
+var ErrQuickStatistics = fmt.Errorf("%w: quick mode shows per-dataset numbers only; ranks and critical differences of a short schedule's numbers would mean nothing", ErrNoFigure)
+
+// Figures returns the figures of the committed table: ours under both presets
+// beside the paper (tablefigures.Presets, named <table>_sweep), then each
+// preset's standard figures other than the sweep chart, named
+// <table>_<kind>_<preset> (their titles name the preset too).
+func (c *Committed) Figures() []Named {
+	f, err := tablefigures.Presets(c.Comparison)
+	out := []Named{{Name: c.Name + "_" + string(tablefigures.KindSweep), Figure: f, Err: err}}
+	for i, e := range c.Entries {
+		for _, k := range tablefigures.Kinds(c.Name) {
+			if k == tablefigures.KindSweep {
+				continue
+			}
+			name := c.Name + "_" + string(k) + "_" + e.Preset
+			if e.Built == nil {
+				out = append(out, Named{Name: name, Err: fmt.Errorf("%w: no run recorded under %s", ErrNoFigure, c.Comparison.Labels[i])})
+				continue
+			}
+			f, err := tablefigures.Draw(k, e.Built, tablefigures.DefaultAlpha)
+			out = append(out, Named{Name: name, Figure: f, Err: err})
+		}
 	}
 	return out
 }

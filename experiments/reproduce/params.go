@@ -26,6 +26,7 @@ const (
 	EnvSeeds        = "SOFTSHAPE_SEEDS"         // comma-separated seeds
 	EnvBackend      = "SOFTSHAPE_BACKEND"       // GoMLX backend ("go", "xla:cuda", ...)
 	EnvData         = data.DataEnv              // SOFTSHAPE_DATA: UCR folder
+	EnvTrain        = "SOFTSHAPE_TRAIN"         // "1"/"true": full mode trains what it lacks (Params.Train)
 	EnvTrainMissing = "SOFTSHAPE_TRAIN_MISSING" // "0"/"false": list missing runs, train nothing
 	EnvSettings     = "SOFTSHAPE_SETTINGS"      // extra hyperparameters, "name=value;..."
 	EnvWorkers      = "SOFTSHAPE_WORKERS"       // cells trained at once; 0: automatic (sweep.PlanWorkers)
@@ -86,6 +87,8 @@ var envVars = []EnvVar{
 		func(p *Params, v string) error { p.Backend = v; return nil }},
 	{EnvData, "/data/ucr", "folder of the UCR datasets (unset: ../shared/ucr beside the repository, else the user cache)",
 		func(p *Params, v string) error { p.DataRoot = v; return nil }},
+	{EnvTrain, "1", `"1"/"true": full mode trains what the committed data lacks (hours per table on a CPU); unset: full mode renders committed data only`,
+		func(p *Params, v string) (err error) { p.Train, err = parseBool(EnvTrain, v); return err }},
 	{EnvTrainMissing, "0", `"0"/"false": train nothing, list the runs without a record`,
 		func(p *Params, v string) (err error) { p.TrainMissing, err = parseBool(EnvTrainMissing, v); return err }},
 	{EnvSettings, "epochs=4;warmup_epochs=2", `hyperparameters for every run, "name=value;...", after the notebook's`,
@@ -154,8 +157,14 @@ type Params struct {
 	// Settings are hyperparameters applied to every run after the (quick)
 	// schedule, e.g. "epochs=4;warmup_epochs=2" (part of each run's key).
 	Settings string
-	// TrainMissing trains the runs that have no record; when false they are
-	// listed as missing in the table.
+	// Train lets full mode train: without it a full-mode notebook trains
+	// nothing and renders committed data only (the committed reproduction,
+	// or the results folder given), saying in one line what is missing and
+	// which command makes it. Quick mode trains regardless (minutes).
+	Train bool
+	// TrainMissing trains the runs that have no record (where training is
+	// allowed: quick mode, or Train); when false they are listed as missing
+	// in the table.
 	TrainMissing bool
 	// Workers is the number of runs trained at once: 0 is automatic
 	// (sweep.PlanWorkers: on the pure-Go backend one run per core sharing
@@ -247,18 +256,23 @@ func (p Params) Resolve() (Params, error) {
 }
 
 // UsesCommitted reports whether Table renders the named table from the
-// committed reproduction instead of training: full mode, no results folder
-// given (Results empty, or filled in by Resolve) and a table of the
-// reproduction (IsCommitted).
+// committed reproduction instead of training: full mode without Train, no
+// results folder given (Results empty, or filled in by Resolve) and a table
+// with committed runs (IsCommitted).
 func (p Params) UsesCommitted(name string) bool {
 	return p.fullWithoutResults() && IsCommitted(name)
 }
 
-// fullWithoutResults: full mode, and no results folder given (Results empty,
-// or filled in by Resolve).
+// fullWithoutResults: full mode without Train, and no results folder given
+// (Results empty, or filled in by Resolve).
 func (p Params) fullWithoutResults() bool {
-	return !p.Quick && (p.Results == "" || p.defaultResults)
+	return p.TrainingOff() && (p.Results == "" || p.defaultResults)
 }
+
+// TrainingOff reports whether p forbids training: full mode without Train.
+// Every function of this package that would train then renders what is
+// stored, or says in one line what it would train and how to ask for it.
+func (p Params) TrainingOff() bool { return !p.Quick && !p.Train }
 
 // folds returns the 1-based folds (all when none given).
 func (p Params) folds() []int {
@@ -294,12 +308,26 @@ func (p Params) String() string {
 	if p.fullWithoutResults() {
 		results = "the committed reproduction for its tables, else " + cmp.Or(p.Results, "<repository>/results")
 	}
-	s := fmt.Sprintf("mode: %s | datasets: %s | folds: %v | seeds: %v | backend: %s | results: %s | data: %s | train missing: %v",
-		p.Mode(), ds, p.folds(), p.Seeds, backend, results, p.DataRoot, p.TrainMissing)
+	train := fmt.Sprintf("train missing: %v", p.TrainMissing)
+	if p.TrainingOff() {
+		train = "train: false (full mode trains nothing; Train: true to train)"
+	}
+	s := fmt.Sprintf("mode: %s | schedule: %s | datasets: %s | folds: %v | seeds: %v | backend: %s | results: %s | data: %s | %s",
+		p.Mode(), p.schedule(), ds, p.folds(), p.Seeds, backend, results, p.DataRoot, train)
 	if p.Settings != "" {
 		s += " | settings: " + p.Settings
 	}
 	return s
+}
+
+// schedule is the training schedule in force: epochs and warm-up epochs of
+// the (quick) base configuration with the settings.
+func (p Params) schedule() string {
+	cfg, err := ModelConfig(p, "")
+	if err != nil {
+		return "settings invalid: " + err.Error()
+	}
+	return fmt.Sprintf("%d epochs (%d warm-up)", cfg.Epochs, cfg.WarmUpEpochs)
 }
 
 // RepoRoot returns the repository root: the parent of $GONB_DIR (the

@@ -44,7 +44,9 @@ type TableResult struct {
 // in the store at p.Results, trains the cells without a record when
 // p.TrainMissing (otherwise lists them in NotTrained), and builds the table
 // of this grid (tables.Build), whose Missing lists every run without an ok
-// record. A second call with the same p trains nothing.
+// record. A second call with the same p trains nothing. In full mode
+// without p.Train nothing is trained either: the cells without a record are
+// listed (Params.TrainingOff).
 //
 // In full mode with no results folder given (Params.Results empty, or filled
 // in by Resolve: UsesCommitted), a table of the committed reproduction
@@ -82,7 +84,7 @@ func Table(ctx context.Context, name string, p Params) (*TableResult, error) {
 			todo = append(todo, c)
 		}
 	}
-	if len(todo) > 0 && !p.TrainMissing {
+	if len(todo) > 0 && (!p.TrainMissing || p.TrainingOff()) {
 		for _, c := range todo {
 			res.NotTrained = append(res.NotTrained, c.Key)
 		}
@@ -203,7 +205,12 @@ func (r *TableResult) Markdown() string {
 		}
 	}
 	if len(r.NotTrained) > 0 {
-		fmt.Fprintf(&b, "\n**%d runs not trained** (TrainMissing is off; set %s=1 or Params.TrainMissing to train them):\n\n", len(r.NotTrained), EnvTrainMissing)
+		why := fmt.Sprintf("TrainMissing is off; set %s=1 or Params.TrainMissing to train them", EnvTrainMissing)
+		if r.Params.TrainingOff() {
+			why = fmt.Sprintf("full mode trains nothing unless asked: set `Train: true` in the parameter cell or %s=1 to train them here, "+
+				"or run `softshape sweep -table %s -results <folder>` and give that folder as Results", EnvTrain, r.Name)
+		}
+		fmt.Fprintf(&b, "\n**%d runs not trained** (%s):\n\n", len(r.NotTrained), why)
 		for i, k := range r.NotTrained {
 			if i == 20 {
 				fmt.Fprintf(&b, "- … and %d more\n", len(r.NotTrained)-20)

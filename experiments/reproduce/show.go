@@ -1,0 +1,221 @@
+package reproduce
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/reproduction"
+)
+
+// The cells of the table notebooks are one call each: ShowTable, ShowFigures
+// and ShowEpochTimes; notebook 03 adds ShowRunningTime, ShowPairedTiming and
+// SparseRatioSlider, notebook 10 ShowCompat. Each follows Params: quick mode
+// trains its short schedule and shows per-dataset numbers; full mode renders
+// committed data only (the committed reproduction, or the results folder
+// given) and trains or measures nothing unless Params.Train.
+
+// ShowTable shows the named paper table, marked "table <name>": in full mode
+// without Train and without a results folder, the committed reproduction
+// under both presets beside the paper (CommittedTables) or, without committed
+// runs, one line naming the command that makes them; otherwise Table's
+// (quick mode: per-dataset numbers only; full mode without Train: the
+// results folder given, training nothing).
+func ShowTable(ctx context.Context, name string, p Params) {
+	if p.fullWithoutResults() {
+		c, err := committedOrLine(markTable+" "+name, name)
+		if c != nil {
+			showTable(name, c.Markdown())
+		} else if err != nil {
+			panic(err)
+		}
+		return
+	}
+	MustTable(ctx, name, p).ShowTable()
+}
+
+// ShowFigures shows the figures of the named table, each marked "figure
+// <name>": in full mode without Train and without a results folder those of
+// the committed reproduction (Committed.Figures: both presets beside the
+// paper, then each preset's ranks or CD diagram); otherwise Table's
+// (TableResult.Figures: quick mode draws the sweep chart only).
+func ShowFigures(ctx context.Context, name string, p Params) {
+	if p.fullWithoutResults() {
+		c, err := CommittedTables(name)
+		if errors.Is(err, ErrNotCommitted) {
+			Markdown(fmt.Sprintf("*No figures of %s: %s*", name, mdLine(err.Error())))
+			return
+		} else if err != nil {
+			panic(err)
+		}
+		for _, n := range c.Figures() {
+			ShowFigure(p.FigureDir(), n.Name, n.Figure, n.Err)
+		}
+		return
+	}
+	MustTable(ctx, name, p).ShowFigures()
+}
+
+// ShowEpochTimes shows the time per epoch recorded by the runs of the named
+// table (TableResult.EpochTimes): in full mode without Train and without a
+// results folder those of the committed runs, per preset, with the machine
+// reproduction/manifest.json names for records that do not name their CPU.
+func ShowEpochTimes(ctx context.Context, name string, p Params) {
+	if !p.fullWithoutResults() {
+		md, err := MustTable(ctx, name, p).EpochTimes()
+		if err != nil {
+			panic(err)
+		}
+		Markdown(md)
+		return
+	}
+	md, err := CommittedEpochTimes(name)
+	if errors.Is(err, ErrNotCommitted) {
+		Markdown(fmt.Sprintf("*No recorded times of %s: %s*", name, mdLine(err.Error())))
+		return
+	} else if err != nil {
+		panic(err)
+	}
+	Markdown(md)
+}
+
+// CommittedEpochTimes is EpochTimes of the named table's committed runs
+// under each preset, then, when records do not name their CPU, the machine
+// reproduction/manifest.json gives for them.
+func CommittedEpochTimes(name string) (string, error) {
+	var b strings.Builder
+	unrecorded, found := 0, 0
+	for _, preset := range reproduction.Presets {
+		r, err := CommittedTable(name, preset)
+		if errors.Is(err, ErrNotCommitted) {
+			continue
+		} else if err != nil {
+			return "", err
+		}
+		found++
+		md, rows, err := r.epochTimes()
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(strings.Replace(md, "### Time per epoch from the stored runs — "+name, "### Time per epoch from the stored runs — "+name+", "+preset, 1))
+		b.WriteString("\n")
+		for _, row := range rows {
+			if row.cpu == "" {
+				unrecorded += len(row.perEpoch)
+			}
+		}
+	}
+	if found == 0 {
+		return "", fmt.Errorf("%w of %s: %s makes them", ErrNotCommitted, name, MakeCommitted(name))
+	}
+	if unrecorded > 0 {
+		if m, err := reproduction.ReadManifest(filepath.Join(committedDir(), "manifest.json")); err == nil && m.Machine != "" {
+			fmt.Fprintf(&b, "%d of these records predate the CPU field (\"not recorded\"); reproduction/manifest.json says where the committed runs trained: %s.\n", unrecorded, m.Machine)
+		}
+	}
+	return b.String(), nil
+}
+
+// ErrNotCommitted is wrapped by CommittedTables, CommittedTable and
+// CommittedEpochTimes when the repository holds no committed runs of the
+// table; the error names the command that makes them.
+var ErrNotCommitted = errors.New("no committed full-protocol runs")
+
+// committedOrLine returns the committed table; without committed runs it
+// shows the error as one line marked mark and returns nil and no error.
+func committedOrLine(mark, name string) (*Committed, error) {
+	c, err := CommittedTables(name)
+	if errors.Is(err, ErrNotCommitted) {
+		markdownAs(mark, fmt.Sprintf("*%s*", mdLine(err.Error())))
+		return nil, nil
+	}
+	return c, err
+}
+
+// showNotTrained shows, marked mark, the line a cell shows in full mode
+// without Train instead of training or measuring: what it would do, and how
+// to ask for it.
+func showNotTrained(mark, what string) {
+	markdownAs(mark, fmt.Sprintf("*Not run: full mode trains and measures nothing unless asked, and this cell would %s. Set `Train: true` in the parameter cell (or %s=1) to run it.*", what, EnvTrain))
+}
+
+// ShowRunningTime measures the time of a training step against the series
+// length (RunningTime, the paper's Fig 3: T = 166 … 3320, one timed step at
+// T = 166, 332 in quick mode) and shows its table and figure; in full mode
+// without Train it shows one line instead.
+func ShowRunningTime(p Params) {
+	lengths := []int{166, 830, 1660, 3320}
+	if p.Quick {
+		lengths = []int{166, 332}
+	}
+	if p.TrainingOff() {
+		showNotTrained(markMarkdown, fmt.Sprintf("time training steps at T = %v on this machine (minutes; README, \"Running time\", gives measured numbers, and `softshape timing` measures them from the command line)", lengths))
+		return
+	}
+	md, fig, err := RunningTime(p, lengths, nil)
+	if err != nil {
+		panic(err)
+	}
+	Markdown(md)
+	ShowFigure(p.FigureDir(), "running_time", fig, nil)
+}
+
+// ShowPairedTiming compares training steps of sparse ratios 0%, 50% and 90%
+// round by round (PairedTiming: T = 3984 over 11 rounds; T = 664 over 3 in
+// quick mode); in full mode without Train it shows one line instead.
+func ShowPairedTiming(p Params) {
+	T, rounds := 3984, 11
+	if p.Quick {
+		T, rounds = 664, 3
+	}
+	if p.TrainingOff() {
+		showNotTrained(markMarkdown, fmt.Sprintf("time %d rounds of training steps at T = %d (minutes; `softshape timing -paired %d -ratios 0,50,90` does it from the command line)", rounds, T, T))
+		return
+	}
+	md, err := PairedTiming(p, T, []float64{0, 0.5, 0.9}, rounds)
+	if err != nil {
+		panic(err)
+	}
+	Markdown(md)
+}
+
+// SparseRatioSlider is notebook 03's interactive panel: a slider over the
+// sparse ratio 1−η in tenths that retrains a tiny model (TinySettings) on
+// generated CBF data and redraws its accuracy and attention map (models are
+// cached). In full mode without Train it shows one line instead.
+func SparseRatioSlider(p Params) {
+	if p.TrainingOff() {
+		showNotTrained(markPanel, "retrain a tiny model on generated CBF data at each position of a slider over the sparse ratio 1−η (seconds each)")
+		return
+	}
+	Slider("sparse ratio 1−η, in tenths", 0, 9, 5, 3*time.Minute, func(v int) string {
+		settings := fmt.Sprintf("%s;sparse_ratio=%g", TinySettings, float64(v)/10)
+		m, err := TrainModel(p, data.CBFName, 1, settings, false)
+		if err != nil {
+			return "<pre>" + err.Error() + "</pre>"
+		}
+		return m.PanelHTML()
+	})
+}
+
+// ShowCompat shows notebook 10's comparison of the default protocol with
+// reference_compat trained on p's datasets (Compat), marked "table
+// reference_compat"; in full mode without Train one line instead, since the
+// full protocol is hours per dataset and the committed fidelity runs
+// (CommittedFidelity) already compare the presets on it.
+func ShowCompat(ctx context.Context, p Params) {
+	if p.TrainingOff() {
+		showNotTrained(markTable+" reference_compat", "train the full protocol twice (default and reference_compat, 5 folds of 500 epochs) on every dataset of the parameter cell, hours each; "+
+			"the committed fidelity runs above compare the presets on the full protocol already")
+		return
+	}
+	c, err := Compat(ctx, p)
+	if err != nil {
+		panic(err)
+	}
+	c.Show()
+}

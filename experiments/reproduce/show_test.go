@@ -1,0 +1,268 @@
+package reproduce
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/softshape-go/softshape/experiments/tables"
+	"github.com/softshape-go/softshape/reproduction"
+)
+
+// TestCommittedTablesBothPresets: the full-mode Table 3 shows the committed
+// runs of both presets beside the paper, training and writing nothing; its
+// fold leak per setting equals the mean ± SE of reference_compat −
+// reference_fresh computed here straight from the JSON records, paired by
+// dataset, fold and seed; it says which preset to report.
+func TestCommittedTablesBothPresets(t *testing.T) {
+	dir := filepath.Join(RepoRoot(), "reproduction", "results")
+	if _, err := os.Stat(filepath.Join(dir, "reference_fresh", "sparse_ratio")); err != nil {
+		t.Skip("no committed Table 3 in this checkout")
+	}
+	before := listFiles(t, dir)
+	c, err := CommittedTables("sparse_ratio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after := listFiles(t, dir); strings.Join(after, "\n") != strings.Join(before, "\n") {
+		t.Error("rendering changed the committed store")
+	}
+	for i, e := range c.Entries {
+		if e.Preset != reproduction.Presets[i] || !e.Complete() {
+			t.Errorf("entry %d: %s, %d of %d runs; Table 3 is complete under both presets", i, e.Preset, e.Recorded, e.Expected)
+		}
+	}
+	// Records sit under <dataset>/<variant>/: keyed by dataset, variant, fold, seed.
+	byDataset := func(preset string) map[string]float64 {
+		out := map[string]float64{}
+		files, _ := filepath.Glob(filepath.Join(dir, preset, "sparse_ratio", "*"))
+		for _, d := range files {
+			for _, r := range readRecords(t, filepath.Join(d, "*", "fold*.json")) {
+				if r.Status == "ok" {
+					out[fmt.Sprintf("%s/%s/%d/%d", filepath.Base(d), r.Variant, r.Fold, r.Seed)] = r.Acc
+				}
+			}
+		}
+		return out
+	}
+	compat, fresh := byDataset("reference_compat"), byDataset("reference_fresh")
+	md := c.Markdown()
+	checked := 0
+	for _, col := range c.Comparison.SummaryColumns {
+		var diffs []float64
+		for k, a := range compat {
+			parts := strings.Split(k, "/")
+			if parts[1] != col {
+				continue
+			}
+			if f, ok := fresh[k]; ok {
+				diffs = append(diffs, a-f)
+			}
+		}
+		if len(diffs) < 2 {
+			continue
+		}
+		mean, ss := 0.0, 0.0
+		for _, d := range diffs {
+			mean += d / float64(len(diffs))
+		}
+		for _, d := range diffs {
+			ss += (d - mean) * (d - mean)
+		}
+		se := math.Sqrt(ss/float64(len(diffs)-1)) / math.Sqrt(float64(len(diffs)))
+		cell := fmt.Sprintf("%+.4f ± %.4f (n=%d)", mean, se, len(diffs))
+		j := strings.Index(md, "| **fold leak: reference_compat − reference_fresh**, all folds |")
+		if j < 0 {
+			t.Fatalf("no leak row in\n%s", md)
+		}
+		row := md[j : j+strings.Index(md[j:], "\n")]
+		if !strings.Contains(row, "| "+cell+" |") {
+			t.Errorf("%s: leak %s not in the row %q", col, cell, row)
+		}
+		checked++
+	}
+	if checked != len(c.Comparison.SummaryColumns) || checked == 0 {
+		t.Errorf("checked the leak of %d of %d columns", checked, len(c.Comparison.SummaryColumns))
+	}
+	for _, want := range []string{PresetIntro, PresetAdvice, "**Every p-value and difference compares with 50%**",
+		"| | ours, reference_compat |", "| | ours, reference_fresh |", "P-value (paper's: ½ two-sided paired t-test vs 50%) — ours, reference_fresh |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("no %q in\n%s", want, md)
+		}
+	}
+	if c.Comparison.Partial() || strings.Contains(md, "Partial") {
+		t.Error("complete Table 3 labelled partial")
+	}
+	figs := c.Figures()
+	if len(figs) != 3 || figs[0].Name != "sparse_ratio_sweep" || figs[0].Err != nil || figs[1].Name != "sparse_ratio_ranks_reference_compat" || figs[2].Name != "sparse_ratio_ranks_reference_fresh" {
+		t.Errorf("figures %+v", figs)
+	}
+	if _, err := CommittedTables("main"); !errors.Is(err, ErrNotCommitted) || !strings.Contains(err.Error(), "TABLES=main reproduction/run-sweeps.sh") {
+		t.Errorf("a table without committed runs: %v", err)
+	}
+}
+
+// TestCommittedEpochTimes: the full-mode epoch times come from the committed
+// runs of each preset and name the machine of the records that predate the
+// CPU field.
+func TestCommittedEpochTimes(t *testing.T) {
+	if !IsCommitted("sparse_ratio") {
+		t.Skip("no committed Table 3 in this checkout")
+	}
+	md, err := CommittedEpochTimes("sparse_ratio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"### Time per epoch from the stored runs — sparse_ratio, reference_compat", "### Time per epoch from the stored runs — sparse_ratio, reference_fresh",
+		"Fastest per epoch here:"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("no %q in\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "| not recorded |") && !strings.Contains(md, "reproduction/manifest.json says where the committed runs trained") {
+		t.Errorf("records without a CPU, and no machine named:\n%s", md)
+	}
+}
+
+// TestFullModeTrainsNothing: in full mode without Train no function a
+// notebook cell calls trains or measures: a table lists its runs without a
+// record and says how to train them, and the timing, slider and compat
+// cells show one line saying what they would do.
+func TestFullModeTrainsNothing(t *testing.T) {
+	p := Params{Quick: false, Results: t.TempDir(), Datasets: []string{"GunPoint"}, Folds: []int{1}, TrainMissing: true}
+	p, err := p.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.TrainingOff() || p.UsesCommitted("sparse_ratio") || !strings.Contains(p.String(), "train: false") {
+		t.Fatalf("full mode with a results folder: training off %v, committed %v, %q", p.TrainingOff(), p.UsesCommitted("sparse_ratio"), p.String())
+	}
+	r, err := Table(context.Background(), "sparse_ratio", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Trained != 0 || len(r.NotTrained) != len(r.Grid.Cells) || !strings.Contains(r.Markdown(), "set `Train: true` in the parameter cell or SOFTSHAPE_TRAIN=1") {
+		t.Errorf("trained %d, not trained %d of %d:\n%s", r.Trained, len(r.NotTrained), len(r.Grid.Cells), r.Markdown())
+	}
+	out := captureStdout(t, func() {
+		ShowRunningTime(p)
+		ShowPairedTiming(p)
+		SparseRatioSlider(p)
+		ShowCompat(context.Background(), p)
+	})
+	if n := strings.Count(out, "*Not run: full mode trains and measures nothing unless asked"); n != 4 {
+		t.Errorf("%d of 4 cells said they did not run:\n%s", n, out)
+	}
+	for _, f := range listFiles(t, p.Results) {
+		if strings.HasPrefix(filepath.Base(f), "fold") {
+			t.Errorf("full mode without Train wrote a run record: %s", f)
+		}
+	}
+	q := p
+	q.Train = true
+	if q.TrainingOff() {
+		t.Error("Train: true still turns training off")
+	}
+}
+
+// captureStdout returns what f prints.
+func captureStdout(t *testing.T, f func()) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stdout
+	os.Stdout = w
+	done := make(chan string)
+	go func() {
+		b, _ := io.ReadAll(r)
+		done <- string(b)
+	}()
+	defer func() { os.Stdout = old }()
+	f()
+	w.Close()
+	return <-done
+}
+
+// TestQuickFiguresNoStatistics: a quick-mode table draws no rank bars or CD
+// diagram, saying why.
+func TestQuickFiguresNoStatistics(t *testing.T) {
+	for _, name := range []string{"sparse_ratio", "ablation"} {
+		r := &TableResult{Name: name, Table: &tables.Table{Name: name, Quick: true}}
+		for _, n := range r.Figures() {
+			if strings.HasSuffix(n.Name, "_sweep") {
+				continue
+			}
+			if !errors.Is(n.Err, ErrQuickStatistics) || n.Figure != nil {
+				t.Errorf("%s: %v, want ErrQuickStatistics", n.Name, n.Err)
+			}
+		}
+	}
+}
+
+// TestEpochOrder: the line under Table 3's epoch times names the fastest and
+// slowest sparse ratio and, when 0% is not the slowest, why; nothing for rows
+// of two processors.
+func TestEpochOrder(t *testing.T) {
+	row := func(v, cpu string, s ...float64) *epochRow { return &epochRow{variant: v, cpu: cpu, perEpoch: s} }
+	got := epochOrder([]*epochRow{row("0%", "", 0.10, 0.12), row("10%", "", 0.13), row("50%", "", 0.09), row("90%", "", 0.08)})
+	for _, want := range []string{"Fastest per epoch here: 90% (0.080 s); slowest: 10% (0.130 s).", "0% took less time per epoch than 10%:"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in %q", want, got)
+		}
+	}
+	if got := epochOrder([]*epochRow{row("0%", "", 0.2), row("50%", "", 0.1)}); strings.Contains(got, "took less") {
+		t.Errorf("0%% slowest, yet %q", got)
+	}
+	if got := epochOrder([]*epochRow{row("0%", "A", 0.2), row("50%", "B", 0.1)}); got != "" {
+		t.Errorf("two processors compared: %q", got)
+	}
+}
+
+// TestPTally: the closing lines of PValues count by hand-checked ratios.
+func TestPTally(t *testing.T) {
+	var tl pTally
+	tl.add("a", 1e-3, 1.02e-3, 5e-3) // within 5% of ½ t
+	tl.add("b", 1e-3, 1.2e-3, 5e-3)  // within 26%
+	tl.add("c", 1e-3, 1e-6, 9e-4)    // far from ½ t, within 5%... of W? 11%: no; closer to W
+	if tl.N != 3 || tl.T5 != 1 || tl.T25 != 1 || len(tl.Far) != 1 || tl.W5 != 0 || tl.CloserT != 2 {
+		t.Fatalf("%+v", tl)
+	}
+	s := tl.String()
+	for _, want := range []string{"of the 3 p-values the paper prints here, **1 equal ½ · the two-sided paired t-test p-value within 5%**, 1 more within 26%, and 1 differ from it by more (c: 0.001 printed, 1e-06 recomputed)",
+		"2 of the 3 are closer to ½ · the t-test", "is not one test throughout: 1 of its values are closer to a Wilcoxon test"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("no %q in %q", want, s)
+		}
+	}
+}
+
+// TestPaperPValueClaims checks what the notebooks say of the paper's p-value
+// row — that it matches half the two-sided paired t-test, not a Wilcoxon
+// test — on the paper's own tables: every printed value is closer to the
+// former.
+func TestPaperPValueClaims(t *testing.T) {
+	closer := regexp.MustCompile(`(\d+) of the (\d+) are closer to ½ · the t-test`)
+	for _, name := range []string{"main", "sparse_ratio", "ablation"} {
+		md, err := PValues(name, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := closer.FindStringSubmatch(md)
+		if m == nil || m[1] != m[2] || !strings.Contains(md, "is best explained as half the two-sided paired t-test p-value") {
+			t.Errorf("%s: not every printed p-value is closer to ½ · the t-test:\n%s", name, md)
+		}
+		if n, _ := strconv.Atoi(m[2]); n < 5 {
+			t.Errorf("%s: %d printed p-values", name, n)
+		}
+	}
+}
