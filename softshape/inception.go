@@ -21,6 +21,12 @@ func inception(scope *model.Scope, v *Node, ks int) *Node {
 // inceptionWindows is inception with the convolution windows built by Gather
 // (gather) or by Pads; see kernels.NestedSameConvs.
 func inceptionWindows(scope *model.Scope, v *Node, ks int, gather bool) *Node {
+	return inceptionTaps(scope, v, ks, gather, false)
+}
+
+// inceptionTaps is inceptionWindows, with trim the convolutions' taps that
+// only ever meet padding left out (trimTaps, a speed form: the same values).
+func inceptionTaps(scope *model.Scope, v *Node, ks int, gather, trim bool) *Node {
 	g := v.Graph()
 	d := v.Shape().Dimensions[2]
 	nf := d / 4
@@ -29,6 +35,9 @@ func inceptionWindows(scope *model.Scope, v *Node, ks int, gather bool) *Node {
 	ws := make([]*Node, len(sizes))
 	for i, k := range sizes {
 		ws[i] = convWeights(scope.In("conv_%d", i), v.DType(), k, nf, nf).NodeValue(g) // [k·nf, nf]
+	}
+	if trim {
+		ws, sizes = trimTaps(ws, sizes, v.Shape().Dimensions[1], nf)
 	}
 	branches := []*Node{sameConvs(z, ws, sizes, gather)} // [B, n, 3·nf]
 	pooled := kernels.MaxPool3(v)

@@ -73,6 +73,10 @@ type RunOptions struct {
 	// choices (routing, top-K) can amplify over epochs, as between two
 	// backends.
 	RunAxis RunAxisMode
+	// Plain trains the model's plain graphs: without the speed forms of
+	// speed.go, which compute the same values with less work (environment.md,
+	// "Whole runs: where the time goes"). For benchmarks and equivalence tests.
+	Plain bool
 }
 
 // RunAxisMode is whether TrainRuns uses a run axis (RunOptions.RunAxis).
@@ -278,6 +282,7 @@ func setUp(ds *data.Dataset, cfg Config, opts *RunOptions) (compute.Backend, *Mo
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("dataset %s: %w", ds.Name, err)
 	}
+	m.plain = opts.Plain
 	splits, err := data.Folds(ds, opts.NumFolds, opts.Seed)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("dataset %s: %w", ds.Name, err)
