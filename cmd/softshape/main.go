@@ -38,6 +38,7 @@ func commands() map[string]command {
 		"timing":       {summary: "training time vs series length per sparse ratio (paper Fig 3), parameters and inference time", run: runTiming},
 		"reproduction": {summary: "check the committed full-protocol results; rewrite their manifest and docs/reproduction.md's tables", run: runReproduction},
 		"fidelity":     {summary: "the full protocol on a few datasets and seeds per preset, beside the authors' code and the paper", run: runFidelity},
+		"flops":        {summary: "FLOPs of one epoch of a run on a dataset, as the graphs compute them and as the paper's operations need", run: runFLOPs},
 	}
 }
 

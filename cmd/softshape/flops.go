@@ -1,0 +1,82 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/softshape"
+)
+
+// runFLOPs implements "softshape flops": the matrix-product arithmetic of one
+// epoch of each phase of a run on a dataset, as the compiled graphs compute
+// it and as the paper's operations need it (softshape.CountFLOPs).
+func runFLOPs(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("flops", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	dataset := fs.String("dataset", data.CBFName, "dataset name: any UCR name, or "+data.CBFName+" (generated, needs no files)")
+	dataRoot := fs.String("data", data.DefaultRoot(), "folder holding UCR datasets as NAME/NAME_TRAIN.tsv (default $SOFTSHAPE_DATA or the user cache)")
+	offline := fs.Bool("offline", false, "never download a dataset that is not under -data")
+	backendName := fs.String("backend", "", backendHelp)
+	settings := fs.String("set", "", "hyperparameters and protocol, e.g. \"protocol=reference_fresh\"; -set help lists them")
+	seed := fs.Int64("seed", 42, "seed of the folds (fold 1 gives the training and validation sizes)")
+	plain := fs.Bool("plain", false, "count the model's plain graphs, without its speed forms")
+	ops := fs.Int("ops", 8, "list this many operations per graph, by elements written (0: none)")
+	onnxDir := fs.String("onnx", "", "also save the ONNX models of the epoch's graphs (training step and validation of each phase) into this folder, for scripts/ort-profile.sh (ONNX Runtime backend only)")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: softshape flops [flags]\n\nCounts the FLOPs of the matrix products of one training epoch of each phase (the training\n"+
+			"steps at the protocol's batch size, and the validation pass) on a dataset: as the backend's\n"+
+			"compiled graphs compute them (it builds them and runs one step of each) and as the paper's\n"+
+			"operations need them (convolution taps that meet a token, the selected experts only).\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q (name the dataset with -dataset)", fs.Arg(0))
+	}
+	if *settings == "help" {
+		fmt.Fprint(stdout, softshape.SettingsHelp())
+		return nil
+	}
+	if *ops < 0 {
+		return fmt.Errorf("-ops %d: must be ≥ 0", *ops)
+	}
+	cfg, err := softshape.DefaultConfig().WithSettings(*settings)
+	if err != nil {
+		return err
+	}
+	if err := checkDataRoot(fs, *dataRoot); err != nil {
+		return err
+	}
+	ds, err := data.LoadOrDownload(*dataRoot, *dataset, data.LoadOptions{Seed: *seed, Offline: *offline, Log: os.Stderr})
+	if err != nil {
+		return err
+	}
+	backend, err := softshape.NewBackend(*backendName)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "backend: %s\n", softshape.BackendDescription(backend))
+	rep, err := softshape.CountFLOPs(ds, cfg, softshape.RunOptions{Backend: backend, Seed: *seed,
+		RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length), Plain: *plain})
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, softshape.FormatFLOPs(rep, *ops))
+	if *onnxDir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(*onnxDir, 0o755); err != nil {
+		return fmt.Errorf("-onnx: %w", err)
+	}
+	files, err := softshape.SaveStepModels(ds, cfg, softshape.RunOptions{Backend: backend, Seed: *seed,
+		RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length), Plain: *plain}, *onnxDir)
+	for _, f := range files {
+		fmt.Fprintf(stdout, "wrote %s\n", f)
+	}
+	return err
+}
