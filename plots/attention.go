@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"slices"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette"
@@ -127,8 +128,9 @@ func (b scoreBars) DataRange() (xmin, xmax, ymin, ymax float64) {
 //
 // Shapes may run past the end of the series (they are clipped) but each must
 // start inside it. The colour scale spans the scores' range unless
-// WithScoreRange fixes it. Options: WithAggregation, WithScoreRange,
-// WithSize, WithDPI.
+// WithScoreRange fixes it; the caption then says so and gives that range, as
+// near-uniform scores (0.50–0.52) stretched over the whole scale look sharply
+// localised. Options: WithAggregation, WithScoreRange, WithSize, WithDPI.
 func AttentionMap(meta Meta, series []float64, scores []float64, shapeLen, stride int, opts ...Option) (*Figure, error) {
 	cfg := newConfig(opts)
 	if len(series) == 0 {
@@ -157,8 +159,12 @@ func AttentionMap(meta Meta, series []float64, scores []float64, shapeLen, strid
 	sc := slices.Clone(scores)
 	steps := stepScores(len(ser), sc, shapeLen, stride, cfg.agg)
 	lo, hi := slices.Min(sc), slices.Max(sc)
+	scaleNote := fmt.Sprintf("Colours span the scores' own range %s–%s (not a fixed scale): read the bars' values.",
+		formatScore(lo, hi, lo), formatScore(lo, hi, hi))
 	if cfg.hasRange {
 		lo, hi = cfg.scoreRange[0], cfg.scoreRange[1]
+		scaleNote = fmt.Sprintf("Colour scale fixed at %s–%s (white: %s); scores here %s–%s.", formatScore(lo, hi, lo), formatScore(lo, hi, hi),
+			formatScore(lo, hi, (lo+hi)/2), formatScore(lo, hi, slices.Min(sc)), formatScore(lo, hi, slices.Max(sc)))
 	}
 	if !(lo < hi) {
 		lo, hi = lo-0.5, hi+0.5
@@ -182,11 +188,13 @@ func AttentionMap(meta Meta, series []float64, scores []float64, shapeLen, strid
 		}
 		top.Add(&plotter.Line{XYs: xy, LineStyle: lineStyle(rgb(hexBlack), 1.6, nil)})
 		top.X.Min, top.X.Max = -0.5, float64(len(ser))-0.5
+		top.X.Tick.Marker = readableTicks{integers: true}
 
 		bottom := newPlot()
 		bottom.Title.Text = fmt.Sprintf("Attention score per shape (m = %d, q = %d)", shapeLen, stride)
 		bottom.X.Label.Text = "Shape index j"
 		bottom.Y.Label.Text = "Score"
+		bottom.X.Tick.Marker = readableTicks{integers: true}
 		addGrid(bottom)
 		bottom.Add(scoreBars{scores: sc, base: base, cm: cm})
 
@@ -217,5 +225,17 @@ func AttentionMap(meta Meta, series []float64, scores []float64, shapeLen, strid
 		bar.Draw(barC)
 		return nil
 	}
-	return cfg.apply(newFigure(meta, "MIL attention map", 8*vg.Inch, 6*vg.Inch, body)), nil
+	f := newFigure(meta, "MIL attention map", 8*vg.Inch, 6*vg.Inch, body)
+	f.addCaption(scaleNote)
+	return cfg.apply(f), nil
+}
+
+// formatScore writes v with the decimals that tell lo and hi apart (at
+// least two).
+func formatScore(lo, hi, v float64) string {
+	prec := 2
+	if d := math.Abs(hi - lo); d > 0 && d < 0.1 {
+		prec = min(6, int(math.Ceil(-math.Log10(d)))+1)
+	}
+	return strconv.FormatFloat(v, 'f', prec, 64)
 }

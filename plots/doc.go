@@ -8,8 +8,9 @@
 // Figures mirror the SoftShape paper (ICML 2025):
 //
 //   - [SweepChart]: accuracy against a swept hyper-parameter (sparse ratio,
-//     sliding step q, depth L, activated experts k), one thin line per
-//     dataset, a thick average, paper values overlaid dashed.
+//     sliding step q, depth L, activated experts k), one line per dataset
+//     with ± SE error bars, the caller's average thick with a band, paper
+//     values overlaid dashed.
 //   - [RankBars]: average rank per method, ours next to the paper's.
 //   - [CDDiagram]: critical-difference diagram in the Demšar/aeon layout.
 //   - [AttentionMap]: MIL interpretability (paper Figs 4 and 9), a series
@@ -20,12 +21,16 @@
 //   - [RunningTime]: running time against sequence length (paper Fig 3).
 //   - [TrainingCurves]: loss and accuracy per epoch with the warm-up boundary.
 //
-// Every constructor takes a [Meta] so that titles always say what the data
-// is, and whether the numbers come from a quick (smoke-test) run rather than a
-// reproduction. A [Figure] can be saved as PNG or SVG, rendered to bytes, or
-// handed as a PNG to a display function ([Figure.Display]); the package itself
-// knows nothing of notebooks (experiments/reproduce shows figures in GoNB).
+// Every constructor takes a [Meta]: a short title says what the figure shows,
+// a caption line under the plot where the numbers come from, and a note
+// whether they come from a quick (smoke-test) run rather than a reproduction.
+// A [Figure] can be saved as PNG (at [FileDPI]), SVG or PDF ([Figure.Save],
+// [Figure.SaveFormats]), rendered to bytes, or handed as a PNG to a display
+// function ([Figure.Display]); the package itself knows nothing of notebooks
+// (experiments/reproduce shows figures in GoNB). Tick labels never repeat and
+// carry the decimals their range needs.
 //
-// Colours follow the colour-blind-friendly Okabe–Ito palette ([Palette]);
+// Colours follow the colour-blind-friendly Okabe–Ito palette ([Palette]); a
+// UCR dataset has one colour and marker in every figure ([DatasetStyle]);
 // attention scores use Moreland's diverging blue–white–red map.
 package plots

@@ -6,13 +6,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
@@ -21,9 +24,42 @@ import (
 // reproduction of the paper.
 const QuickModeNote = "[QUICK MODE — not a reproduction]"
 
-// DefaultDPI is the resolution used by PNG, Save and Display unless
-// Figure.SetDPI changes it.
+// DefaultDPI is the resolution of the PNG that PNG renders and Display shows
+// inline (a notebook) unless Figure.SetDPI changes it: a 7.5 in wide figure is
+// 720 pixels wide.
 const DefaultDPI = 96
+
+// FileDPI is the resolution of the PNG files that Save and SaveFormats write
+// unless Figure.SetDPI chose one: enough for a printed page.
+const FileDPI = 150
+
+// Formats are the file formats Save and SaveFormats write, by extension: PNG
+// (FileDPI unless SetDPI chose another resolution), and the vector formats
+// SVG and PDF for papers.
+func Formats() []string { return []string{"png", "svg", "pdf"} }
+
+// ParseFormats reads a comma-separated list of Formats ("png,svg,pdf", any
+// case, a leading dot allowed), without duplicates; an unknown format is an
+// error naming it and the formats known.
+func ParseFormats(s string) ([]string, error) {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimPrefix(strings.ToLower(strings.TrimSpace(f)), ".")
+		if f == "" {
+			continue
+		}
+		if !slices.Contains(Formats(), f) {
+			return nil, fmt.Errorf("%w: figure format %q: want one or more of %s, comma-separated", ErrValue, f, strings.Join(Formats(), ", "))
+		}
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: no figure format in %q: want one or more of %s, comma-separated", ErrValue, s, strings.Join(Formats(), ", "))
+	}
+	return out, nil
+}
 
 // ErrEmpty is returned (wrapped) when a constructor receives no data.
 var ErrEmpty = errors.New("plots: empty input")
@@ -36,23 +72,29 @@ var ErrLength = errors.New("plots: mismatched lengths")
 // number is required, out-of-range indices, non-positive sizes.
 var ErrValue = errors.New("plots: invalid value")
 
-// Meta describes what a figure shows. Every constructor takes one, so that
-// titles always say which data and which configuration the numbers come
-// from, and whether they come from a quick run.
+// Meta describes what a figure shows. Every constructor takes one, so that a
+// figure always says which data and which configuration the numbers come
+// from, and whether they come from a quick run: a short title on top (Title —
+// Dataset), the provenance (Config) in a caption line under the plot.
 type Meta struct {
-	// Title says what the figure shows; when empty, a default naming the
-	// figure type is used (for example "Running time vs sequence length").
+	// Title says what the figure shows, in a few words; when empty, a default
+	// naming the figure type is used (for example "Running time vs sequence
+	// length").
 	Title string
-	// Dataset names the data, e.g. "GunPoint" or "18 UCR datasets".
+	// Dataset names the data in the title, e.g. "GunPoint"; leave it empty
+	// when Config names the datasets.
 	Dataset string
-	// Config summarises the run configuration, e.g. "m=val-select, q=4, 3 seeds".
+	// Config is the caption: where the numbers come from and how to read
+	// them, e.g. "6 UCR datasets: …; folds 1–5, seed 42; bars ± SE over
+	// folds". It is drawn in small type under the plot, wrapped.
 	Config string
 	// Quick marks numbers from a quick (smoke-test) run; the title then ends
 	// with QuickModeNote.
 	Quick bool
 }
 
-// heading returns the main title line (without the quick-mode note).
+// heading returns the title line (without the quick-mode note): Title (or
+// defaultTitle when Title is empty), then " — Dataset".
 func (m Meta) heading(defaultTitle string) string {
 	t := strings.TrimSpace(m.Title)
 	if t == "" {
@@ -61,15 +103,12 @@ func (m Meta) heading(defaultTitle string) string {
 	if d := strings.TrimSpace(m.Dataset); d != "" {
 		t += " — " + d
 	}
-	if c := strings.TrimSpace(m.Config); c != "" {
-		t += " (" + c + ")"
-	}
 	return t
 }
 
-// FullTitle returns the complete one-line title for m: Title (or
-// defaultTitle when Title is empty), then " — Dataset", then " (Config)",
-// then QuickModeNote when Quick is set.
+// FullTitle returns the title line for m: Title (or defaultTitle when Title
+// is empty), then " — Dataset", then QuickModeNote when Quick is set. The
+// caption (Config) is not part of it.
 func (m Meta) FullTitle(defaultTitle string) string {
 	t := m.heading(defaultTitle)
 	if m.Quick {
@@ -83,9 +122,10 @@ func (m Meta) FullTitle(defaultTitle string) string {
 // render them with PNG, SVG, Save or Display.
 type Figure struct {
 	heading       string
+	caption       []string
 	quick         bool
 	width, height vg.Length
-	dpi           int
+	dpi           int // 0: DefaultDPI inline, FileDPI in files
 	embedFonts    bool
 	body          func(c draw.Canvas) error
 }
@@ -93,18 +133,32 @@ type Figure struct {
 // newFigure returns a Figure with the title built from meta and the given
 // default size.
 func newFigure(meta Meta, defaultTitle string, w, h vg.Length, body func(draw.Canvas) error) *Figure {
-	return &Figure{
+	f := &Figure{
 		heading: meta.heading(defaultTitle),
 		quick:   meta.Quick,
 		width:   w,
 		height:  h,
-		dpi:     DefaultDPI,
 		body:    body,
 	}
+	f.addCaption(meta.Config)
+	return f
 }
 
-// Title returns the figure's full one-line title, including QuickModeNote
-// when the figure was built from a quick-mode Meta. When drawn, the title is
+// addCaption appends a sentence to the caption (ignored when blank), ending
+// the one before with a full stop when it has no closing punctuation.
+func (f *Figure) addCaption(s string) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return
+	}
+	if n := len(f.caption); n > 0 && !strings.ContainsAny(f.caption[n-1][len(f.caption[n-1])-1:], ".!?:;") {
+		f.caption[n-1] += "."
+	}
+	f.caption = append(f.caption, s)
+}
+
+// Title returns the figure's one-line title, including QuickModeNote when
+// the figure was built from a quick-mode Meta. When drawn, the title is
 // wrapped to the canvas width and the note is set on its own line.
 func (f *Figure) Title() string {
 	if f.quick {
@@ -113,23 +167,38 @@ func (f *Figure) Title() string {
 	return f.heading
 }
 
+// Caption returns the caption drawn under the plot: Meta.Config, then what
+// the constructor adds (for example how an attention map's colours scale).
+func (f *Figure) Caption() string { return strings.Join(f.caption, " ") }
+
 // Size returns the default size used by Display (and suggested for Save).
 func (f *Figure) Size() (width, height vg.Length) { return f.width, f.height }
 
 // SetSize changes the default size used by Display.
 func (f *Figure) SetSize(width, height vg.Length) { f.width, f.height = width, height }
 
-// DPI returns the resolution used for PNG output.
-func (f *Figure) DPI() int { return f.dpi }
-
-// SetDPI changes the resolution used for PNG output; values ≤ 0 restore
-// DefaultDPI.
-func (f *Figure) SetDPI(dpi int) {
-	if dpi <= 0 {
-		dpi = DefaultDPI
+// DPI returns the resolution of PNG and of the inline Display: DefaultDPI
+// unless SetDPI chose one.
+func (f *Figure) DPI() int {
+	if f.dpi > 0 {
+		return f.dpi
 	}
-	f.dpi = dpi
+	return DefaultDPI
 }
+
+// FileDPI returns the resolution of the PNG files Save writes: FileDPI unless
+// SetDPI chose one.
+func (f *Figure) FileDPI() int {
+	if f.dpi > 0 {
+		return f.dpi
+	}
+	return FileDPI
+}
+
+// SetDPI sets the resolution of every PNG of the figure, inline and in
+// files; values ≤ 0 restore the defaults (DefaultDPI inline, FileDPI in
+// files).
+func (f *Figure) SetDPI(dpi int) { f.dpi = max(dpi, 0) }
 
 // SetEmbedFonts chooses whether SVG output embeds the fonts it uses. Without
 // embedding (the default) files stay small and name "Liberation Sans", which
@@ -150,6 +219,7 @@ func (f *Figure) Draw(c draw.Canvas) (err error) {
 	pad := vg.Points(6)
 	c = draw.Crop(c, pad, -pad, pad, -pad)
 	c = drawTitle(c, f.heading, f.quick)
+	c = drawCaption(c, f.caption)
 	if f.body == nil {
 		return nil
 	}
@@ -171,10 +241,15 @@ func checkSize(width, height vg.Length) error {
 // DPI (DefaultDPI unless changed): a 6 in wide figure at 96 DPI is 576 pixels
 // wide.
 func (f *Figure) PNG(width, height vg.Length) ([]byte, error) {
+	return f.png(width, height, f.DPI())
+}
+
+// png renders the figure as a PNG at dpi.
+func (f *Figure) png(width, height vg.Length, dpi int) ([]byte, error) {
 	if err := checkSize(width, height); err != nil {
 		return nil, err
 	}
-	c := vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(f.dpi))
+	c := vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(dpi))
 	if err := f.Draw(draw.New(c)); err != nil {
 		return nil, err
 	}
@@ -201,8 +276,42 @@ func (f *Figure) SVG(width, height vg.Length) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Save writes the figure to path as PNG or SVG, chosen by the extension
-// (.png or .svg, any case), creating missing parent directories.
+// PDF renders the figure as a PDF document of the given size, its fonts
+// embedded.
+func (f *Figure) PDF(width, height vg.Length) ([]byte, error) {
+	if err := checkSize(width, height); err != nil {
+		return nil, err
+	}
+	c := vgpdf.New(width, height)
+	c.EmbedFonts(true)
+	if err := f.Draw(draw.New(pdfCanvas{c})); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return nil, fmt.Errorf("plots: encoding PDF: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// pdfCanvas works around vgpdf (gonum/plot v0.15.2) registering a bold font
+// under style "" but selecting it with style "B", which fails ("undefined
+// font"): bold text is handed to it as a regular-weight font of a name of its
+// own ("…SansBold"), with the bold face's glyphs and metrics.
+type pdfCanvas struct{ *vgpdf.Canvas }
+
+// FillString implements vg.Canvas.
+func (c pdfCanvas) FillString(f font.Face, pt vg.Point, s string) {
+	if f.Font.Weight == boldWeight {
+		f.Font.Variant += "Bold"
+		f.Font.Weight = 0
+	}
+	c.Canvas.FillString(f, pt, s)
+}
+
+// Save writes the figure to path as PNG (at FileDPI unless SetDPI chose a
+// resolution), SVG or PDF, chosen by the extension (.png, .svg or .pdf, any
+// case), creating missing parent directories.
 func (f *Figure) Save(path string, width, height vg.Length) error {
 	var (
 		data []byte
@@ -210,11 +319,13 @@ func (f *Figure) Save(path string, width, height vg.Length) error {
 	)
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".png":
-		data, err = f.PNG(width, height)
+		data, err = f.png(width, height, f.FileDPI())
 	case ".svg":
 		data, err = f.SVG(width, height)
+	case ".pdf":
+		data, err = f.PDF(width, height)
 	default:
-		return fmt.Errorf("%w: %q: extension must be .png or .svg", ErrValue, path)
+		return fmt.Errorf("%w: %q: extension must be .png, .svg or .pdf", ErrValue, path)
 	}
 	if err != nil {
 		return err
@@ -230,10 +341,31 @@ func (f *Figure) Save(path string, width, height vg.Length) error {
 	return nil
 }
 
-// Display hands the figure, as a PNG of its default Size, to show (e.g. a
-// notebook's inline display) and returns "". When show is nil (no display,
-// as outside a notebook) it saves the figure to fallbackPath (.png or .svg)
-// instead and returns that path.
+// SaveFormats writes the figure at its default Size as base.<format> for
+// each of formats (Formats: "png", "svg", "pdf") and returns the paths
+// written.
+func (f *Figure) SaveFormats(base string, formats []string) ([]string, error) {
+	if len(formats) == 0 {
+		return nil, fmt.Errorf("%w: no figure format given for %s (want one or more of %s)", ErrValue, base, strings.Join(Formats(), ", "))
+	}
+	var paths []string
+	for _, format := range formats {
+		if !slices.Contains(Formats(), format) {
+			return paths, fmt.Errorf("%w: figure format %q: want one of %s", ErrValue, format, strings.Join(Formats(), ", "))
+		}
+		p := base + "." + format
+		if err := f.Save(p, f.width, f.height); err != nil {
+			return paths, err
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
+}
+
+// Display hands the figure, as a PNG of its default Size at DPI(), to show
+// (e.g. a notebook's inline display) and returns "". When show is nil (no
+// display, as outside a notebook) it saves the figure to fallbackPath (.png,
+// .svg or .pdf, as Save) instead and returns that path.
 func (f *Figure) Display(fallbackPath string, show func(png []byte)) (string, error) {
 	if show != nil {
 		data, err := f.PNG(f.width, f.height)
@@ -281,6 +413,27 @@ func drawTitle(c draw.Canvas, heading string, quick bool) draw.Canvas {
 		y -= vg.Points(6)
 	}
 	c.Max.Y = y
+	return c
+}
+
+// drawCaption draws the caption sentences (wrapped to the canvas width, in
+// small dark-grey type) at the bottom of c and returns the canvas left above
+// them.
+func drawCaption(c draw.Canvas, caption []string) draw.Canvas {
+	if len(caption) == 0 {
+		return c
+	}
+	sty := textStyle(captionSize, rgb(0x444444))
+	sty.XAlign = draw.XLeft
+	sty.YAlign = draw.YBottom
+	lines := wrapText(sty, strings.Join(caption, " "), c.Max.X-c.Min.X)
+	lh := sty.FontExtents().Height
+	y := c.Min.Y
+	for i := len(lines) - 1; i >= 0; i-- {
+		c.FillText(sty, vg.Point{X: c.Min.X, Y: y}, lines[i])
+		y += lh
+	}
+	c.Min.Y = y + vg.Points(6)
 	return c
 }
 

@@ -52,6 +52,8 @@ type config struct {
 	logY   bool
 	yLabel string
 	noAvg  bool
+
+	avgOurs, avgPaper *SweepAverage
 }
 
 // newConfig applies opts to the zero config.
@@ -141,7 +143,21 @@ func WithYLabel(label string) Option {
 	return func(c *config) { c.yLabel = label }
 }
 
-// WithoutAverage leaves out the thick average lines of SweepChart.
+// WithoutAverage leaves out the average lines of SweepChart, even those
+// given with WithAverage and WithPaperAverage.
 func WithoutAverage() Option {
 	return func(c *config) { c.noAvg = true }
+}
+
+// WithAverage draws a as SweepChart's thick solid average line (ours), with
+// a band of ± a.SE. SweepChart draws no average it is not given: the caller
+// passes the average its table prints.
+func WithAverage(a SweepAverage) Option {
+	return func(c *config) { c.avgOurs = &a }
+}
+
+// WithPaperAverage draws a as SweepChart's thick dashed average line (the
+// paper's), with a band of ± a.SE.
+func WithPaperAverage(a SweepAverage) Option {
+	return func(c *config) { c.avgPaper = &a }
 }

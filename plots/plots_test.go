@@ -3,6 +3,7 @@ package plots
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"image/png"
 	"math"
 	"os"
@@ -85,7 +86,7 @@ var meta = Meta{Title: "Test", Dataset: "toy", Config: "unit test"}
 func TestMetaTitle(t *testing.T) {
 	m := Meta{Dataset: "GunPoint", Config: "m=8", Quick: true}
 	got := m.FullTitle("Running time")
-	want := "Running time — GunPoint (m=8) " + QuickModeNote
+	want := "Running time — GunPoint " + QuickModeNote
 	if got != want {
 		t.Errorf("FullTitle = %q, want %q", got, want)
 	}
@@ -99,8 +100,9 @@ func TestMetaTitle(t *testing.T) {
 	if !strings.HasSuffix(f.Title(), "[QUICK MODE — not a reproduction]") {
 		t.Errorf("quick title %q lacks the note", f.Title())
 	}
-	if !strings.Contains(f.Title(), "GunPoint") || !strings.Contains(f.Title(), "m=8") {
-		t.Errorf("title %q does not name the data and config", f.Title())
+	// The title names the data; the configuration is the caption's.
+	if !strings.Contains(f.Title(), "GunPoint") || strings.Contains(f.Title(), "m=8") || f.Caption() != "m=8" {
+		t.Errorf("title %q, caption %q: want the data in the title, the configuration in the caption", f.Title(), f.Caption())
 	}
 	f2, _ := RunningTime(Meta{Dataset: "d"}, []float64{1, 2}, map[string][]float64{"a": {1, 2}})
 	if strings.Contains(f2.Title(), "QUICK") {
@@ -186,23 +188,131 @@ func TestSweepChart(t *testing.T) {
 	}(), ErrValue)
 }
 
-func TestSweepAverage(t *testing.T) {
-	ss := []SweepSeries{
-		{X: []float64{1, 2, 3}, Y: []float64{1, 2, 3}},
-		{X: []float64{1, 3}, Y: []float64{3, math.NaN()}},
-		{X: []float64{4}, Y: []float64{math.NaN()}},
+// TestSweepChartData: the average drawn is the one given (the chart
+// computes none), error bars and bands are checked, and SE must match X.
+func TestSweepChartData(t *testing.T) {
+	x := []float64{1, 2, 3}
+	ours := []SweepSeries{{Label: "GunPoint", X: x, Y: []float64{1, 1, 1}, SE: []float64{0, 0, 0}},
+		{Label: "Trace", X: x, Y: []float64{1, 1, 1}, SE: []float64{0.01, math.NaN(), 0.02}}}
+	avg := SweepAverage{Label: "average", X: x, Y: []float64{0.5, 0.6, 0.7}, SE: []float64{0.1, 0.1, math.NaN()}}
+	f, err := SweepChart(meta, "k", nil, ours, nil, WithAverage(avg))
+	if err != nil {
+		t.Fatal(err)
 	}
-	xs, ys := sweepAverage(ss)
-	if !slices.Equal(xs, []float64{1, 2, 3, 4}) {
-		t.Fatalf("xs = %v", xs)
-	}
-	// x=1: mean of 1 and 3; x=2: only the first series; x=3 and x=4: a
-	// series has NaN there, so the average is a gap.
-	want := []float64{2, 2, math.NaN(), math.NaN()}
-	for i, w := range want {
-		if ys[i] != w && !(math.IsNaN(w) && math.IsNaN(ys[i])) {
-			t.Errorf("ys[%d] = %v, want %v", i, ys[i], w)
+	checkRender(t, "sweep_average", f, 6*vg.Inch, 4*vg.Inch)
+	wantErr(t, "SE length", func() error {
+		_, err := SweepChart(meta, "k", nil, []SweepSeries{{Label: "a", X: x, Y: x, SE: []float64{1}}}, nil)
+		return err
+	}(), ErrLength)
+	wantErr(t, "negative SE", func() error {
+		_, err := SweepChart(meta, "k", nil, []SweepSeries{{Label: "a", X: x, Y: x, SE: []float64{0, -1, 0}}}, nil)
+		return err
+	}(), ErrValue)
+	wantErr(t, "average length", func() error {
+		_, err := SweepChart(meta, "k", nil, ours, nil, WithAverage(SweepAverage{X: x, Y: x[:2]}))
+		return err
+	}(), ErrLength)
+}
+
+// TestSweepLayout: a dataset has the same colour and marker whatever the
+// other series of the chart (GunPoint beside Trace or alone), the
+// reproduction's datasets have six different colours, labels that are not
+// datasets take colours no dataset of the chart has, and series with equal
+// values are shifted apart.
+func TestSweepLayout(t *testing.T) {
+	six := []string{"ItalyPowerDemand", "GunPoint", "DistalPhalanxOutlineAgeGroup", "MiddlePhalanxTW", "ArrowHead", "Trace"}
+	var ss []SweepSeries
+	colours := map[string]bool{}
+	for _, d := range six {
+		ss = append(ss, SweepSeries{Label: d, X: []float64{0, 10, 50}, Y: []float64{1, 1, 1}})
+		st, ok := DatasetStyle(d)
+		if !ok {
+			t.Fatalf("%s has no style", d)
 		}
+		colours[fmt.Sprint(st.Color)] = true
+	}
+	if len(colours) != 6 {
+		t.Errorf("the six reproduction datasets have %d colours, want 6", len(colours))
+	}
+	all := sweepLayout(ss, []float64{0, 10, 50})
+	alone := sweepLayout([]SweepSeries{ss[3], {Label: "ours, reference_fresh"}}, []float64{0, 10, 50})
+	for _, d := range six {
+		want, _ := DatasetStyle(d)
+		if got := all.styles[d].SeriesStyle; got != want {
+			t.Errorf("%s drawn %v, its style is %v", d, got, want)
+		}
+	}
+	if all.styles["MiddlePhalanxTW"] != alone.styles["MiddlePhalanxTW"] {
+		t.Errorf("MiddlePhalanxTW: %v beside five others, %v beside one", all.styles["MiddlePhalanxTW"], alone.styles["MiddlePhalanxTW"])
+	}
+	if other := alone.styles["ours, reference_fresh"]; other.Color == alone.styles["MiddlePhalanxTW"].Color {
+		t.Errorf("a label that is no dataset took the colour of the dataset beside it: %v", other)
+	}
+	// GunPoint and Trace (1.000 everywhere) are drawn apart: shifts differ,
+	// and all stay within dodgeFraction of the 10-wide gap.
+	if all.dodge["GunPoint"] == all.dodge["Trace"] {
+		t.Errorf("GunPoint and Trace share the shift %v", all.dodge["GunPoint"])
+	}
+	for d, dx := range all.dodge {
+		if math.Abs(dx) > dodgeFraction*10/2+1e-12 {
+			t.Errorf("%s shifted by %v, more than %v", d, dx, dodgeFraction*10/2)
+		}
+	}
+	if _, ok := DatasetStyle("not a dataset"); ok {
+		t.Error("an unknown name has a dataset style")
+	}
+	// More than maxColouredSweep labels: all grey.
+	var many []SweepSeries
+	for i := range maxColouredSweep + 1 {
+		many = append(many, SweepSeries{Label: "D" + strconv.Itoa(i)})
+	}
+	if l := sweepLayout(many, []float64{1, 2}); l.coloured || len(l.dodge) != 0 {
+		t.Errorf("%d labels coloured or shifted", len(many))
+	}
+}
+
+// TestReadableTicks: tick labels never repeat and carry the decimals the
+// range needs, no more.
+func TestReadableTicks(t *testing.T) {
+	for _, c := range []struct {
+		lo, hi   float64
+		integers bool
+		want     []string
+	}{
+		{1.0951, 1.1049, false, nil}, // a narrow loss axis: labels must differ
+		{0, 60, true, nil},           // an index axis: no decimals
+		{0.84, 1, false, nil},
+	} {
+		ticks := readableTicks{integers: c.integers}.Ticks(c.lo, c.hi)
+		var labels []string
+		for _, tk := range ticks {
+			if tk.Label == "" {
+				continue
+			}
+			if slices.Contains(labels, tk.Label) {
+				t.Errorf("[%v, %v]: label %q repeats in %q", c.lo, c.hi, tk.Label, labels)
+			}
+			v, err := strconv.ParseFloat(tk.Label, 64)
+			if err != nil || math.Abs(v-tk.Value) > 1e-9 {
+				t.Errorf("[%v, %v]: label %q for tick %v", c.lo, c.hi, tk.Label, tk.Value)
+			}
+			if c.integers && strings.Contains(tk.Label, ".") {
+				t.Errorf("[%v, %v]: index label %q has decimals", c.lo, c.hi, tk.Label)
+			}
+			labels = append(labels, tk.Label)
+		}
+		if len(labels) < 2 {
+			t.Errorf("[%v, %v]: labels %q", c.lo, c.hi, labels)
+		}
+	}
+	if p, ok := tickDecimals([]float64{0, 25, 50}); !ok || p != 0 {
+		t.Errorf("0, 25, 50: %d decimals (%v), want 0", p, ok)
+	}
+	if p, ok := tickDecimals([]float64{1.095, 1.1, 1.105}); !ok || p != 3 {
+		t.Errorf("1.095, 1.1, 1.105: %d decimals (%v), want 3", p, ok)
+	}
+	if _, ok := tickDecimals([]float64{1e7, 2e7}); ok {
+		t.Error("1e7: fixed-point labels")
 	}
 }
 
@@ -638,6 +748,34 @@ func TestSaveAndDisplay(t *testing.T) {
 		}
 	}
 	wantErr(t, "bad extension", f.Save(filepath.Join(dir, "x.jpg"), 4*vg.Inch, 3*vg.Inch), ErrValue)
+
+	// Every format, for papers: PNG at FileDPI, SVG and PDF.
+	formats, err := ParseFormats(" PNG,.svg, pdf,png")
+	if err != nil || !slices.Equal(formats, []string{"png", "svg", "pdf"}) {
+		t.Fatalf("ParseFormats: %q, %v", formats, err)
+	}
+	for _, bad := range []string{"jpg", "", " , "} {
+		if _, err := ParseFormats(bad); !errors.Is(err, ErrValue) {
+			t.Errorf("ParseFormats(%q): %v, want ErrValue", bad, err)
+		}
+	}
+	paths, err := f.SaveFormats(filepath.Join(dir, "paper", "fig"), formats)
+	if err != nil || len(paths) != 3 {
+		t.Fatalf("SaveFormats: %q, %v", paths, err)
+	}
+	magic := map[string]string{".png": "\x89PNG", ".svg": "<svg", ".pdf": "%PDF-"}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := magic[filepath.Ext(p)]; !bytes.Contains(b[:min(len(b), 400)], []byte(m)) {
+			t.Errorf("%s does not start like a %s file", p, filepath.Ext(p))
+		}
+	}
+	if img, err := png.DecodeConfig(bytes.NewReader(mustRead(t, paths[0]))); err != nil || img.Width != int(float64(f.width/vg.Inch)*FileDPI+0.5) {
+		t.Errorf("PNG file %v (%v), want %d dpi", img, err, FileDPI)
+	}
 	_, err = f.PNG(0, 3*vg.Inch)
 	wantErr(t, "zero width", err, ErrValue)
 
@@ -659,8 +797,8 @@ func TestSaveAndDisplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	w, h := f.Size()
-	if b := img.Bounds(); b.Dx() != int(float64(w/vg.Inch)*DefaultDPI+0.5) || b.Dy() != int(float64(h/vg.Inch)*DefaultDPI+0.5) {
-		t.Errorf("fallback PNG is %v for size %v×%v", b, w, h)
+	if b := img.Bounds(); b.Dx() != int(float64(w/vg.Inch)*FileDPI+0.5) || b.Dy() != int(float64(h/vg.Inch)*FileDPI+0.5) {
+		t.Errorf("fallback PNG is %v for size %v×%v, want %d dpi", b, w, h, FileDPI)
 	}
 	_, err = f.Display("", nil)
 	wantErr(t, "no fallback", err, ErrValue)
@@ -671,8 +809,10 @@ func TestSaveAndDisplay(t *testing.T) {
 	if err != nil || got != "" {
 		t.Fatalf("notebook display: %q, %v", got, err)
 	}
-	if _, err := png.Decode(bytes.NewReader(shown)); err != nil {
+	if img, err := png.Decode(bytes.NewReader(shown)); err != nil {
 		t.Errorf("notebook display sent no PNG: %v", err)
+	} else if b := img.Bounds(); b.Dx() != int(float64(w/vg.Inch)*DefaultDPI+0.5) {
+		t.Errorf("inline PNG is %v for width %v, want %d dpi", b, w, DefaultDPI)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "unused.png")); err == nil {
 		t.Error("notebook display wrote the fallback file")
@@ -701,6 +841,16 @@ func TestSaveAndDisplay(t *testing.T) {
 	if !bytes.Contains(embedded, []byte("@font-face")) || len(embedded) <= len(plain) {
 		t.Errorf("embedded SVG (%d bytes) has no font-face or is not larger than plain (%d bytes)", len(embedded), len(plain))
 	}
+}
+
+// mustRead returns the contents of path.
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func TestPalette(t *testing.T) {

@@ -2,6 +2,7 @@ package plots
 
 import (
 	"image/color"
+	"sync"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -11,6 +12,8 @@ import (
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/softshape-go/softshape/data"
 )
 
 // Okabe–Ito colours (colour-blind safe), as 0xRRGGBB constants.
@@ -62,7 +65,60 @@ func Palette() []color.Color {
 // Okabe–Ito colours: yellow is too pale for thin lines on white and black is
 // kept for averages and reference lines.
 func seriesColor(i int) color.NRGBA {
-	return okabeIto(i % (okabeItoLen - 2))
+	return okabeIto(i % seriesColors)
+}
+
+// seriesColors is the number of colours seriesColor cycles over.
+const seriesColors = okabeItoLen - 2
+
+// SeriesStyle is the colour and marker of one series.
+type SeriesStyle struct {
+	Color color.NRGBA
+	Shape draw.GlyphDrawer
+}
+
+// styleAt is the i-th series style: colour i mod 6 (seriesColor) and marker
+// i mod 8 (glyphShape), so that the first 24 indices give 24 different
+// pairs and any 6 consecutive ones 6 different colours.
+func styleAt(i int) SeriesStyle {
+	return SeriesStyle{Color: seriesColor(i), Shape: glyphShape(i)}
+}
+
+// featuredDatasets lead the order of DatasetStyle, so that the datasets this
+// project's figures show together get six different colours: the
+// reproduction's six (reproduction.Datasets, whose first two are quick mode's),
+// then the fidelity check's ECG200 and the interpretability notebook's.
+var featuredDatasets = [...]string{
+	"ItalyPowerDemand", "GunPoint", "DistalPhalanxOutlineAgeGroup", "MiddlePhalanxTW", "ArrowHead", "Trace",
+	"ECG200", "Lightning2", "CBF", "TwoPatterns", "FiftyWords", "ChlorineConcentration",
+}
+
+// datasetOrder is the position of every known dataset in the style order:
+// featuredDatasets, then the other UCR datasets in the registry's order.
+var datasetOrder = sync.OnceValue(func() map[string]int {
+	order := map[string]int{}
+	for _, n := range featuredDatasets {
+		order[n] = len(order)
+	}
+	for _, info := range data.Registry() {
+		if _, ok := order[info.Name]; !ok {
+			order[info.Name] = len(order)
+		}
+	}
+	return order
+})
+
+// DatasetStyle returns the colour and marker of a dataset, the same in every
+// figure of the toolkit whatever the other series: a fixed order of the UCR
+// datasets (this project's reproduction datasets first, six different
+// Okabe–Ito colours) gives the i-th dataset colour i mod 6 and marker i mod
+// 8. ok is false for a name that is not a UCR dataset.
+func DatasetStyle(name string) (style SeriesStyle, ok bool) {
+	i, ok := datasetOrder()[name]
+	if !ok {
+		return SeriesStyle{}, false
+	}
+	return styleAt(i), true
 }
 
 // markerColor returns the i-th marker colour for class scatter plots,
@@ -136,6 +192,8 @@ const (
 	tickSize   = 12
 	legendSize = 12
 	smallSize  = 11
+	// captionSize is the caption under a figure (Meta.Config).
+	captionSize = 10
 )
 
 // baseFont returns the sans-serif font of the given size in points.
@@ -163,6 +221,8 @@ func newPlot() *plot.Plot {
 		ax.Tick.Label.Font = baseFont(tickSize)
 		ax.Label.Padding = vg.Points(4)
 	}
+	p.X.Tick.Marker = readableTicks{}
+	p.Y.Tick.Marker = readableTicks{}
 	p.Legend.TextStyle.Font = baseFont(legendSize)
 	return p
 }

@@ -38,11 +38,11 @@ var plotKinds = []struct{ name, summary string }{
 // the checkpoint (softshape checkpoints hold weights and settings only).
 const historyFile = softshape.HistoryFile
 
-// runPlot implements "softshape plot KIND": figures (PNG and SVG) from a
+// runPlot implements "softshape plot KIND": figures (PNG, SVG, PDF) from a
 // results folder or from checkpoints.
 func runPlot(args []string, stdout io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprintf(stdout, "Usage: softshape plot KIND [flags]\n\nWrites figures as PNG and SVG. Kinds:\n")
+		fmt.Fprintf(stdout, "Usage: softshape plot KIND [flags]\n\nWrites figures as PNG and SVG (-format png,svg,pdf; PNG at -dpi). Kinds:\n")
 		for _, k := range plotKinds {
 			fmt.Fprintf(stdout, "  %-10s %s\n", k.name, k.summary)
 		}
@@ -73,31 +73,70 @@ func plotKindNames() string {
 
 // figFlags are the output flags every plot kind has.
 type figFlags struct {
-	out  *string
-	dpi  *int
-	name *string
+	out    *string
+	dpi    *int
+	name   *string
+	format *string
 }
+
+// defaultFigureFormats are the files a figure is written as by default.
+const defaultFigureFormats = "png,svg"
 
 func addFigFlags(fs *flag.FlagSet) figFlags {
 	return figFlags{
-		out:  fs.String("out", "figures", "output folder"),
-		dpi:  fs.Int("dpi", plots.DefaultDPI, "PNG resolution"),
-		name: fs.String("name", "", "file name without extension (default: from the kind and its inputs)"),
+		out:    fs.String("out", "figures", "output folder"),
+		dpi:    fs.Int("dpi", plots.FileDPI, "PNG resolution in dots per inch (a 7.5 in wide figure at 150 dpi is 1125 pixels wide)"),
+		name:   fs.String("name", "", "file name without extension (default: from the kind and its inputs)"),
+		format: fs.String("format", defaultFigureFormats, "comma-separated file formats: "+strings.Join(plots.Formats(), ", ")+" (svg and pdf are vector formats, for papers)"),
 	}
 }
 
-// write saves fig as PNG and SVG under the output folder and prints the paths.
+// check validates -format and -dpi, before any work is done.
+func (f figFlags) check() error {
+	if _, err := figureFormats("-format", *f.format); err != nil {
+		return err
+	}
+	return checkDPI(*f.dpi)
+}
+
+// figureFormats parses a flag's list of figure formats; the error names the
+// flag.
+func figureFormats(flagName, value string) ([]string, error) {
+	formats, err := plots.ParseFormats(value)
+	if err != nil {
+		return nil, fmt.Errorf("%s %q: %w", flagName, value, err)
+	}
+	return formats, nil
+}
+
+// checkDPI refuses a -dpi below 1.
+func checkDPI(dpi int) error {
+	if dpi < 1 {
+		return fmt.Errorf("-dpi %d: want a positive resolution in dots per inch (default %d)", dpi, plots.FileDPI)
+	}
+	return nil
+}
+
+// write saves fig in every -format under the output folder and prints its
+// title, its caption and the paths.
 func (f figFlags) write(stdout io.Writer, fig *plots.Figure, defaultName string) error {
 	name := *f.name
 	if name == "" {
 		name = defaultName
 	}
+	formats, err := figureFormats("-format", *f.format)
+	if err != nil {
+		return err
+	}
 	fig.SetDPI(*f.dpi)
-	paths, err := saveFigure(fig, filepath.Join(*f.out, fileSafe(name)))
+	paths, err := fig.SaveFormats(filepath.Join(*f.out, fileSafe(name)), formats)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s\n", fig.Title())
+	if c := fig.Caption(); c != "" {
+		fmt.Fprintf(stdout, "%s\n", c)
+	}
 	for _, p := range paths {
 		fmt.Fprintf(stdout, "wrote %s\n", p)
 	}
@@ -139,6 +178,9 @@ func plotTable(kind string, args []string, stdout io.Writer) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if err := ff.check(); err != nil {
+		return err
 	}
 	if *table == "" {
 		return fmt.Errorf("-table is required: one of %s", strings.Join(ablations.TableNames(), ", "))
@@ -202,6 +244,9 @@ func plotCurves(args []string, stdout io.Writer) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if err := ff.check(); err != nil {
+		return err
 	}
 	var h savedHistory
 	if *ckpt != "" {
@@ -315,6 +360,9 @@ func plotModel(kind string, args []string, stdout io.Writer) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if err := ff.check(); err != nil {
+		return err
 	}
 	if *ckpt == "" {
 		return fmt.Errorf("-checkpoint is required (save one with softshape train -checkpoint DIR or plot curves -save DIR)")

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"image"
 	"image/png"
 	"io"
 	"math"
@@ -37,6 +38,21 @@ func checkPNG(t *testing.T, path string, w, h int) {
 	if err != nil || !bytes.Contains(svg, []byte("<svg")) {
 		t.Errorf("SVG of %s: %v", path, err)
 	}
+}
+
+// pngConfig returns the size of the PNG at path.
+func pngConfig(t *testing.T, path string) image.Config {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cfg, err := png.DecodeConfig(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return cfg
 }
 
 // sparseRatioStore writes a quick sparse_ratio sweep by hand: 4 datasets of
@@ -79,9 +95,10 @@ func TestPlotTableFigures(t *testing.T) {
 		w, h int
 		want []string
 	}{
-		{"sweep", 720, 432, []string{"Accuracy vs sparse ratio", "4 UCR datasets", "QUICK MODE"}},
-		{"ranks", 0, 432, []string{"Average rank — sparse_ratio", "QUICK MODE"}},
-		{"cd", 720, 0, []string{"Critical difference — sparse_ratio", "Wilcoxon–Holm α=0.05", "QUICK MODE"}},
+		// 7.5 × 4.5 in at the default 150 dpi; the title, then the caption.
+		{"sweep", 1125, 675, []string{"Accuracy vs sparse ratio (% of shapes fused) (Table 3) [QUICK MODE", "\n4 UCR datasets (", "bars ± SE"}},
+		{"ranks", 0, 675, []string{"Average rank (Table 3) [QUICK MODE", "\n4 UCR datasets ("}},
+		{"cd", 1125, 0, []string{"Critical difference (Table 3) [QUICK MODE", "Wilcoxon–Holm α=0.05"}},
 	} {
 		var buf bytes.Buffer
 		if err := runPlot([]string{c.kind, "-table", "sparse_ratio", "-quick", "-results", results, "-out", out}, &buf); err != nil {
@@ -90,9 +107,22 @@ func TestPlotTableFigures(t *testing.T) {
 		contains(t, buf.String(), append(c.want, "wrote "+filepath.Join(out, c.kind+"_sparse_ratio.png"))...)
 		checkPNG(t, filepath.Join(out, c.kind+"_sparse_ratio.png"), c.w, c.h)
 	}
+	// Vector formats for papers, and a chosen resolution.
 	var buf bytes.Buffer
+	if err := runPlot([]string{"sweep", "-table", "sparse_ratio", "-quick", "-results", results, "-out", out, "-name", "paper", "-format", "pdf,png", "-dpi", "300"}, &buf); err != nil {
+		t.Fatalf("plot sweep -format pdf,png: %v\n%s", err, buf.String())
+	}
+	contains(t, buf.String(), "wrote "+filepath.Join(out, "paper.pdf"), "wrote "+filepath.Join(out, "paper.png"))
+	if b, err := os.ReadFile(filepath.Join(out, "paper.pdf")); err != nil || !bytes.HasPrefix(b, []byte("%PDF-")) {
+		t.Errorf("paper.pdf is no PDF (%v)", err)
+	}
+	if cfg := pngConfig(t, filepath.Join(out, "paper.png")); cfg.Width != 2250 {
+		t.Errorf("-dpi 300: the PNG is %d pixels wide, want 2250 (7.5 in)", cfg.Width)
+	}
 	for _, bad := range [][]string{{}, {"nope"}, {"sweep"}, {"sweep", "-table", "sparse_ratio", "-results", results}, // no full-mode sweep
-		{"cd", "-table", "sparse_ratio", "-quick", "-results", filepath.Join(out, "none")}} {
+		{"cd", "-table", "sparse_ratio", "-quick", "-results", filepath.Join(out, "none")},
+		{"sweep", "-table", "sparse_ratio", "-quick", "-results", results, "-format", "jpg"},
+		{"sweep", "-table", "sparse_ratio", "-quick", "-results", results, "-dpi", "0"}} {
 		if err := runPlot(bad, &buf); err == nil {
 			t.Errorf("plot %v accepted", bad)
 		}
@@ -170,20 +200,20 @@ func TestPlotModelFigures(t *testing.T) {
 	}
 	contains(t, buf.String(), "fold 1: test accuracy", "saved the model and its history in "+ckpt,
 		"Training curves — CBF-generated fold 1", "2 epochs (1 warm-up)", "QUICK MODE")
-	checkPNG(t, filepath.Join(out, "trained.png"), 0, 403) // 4.2 in at 96 DPI
+	checkPNG(t, filepath.Join(out, "trained.png"), 0, 630) // 4.2 in at 150 dpi
 
 	buf.Reset()
 	if err := runPlot([]string{"curves", "-checkpoint", ckpt, "-out", out}, &buf); err != nil {
 		t.Fatalf("%v\n%s", err, buf.String())
 	}
-	checkPNG(t, filepath.Join(out, "curves_CBF-generated_fold1.png"), 0, 403)
+	checkPNG(t, filepath.Join(out, "curves_CBF-generated_fold1.png"), 0, 630)
 
 	buf.Reset()
 	if err := runPlot([]string{"attention", "-checkpoint", ckpt, "-class", "bell", "-out", out}, &buf); err != nil {
 		t.Fatalf("%v\n%s", err, buf.String())
 	}
-	contains(t, buf.String(), "MIL attention — CBF-generated fold 1 test #", "(class bell)", "QUICK MODE")
-	checkPNG(t, filepath.Join(out, "attention_CBF-generated_classbell_0.png"), 768, 576)
+	contains(t, buf.String(), "MIL attention — CBF-generated fold 1 test #", "(class bell)", "QUICK MODE", "Colour scale fixed at 0.00–1.00")
+	checkPNG(t, filepath.Join(out, "attention_CBF-generated_classbell_0.png"), 1200, 900)
 
 	buf.Reset()
 	if err := runPlot([]string{"tsne", "-checkpoint", ckpt, "-n", "45", "-out", out}, &buf); err != nil {

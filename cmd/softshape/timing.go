@@ -33,7 +33,9 @@ func runTiming(args []string, stdout io.Writer) error {
 	backendName := fs.String("backend", "", backendHelp)
 	dataRoot := fs.String("data", data.DefaultRoot(), "UCR folder searched for "+timing.BaseDataset+" (the generated CBF data is used when it is missing)")
 	settings := fs.String("set", "", "hyperparameters of the timed model, e.g. \"embed_dim=64;depth=3\"")
-	out := fs.String("out", "timing", "folder for the figures (PNG and SVG), timing.csv and timing.md; \"\" writes no files")
+	out := fs.String("out", "timing", "folder for the figures, timing.csv and timing.md; \"\" writes no files")
+	figures := fs.String("figures", defaultFigureFormats, "comma-separated file formats of the figures: "+strings.Join(plots.Formats(), ", "))
+	dpi := fs.Int("dpi", plots.FileDPI, "PNG resolution of the figures in dots per inch")
 	format := fs.String("format", "markdown", "table printed on stdout: markdown or csv")
 	params := fs.Bool("params", true, "also measure parameters and inference time on "+strings.Join(timing.ParamsDatasets(), " and "))
 	seed := fs.Int64("seed", 42, "seed of the weights and of the generated data")
@@ -70,11 +72,17 @@ func runTiming(args []string, stdout io.Writer) error {
 	if *maxRatio != "" && *paired == 0 {
 		return fmt.Errorf("-max-ratio %q applies to -paired only", *maxRatio)
 	}
+	formats, err := figureFormats("-figures", *figures)
+	if err != nil {
+		return err
+	}
+	if err := checkDPI(*dpi); err != nil {
+		return err
+	}
 	if err := checkDataRoot(fs, *dataRoot); err != nil {
 		return err
 	}
 	opts := timing.Options{Batch: *batch, Steps: *steps, NoDense: *noDense, DataRoot: *dataRoot, Seed: *seed, Log: os.Stderr}
-	var err error
 	switch strings.TrimSpace(*lengths) {
 	case "":
 		opts.Lengths = timing.QuickLengths()
@@ -151,7 +159,7 @@ func runTiming(args []string, stdout io.Writer) error {
 	if *out == "" {
 		return nil
 	}
-	paths, err := writeTimingFiles(*out, res, paramsRows, quick)
+	paths, err := writeTimingFiles(*out, res, paramsRows, quick, formats, *dpi)
 	if err != nil {
 		return err
 	}
@@ -238,39 +246,21 @@ func checkMaxRatios(w io.Writer, pairs []*timing.Paired, bounds []maxRatioBound)
 	return nil
 }
 
-// timingMeta is the figure description of a timing result.
-func timingMeta(res *timing.Result, quick bool, perEpoch bool) plots.Meta {
-	what := "Training time per step"
-	if perEpoch {
-		what = fmt.Sprintf("Training time per epoch (%d steps)", res.Points[0].StepsPerEpoch)
-	}
-	return plots.Meta{
-		Title:   what + " vs series length",
-		Dataset: res.Source + " concatenated",
-		Config: fmt.Sprintf("batch %d, m=%d, q=%d, d=%d, L=%d, median of %d steps; %s", res.Batch, res.ShapeLen, res.Stride,
-			res.Config.EmbedDim, res.Config.Depth, res.Steps, res.Backend),
-		Quick: quick,
-	}
-}
-
-// writeTimingFiles writes the figures (per epoch and per step, PNG and SVG),
-// timing.csv and timing.md into dir and returns their paths.
-func writeTimingFiles(dir string, res *timing.Result, paramsRows []timing.ParamsRow, quick bool) ([]string, error) {
+// writeTimingFiles writes the figures (per epoch and per step, in formats,
+// PNG at dpi), timing.csv and timing.md into dir and returns their paths.
+func writeTimingFiles(dir string, res *timing.Result, paramsRows []timing.ParamsRow, quick bool, formats []string, dpi int) ([]string, error) {
 	var paths []string
-	xs := make([]float64, len(res.Lengths))
-	for i, l := range res.Lengths {
-		xs[i] = float64(l)
-	}
 	for _, perEpoch := range []bool{true, false} {
-		name, ylabel := "running_time_step", "Time per training step (s)"
+		name := "running_time_step"
 		if perEpoch {
-			name, ylabel = "running_time", "Time per training epoch (s)"
+			name = "running_time"
 		}
-		fig, err := plots.RunningTime(timingMeta(res, quick, perEpoch), xs, res.Series(perEpoch), plots.WithYLabel(ylabel))
+		fig, err := res.Figure(perEpoch, quick)
 		if err != nil {
 			return nil, err
 		}
-		p, err := saveFigure(fig, filepath.Join(dir, name))
+		fig.SetDPI(dpi)
+		p, err := fig.SaveFormats(filepath.Join(dir, name), formats)
 		if err != nil {
 			return nil, err
 		}
@@ -300,19 +290,6 @@ func writeTimingFiles(dir string, res *timing.Result, paramsRows []timing.Params
 		paths = append(paths, p)
 	}
 	slices.Sort(paths)
-	return paths, nil
-}
-
-// saveFigure writes fig as base.png and base.svg at its default size.
-func saveFigure(fig *plots.Figure, base string) ([]string, error) {
-	w, h := fig.Size()
-	var paths []string
-	for _, ext := range []string{".png", ".svg"} {
-		if err := fig.Save(base+ext, w, h); err != nil {
-			return nil, err
-		}
-		paths = append(paths, base+ext)
-	}
 	return paths, nil
 }
 

@@ -24,7 +24,7 @@ func TestTimingCommand(t *testing.T) {
 	contains(t, buf.String(), "backend: Go", "[QUICK MODE — not a reproduction]", "| 332 | sparse | 50% | 68 | 34 |",
 		"| sparse 0% |", "| dense (warm-up) |", "wrote "+filepath.Join(out, "running_time.png"))
 	for _, name := range []string{"running_time.png", "running_time_step.png"} {
-		checkPNG(t, filepath.Join(out, name), 672, 432) // 7 × 4.5 in at 96 DPI
+		checkPNG(t, filepath.Join(out, name), 1050, 675) // 7 × 4.5 in at 150 dpi
 	}
 	b, err := os.ReadFile(filepath.Join(out, "timing.csv"))
 	if err != nil || strings.Count(string(b), "\n") != 7 {
@@ -44,7 +44,8 @@ func TestTimingCommand(t *testing.T) {
 	}
 	contains(t, buf.String(), "Sparse ratio 50% against 0%, T = 332, Go", "| round | 0% wall (ms) |", "| 3 |", "cheaper in ", " of 3 rounds")
 	for _, bad := range [][]string{{"-lengths", "100"}, {"-ratios", "100"}, {"-format", "html"}, {"-batch", "0", "-lengths", "166"}, {"extra"},
-		{"-paired", "100", "-ratios", "0,50"}, {"-paired", "332", "-ratios", "50"}, {"-paired", "332", "-rounds", "0"}} {
+		{"-paired", "100", "-ratios", "0,50"}, {"-paired", "332", "-ratios", "50"}, {"-paired", "332", "-rounds", "0"},
+		{"-figures", "png,gif"}, {"-dpi", "-1"}} {
 		if err := runTiming(append(bad, "-params=false", "-out", ""), &buf); err == nil {
 			t.Errorf("timing %v accepted", bad)
 		}

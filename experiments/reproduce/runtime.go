@@ -159,29 +159,7 @@ func RunningTime(p Params, lengths []int, ratios []float64) (string, *plots.Figu
 	if err := res.Markdown(&b); err != nil {
 		return "", nil, err
 	}
-	series := res.Series(true)
-	xs := make([]float64, len(res.Lengths))
-	for i, l := range res.Lengths {
-		xs[i] = float64(l)
-	}
-	keys := make([]string, 0, len(series))
-	for k := range series {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if len(series[k]) != len(xs) {
-			delete(series, k)
-		}
-		for _, v := range series[k] {
-			if math.IsNaN(v) {
-				delete(series, k)
-				break
-			}
-		}
-	}
-	meta := plots.Meta{Title: "Running time per epoch vs series length", Dataset: res.Source, Config: res.Backend, Quick: p.Quick}
-	fig, err := plots.RunningTime(meta, xs, series)
+	fig, err := res.Figure(true, p.Quick)
 	return b.String(), fig, err
 }
 

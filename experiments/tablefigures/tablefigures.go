@@ -149,20 +149,32 @@ func sweptValues(names []string, logSpaced bool) (xs []float64, ticks []string) 
 	return xs, slices.Clone(names)
 }
 
-// Sweep draws our accuracy against the swept value of t (solid, one line per
-// dataset with our runs, their average thick) and the paper's (dashed). The
-// x axis is numeric where the columns name numbers ("50%", "k=2", "L=3") and
-// categorical, with the column names, otherwise ("q=m", "hatC=C/2",
-// "Multi-Seq") or where the values are log-spaced (λ). The columns are those
-// we run plus those the paper gives per-dataset values for; the paper's
-// baseline methods are left out.
+// Sweep draws our accuracy against the swept value of t: one solid line per
+// dataset with our runs, each point the mean over its runs with a bar of ± its
+// standard error (tables.Value.SE, over folds and seeds); the paper's values
+// dashed in the same colours; and thick lines for the averages the table's
+// summary prints (Avg. Acc: over the datasets with every column complete and
+// valid; the paper's over the same datasets), ours with a band of ± its
+// standard error. The x axis is numeric where the columns name numbers
+// ("50%", "k=2", "L=3") and categorical, with the column names, otherwise
+// ("q=m", "hatC=C/2", "Multi-Seq") or where the values are log-spaced (λ).
+// The columns are those we run plus those the paper gives per-dataset values
+// for; the paper's baseline methods are left out. The caption says what the
+// bars, lines and band are and which datasets the averages cover.
 func Sweep(t *tables.Table) (*plots.Figure, error) {
 	d, err := sweepSeries(t)
 	if err != nil {
 		return nil, err
 	}
-	meta := tableMeta(t, "Accuracy vs "+d.label, d.datasets, "paper dashed")
-	return plots.SweepChart(meta, d.label, d.ticks, d.ours, d.paper)
+	meta := tableMeta(t, "Accuracy vs "+d.label, d.datasets, "solid: ours, "+seBarsNote(t)+"; dashed: the paper's values", d.averageNote)
+	var opts []plots.Option
+	if d.avgOurs != nil {
+		opts = append(opts, plots.WithAverage(*d.avgOurs))
+	}
+	if d.avgPaper != nil {
+		opts = append(opts, plots.WithPaperAverage(*d.avgPaper))
+	}
+	return plots.SweepChart(meta, d.label, d.ticks, d.ours, d.paper, opts...)
 }
 
 // sweepData is what Sweep draws.
@@ -171,6 +183,10 @@ type sweepData struct {
 	ticks       []string // nil: a numeric axis
 	ours, paper []plots.SweepSeries
 	datasets    []string // those with our runs
+	// avgOurs and avgPaper are the table's averages (nil: none);
+	// averageNote says what they are, or why there is none.
+	avgOurs, avgPaper *plots.SweepAverage
+	averageNote       string
 }
 
 // sweepSeries returns the series of Sweep.
@@ -201,6 +217,7 @@ func sweepSeries(t *tables.Table) (sweepData, error) {
 			if t.Columns[j].Measured() {
 				o.X = append(o.X, xs[i])
 				o.Y = append(o.Y, r.Ours[j].Acc)
+				o.SE = append(o.SE, r.Ours[j].SE())
 				anyOurs = anyOurs || !math.IsNaN(r.Ours[j].Acc)
 			}
 			p.Y = append(p.Y, r.Paper[j])
@@ -217,7 +234,83 @@ func sweepSeries(t *tables.Table) (sweepData, error) {
 	if len(d.ours) == 0 {
 		return d, fmt.Errorf("%w: table %s has no finished run yet (softshape sweep -table %s, or reproduce.Table)", ErrNoFigure, t.Name, t.Name)
 	}
+	d.avgOurs, d.avgPaper, d.averageNote = sweepAverages(t, cols, xs)
 	return d, nil
+}
+
+// sweepAverages returns the averages of the table's summary at the swept
+// columns cols (x values xs): ours, Summary.Ours.AvgAcc (the table's "Avg.
+// Acc", over Summary.Datasets), with the standard error of that mean from the
+// datasets' own (√ΣSE²/n; none where a dataset has a single run); the paper's,
+// Summary.Paper.AvgAcc over the same datasets. It says what they are, or why
+// there is no average.
+func sweepAverages(t *tables.Table, cols []int, xs []float64) (ours, pap *plots.SweepAverage, note string) {
+	s := t.Summary
+	if s.Ours == nil || len(s.Datasets) == 0 || len(s.Ours.AvgAcc) != len(s.OursColumns) {
+		return nil, nil, "no average: no dataset has every column complete and valid (see the table's excluded datasets)"
+	}
+	n := len(s.Datasets)
+	rows := map[string]tables.Row{}
+	for _, r := range t.Rows {
+		rows[r.Dataset] = r
+	}
+	avg := plots.SweepAverage{Label: fmt.Sprintf("average (ours), %s", plural(n, "dataset"))}
+	for i, j := range cols {
+		k := slices.Index(s.OursColumns, j)
+		if k < 0 || s.FromPaper[k] {
+			continue
+		}
+		sum := 0.0
+		for _, ds := range s.Datasets {
+			se := rows[ds].Ours[j].SE()
+			sum += se * se // NaN (a single run) leaves no band
+		}
+		avg.X = append(avg.X, xs[i])
+		avg.Y = append(avg.Y, s.Ours.AvgAcc[k])
+		avg.SE = append(avg.SE, math.Sqrt(sum)/float64(n))
+	}
+	if len(avg.X) == 0 {
+		return nil, nil, "no average: the table's summary has none of these columns"
+	}
+	ours = &avg
+	which := fmt.Sprintf("the %s with every column complete and valid (%s)", plural(n, "dataset"), strings.Join(s.Datasets, ", "))
+	if len(s.Datasets) == len(t.Rows) {
+		which = fmt.Sprintf("all %s", plural(n, "dataset"))
+	}
+	note = "thick: the mean over " + which + ", the table's Avg. Acc, band ± its SE"
+	if s.Paper != nil && len(s.PaperDatasets) > 0 {
+		pa := plots.SweepAverage{Label: "average (paper), same datasets"}
+		if len(s.PaperDatasets) < n {
+			pa.Label = fmt.Sprintf("average (paper), %d of them", len(s.PaperDatasets))
+		}
+		for i, j := range cols {
+			if k := slices.Index(s.PaperColumns, j); k >= 0 {
+				pa.X = append(pa.X, xs[i])
+				pa.Y = append(pa.Y, s.Paper.AvgAcc[k])
+			}
+		}
+		if len(pa.X) > 0 {
+			pap = &pa
+		}
+	}
+	return ours, pap, note
+}
+
+// seBarsNote says what the error bars of a table's points are.
+func seBarsNote(t *tables.Table) string {
+	runs := plural(len(t.Folds), "fold")
+	if len(t.Seeds) > 1 {
+		runs += " × " + plural(len(t.Seeds), "seed")
+	}
+	return "bars ± SE over the " + runs
+}
+
+// plural is "1 dataset", "2 datasets".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // anyPaper reports whether the paper gives a value of column j for a dataset.
@@ -340,8 +433,12 @@ func PaperCD(name string, alpha float64) (*plots.Figure, error) {
 		return nil, fmt.Errorf("%w: the paper's table %s has %d complete datasets, a critical-difference diagram needs %d",
 			ErrNoFigure, name, len(acc), MinCDDatasets)
 	}
-	meta := plots.Meta{Title: "Critical difference — " + name + ", the paper's table", Dataset: datasetsLabel(nil, len(acc)),
-		Config: "the paper's accuracies; " + wilcoxonHolm(alpha)}
+	ref := "appendix: " + name
+	if m := paperTableRef.FindString(pt.Title); m != "" {
+		ref = m
+	}
+	meta := plots.Meta{Title: "Critical difference, the paper's own numbers (" + ref + ")",
+		Config: fmt.Sprintf("%s with every column in the paper's table; the paper's accuracies; %s.", plural(len(acc), "UCR dataset"), wilcoxonHolm(alpha))}
 	return cdFigure(meta, pt.Methods, acc, alpha)
 }
 
@@ -358,39 +455,85 @@ func cdFigure(meta plots.Meta, methods []string, acc [][]float64, alpha float64)
 	return plots.CDDiagram(meta, cd.Methods, cd.AvgRanks, cd.Cliques)
 }
 
-// tableMeta is the title of a figure of t: "<what> — <table>", the datasets
-// drawn, the runs behind the numbers (folds, seeds, grid, protocol preset)
-// then notes, and the quick-mode note for quick tables.
+// tableMeta describes a figure of t: the title says what it shows and of
+// which paper table ("Accuracy vs depth L (Table 6)"), and the dataset when
+// there is one; the caption says which datasets and runs the numbers come
+// from (folds, seeds, protocol preset), then notes. Quick tables carry the
+// quick-mode note.
 func tableMeta(t *tables.Table, what string, datasets []string, notes ...string) plots.Meta {
 	seeds := make([]string, len(t.Seeds))
 	for i, s := range t.Seeds {
 		seeds[i] = strconv.FormatInt(s, 10)
 	}
-	folds := make([]string, len(t.Folds))
-	for i, f := range t.Folds {
-		folds[i] = strconv.Itoa(f)
-	}
-	cfg := fmt.Sprintf("folds %s, seeds %s, %s", strings.Join(folds, ","), strings.Join(seeds, ","), gridsLabel(t.Grids))
+	cfg := datasetsPhrase(datasets)
+	cfg += fmt.Sprintf("; %s %s, %s %s", pluralWord(len(t.Folds), "fold"), intRanges(t.Folds), pluralWord(len(t.Seeds), "seed"), strings.Join(seeds, ", "))
 	if p := protocolNames(t.Protocol); p != "" {
-		cfg += ", protocol " + p
+		cfg += "; protocol " + p
 	}
+	cfg += "."
 	for _, n := range notes {
-		cfg += "; " + n
+		if n != "" {
+			cfg += " " + strings.ToUpper(n[:1]) + n[1:] + "."
+		}
 	}
-	return plots.Meta{Title: what + " — " + t.Name, Dataset: datasetsLabel(datasets, len(datasets)), Config: cfg, Quick: t.Quick}
+	meta := plots.Meta{Title: what + " (" + tableRef(t) + ")", Config: cfg, Quick: t.Quick}
+	if len(datasets) == 1 {
+		meta.Dataset = datasets[0]
+	}
+	return meta
 }
 
-// MaxTitleGrids is the most grid hashes a title lists; a table built from
-// more sweeps (one per dataset, as the reproduction runs them) is titled
-// with their number, which keeps the title to two lines.
-const MaxTitleGrids = 2
-
-// gridsLabel names the grids of a table in a title.
-func gridsLabel(grids []string) string {
-	if len(grids) > MaxTitleGrids {
-		return fmt.Sprintf("%d grids", len(grids))
+// tableRef names the paper table of t: "Table 6", else "appendix: <name>".
+func tableRef(t *tables.Table) string {
+	if m := paperTableRef.FindString(t.Title); m != "" {
+		return m
 	}
-	return "grid " + strings.Join(grids, "+")
+	return "appendix: " + t.Name
+}
+
+// paperTableRef matches "Table 6" at the start of a paper table's title.
+var paperTableRef = regexp.MustCompile(`^Table \d+`)
+
+// datasetsPhrase names the datasets of a figure in its caption: their number
+// and, up to maxNamedDatasets, their names.
+func datasetsPhrase(ds []string) string {
+	s := plural(len(ds), "UCR dataset")
+	if len(ds) > 0 && len(ds) <= maxNamedDatasets {
+		s += " (" + strings.Join(ds, ", ") + ")"
+	}
+	return s
+}
+
+// maxNamedDatasets is the most datasets a caption names.
+const maxNamedDatasets = 8
+
+// pluralWord is noun, or its plural when n ≠ 1.
+func pluralWord(n int, noun string) string {
+	if n == 1 {
+		return noun
+	}
+	return noun + "s"
+}
+
+// intRanges writes sorted integers with runs as ranges: "1–5", "1, 3–4".
+func intRanges(xs []int) string {
+	var parts []string
+	for i := 0; i < len(xs); {
+		j := i
+		for j+1 < len(xs) && xs[j+1] == xs[j]+1 {
+			j++
+		}
+		switch {
+		case j == i:
+			parts = append(parts, strconv.Itoa(xs[i]))
+		case j == i+1:
+			parts = append(parts, strconv.Itoa(xs[i]), strconv.Itoa(xs[j]))
+		default:
+			parts = append(parts, fmt.Sprintf("%d–%d", xs[i], xs[j]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
 }
 
 // protocolNames returns the preset names of a tables.Table.Protocol ("name
@@ -405,13 +548,4 @@ func protocolNames(protocol string) string {
 		names = append(names, name)
 	}
 	return strings.Join(names, "+")
-}
-
-// datasetsLabel names the data of a figure: the dataset when there is one,
-// else their number.
-func datasetsLabel(names []string, n int) string {
-	if len(names) == 1 {
-		return names[0]
-	}
-	return fmt.Sprintf("%d UCR datasets", n)
 }

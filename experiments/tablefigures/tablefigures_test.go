@@ -3,11 +3,14 @@ package tablefigures
 import (
 	"errors"
 	"math"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/softshape-go/softshape/experiments/stats"
+	"github.com/softshape-go/softshape/experiments/sweep"
 	"github.com/softshape-go/softshape/experiments/tables"
 	"github.com/softshape-go/softshape/paper"
 	"github.com/softshape-go/softshape/plots"
@@ -69,36 +72,138 @@ func handTable(name string, n int) *tables.Table {
 		t.Rows = append(t.Rows, r)
 		s.Datasets = append(s.Datasets, r.Dataset)
 	}
-	s.Ours = &stats.Summary{Methods: cols, AvgRank: []float64{2, 2, 2}}
+	avg := make([]float64, len(cols))
+	for j := range cols {
+		for _, r := range t.Rows {
+			avg[j] += r.Ours[j].Acc / float64(n)
+		}
+	}
+	s.Ours = &stats.Summary{Methods: cols, AvgRank: []float64{2, 2, 2}, AvgAcc: avg}
 	return t
 }
 
-// TestTitles: every figure names the figure and table, the data, the runs
-// with every protocol preset, and carries the quick-mode note.
+// TestTitles: every figure's title says what it shows and of which table,
+// in one short line (and the dataset when there is one); the caption names the
+// data, the runs with every protocol preset, and the quick-mode note stays.
 func TestTitles(t *testing.T) {
 	tb := handTable("experts_k", 3)
+	tb.Title = "Table 4: number of activated experts k on 18 UCR datasets"
 	for _, k := range AllKinds() {
 		f, err := Draw(k, tb, DefaultAlpha)
 		if err != nil {
 			t.Fatalf("%s: %v", k, err)
 		}
-		for _, want := range []string{" — experts_k — ", "folds 1,2, seeds 42, grid g1, protocol reference_fresh+default", plots.QuickModeNote} {
-			if !strings.Contains(f.Title(), want) {
-				t.Errorf("%s: title %q lacks %q", k, f.Title(), want)
+		if !strings.HasSuffix(f.Title(), "(Table 4) "+plots.QuickModeNote) || strings.Contains(f.Title(), "18 UCR") || strings.Contains(f.Title(), "grid") {
+			t.Errorf("%s: title %q, want a short title ending with (Table 4) and the quick-mode note", k, f.Title())
+		}
+		for _, want := range []string{"3 UCR datasets (DA, DB, DC)", "folds 1, 2, seed 42", "protocol reference_fresh+default"} {
+			if !strings.Contains(f.Caption(), want) {
+				t.Errorf("%s: caption %q lacks %q", k, f.Caption(), want)
 			}
 		}
 	}
-	tb.Grids = []string{"g1", "g2", "g3"}
-	if f, err := Sweep(tb); err != nil || !strings.Contains(f.Title(), "seeds 42, 3 grids, protocol") {
-		t.Errorf("three grids: the title should count them: %v", err)
-	}
-	one := handTable("experts_k", 1)
-	if f, err := Sweep(one); err != nil || !strings.Contains(f.Title(), "— DA (") {
-		t.Errorf("one dataset: the title should name it: %v", err)
+	one := handTable("lambda", 1)
+	if f, err := Sweep(one); err != nil || f.Title() != "Accuracy vs MoE loss weight λ (log-spaced) (appendix: lambda) — DA "+plots.QuickModeNote {
+		t.Errorf("one dataset: the title should name it and the appendix table: %q, %v", f.Title(), err)
 	}
 	if _, err := Draw("bars", tb, DefaultAlpha); err == nil {
 		t.Error("an unknown kind was drawn")
 	}
+	if got := intRanges([]int{1, 2, 3, 4, 5}); got != "1–5" {
+		t.Errorf("intRanges(1..5) = %q", got)
+	}
+	if got := intRanges([]int{1, 3, 4, 6, 7, 8}); got != "1, 3, 4, 6–8" {
+		t.Errorf("intRanges = %q", got)
+	}
+}
+
+// TestSweepDataIsTheTables builds Table 4 (experts_k) from the committed
+// reproduction, where k = 3 and 4 are invalid on the four two-class datasets,
+// and checks what its figure draws against the table: the average at each k
+// is the table's Avg. Acc — ours, over the datasets of its summary (the two
+// with valid k ≥ 3 runs), not over the datasets that have a run at that k;
+// every dataset with runs has its series, with the standard error of each
+// point over its folds; every series is a dataset, drawn in its own
+// colour (plots.DatasetStyle).
+func TestSweepDataIsTheTables(t *testing.T) {
+	store, err := sweep.Open(filepath.Join("..", "..", "reproduction", "results", "reference_compat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := tables.Build(store, "experts_k", tables.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := tb.Summary
+	if s.Ours == nil || len(s.Datasets) < 1 || len(s.Datasets) == len(tb.Rows) {
+		t.Fatalf("the committed Table 4 should have a summary over some but not all of its %d datasets: %v", len(tb.Rows), s.Datasets)
+	}
+	d, err := sweepSeries(tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.avgOurs == nil || len(d.avgOurs.Y) != 4 {
+		t.Fatalf("average %+v, want one point per k", d.avgOurs)
+	}
+	for i, x := range d.avgOurs.X {
+		j := slices.IndexFunc(tb.Columns, func(c tables.Column) bool { return c.Name == "k="+strconv.Itoa(int(x)) })
+		k := slices.Index(s.OursColumns, j)
+		// The table's number, and the same by hand: the mean of the
+		// summary datasets' accuracies as the table prints them.
+		hand := 0.0
+		for _, ds := range s.Datasets {
+			r := tb.Rows[slices.IndexFunc(tb.Rows, func(r tables.Row) bool { return r.Dataset == ds })]
+			hand += math.Round(r.Ours[j].Acc*1e4) / 1e4
+		}
+		hand /= float64(len(s.Datasets))
+		if got := d.avgOurs.Y[i]; got != s.Ours.AvgAcc[k] || math.Abs(got-hand) > 1e-12 {
+			t.Errorf("k=%v: the figure's average %v, the table's Avg. Acc %v, by hand %v", x, got, s.Ours.AvgAcc[k], hand)
+		}
+		if se := d.avgOurs.SE[i]; !(se > 0 && se < 0.1) {
+			t.Errorf("k=%v: the average's SE %v", x, se)
+		}
+	}
+	if !strings.Contains(d.averageNote, strings.Join(s.Datasets, ", ")) {
+		t.Errorf("the caption %q does not name the averaged datasets %v", d.averageNote, s.Datasets)
+	}
+	var withRuns []string
+	for _, r := range tb.Rows {
+		if slices.ContainsFunc(r.Ours, func(v tables.Value) bool { return v.Runs > 0 }) {
+			withRuns = append(withRuns, r.Dataset)
+		}
+	}
+	if !slices.Equal(d.datasets, withRuns) || len(d.ours) != len(withRuns) {
+		t.Errorf("series of %v, datasets with runs %v", d.datasets, withRuns)
+	}
+	for _, o := range d.ours {
+		r := tb.Rows[slices.IndexFunc(tb.Rows, func(r tables.Row) bool { return r.Dataset == o.Label })]
+		if _, ok := plots.DatasetStyle(o.Label); !ok {
+			t.Errorf("series %q is not drawn in a dataset's colour", o.Label)
+		}
+		for i, y := range o.Y {
+			j := slices.IndexFunc(tb.Columns, func(c tables.Column) bool { return c.Name == "k="+strconv.Itoa(int(o.X[i])) })
+			v := r.Ours[j]
+			if !(y == v.Acc || math.IsNaN(y) && math.IsNaN(v.Acc)) {
+				t.Errorf("%s k=%v: drawn %v, table %v", o.Label, o.X[i], y, v.Acc)
+			}
+			if v.Runs >= 2 && !(o.SE[i] > 0 || o.SE[i] == 0 && allEqual(v.PerRun)) {
+				t.Errorf("%s k=%v: SE %v over %d runs", o.Label, o.X[i], o.SE[i], v.Runs)
+			}
+		}
+	}
+	if _, err := Sweep(tb); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// allEqual reports whether every run has the same accuracy.
+func allEqual(runs []tables.RunAcc) bool {
+	for _, r := range runs {
+		if r.Acc != runs[0].Acc {
+			return false
+		}
+	}
+	return true
 }
 
 // TestCDMinimum: a CD diagram needs MinCDDatasets complete datasets, and α
@@ -111,8 +216,8 @@ func TestCDMinimum(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%d datasets: %v", MinCDDatasets, err)
 	}
-	if !strings.Contains(f.Title(), "Wilcoxon–Holm α=0.1") {
-		t.Errorf("title %q does not give α", f.Title())
+	if !strings.Contains(f.Caption(), "Wilcoxon–Holm α=0.1") {
+		t.Errorf("caption %q does not give α", f.Caption())
 	}
 	for _, a := range []float64{0, 1, math.NaN()} {
 		if _, err := CD(handTable("experts_k", 4), a); err == nil || errors.Is(err, ErrNoFigure) {

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"math"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/softshape-go/softshape/experiments/sweep"
 )
 
@@ -104,6 +106,26 @@ func (ix *cellIndex) oursValue(v *Value, dataset, variant string) {
 	if v.Expected > 0 && invalid == v.Expected {
 		v.Invalid = reason
 	}
+}
+
+// SE is the standard error of Acc over the averaged runs (every fold and
+// seed recorded): their sample standard deviation over √Runs; NaN with fewer
+// than two runs.
+func (v Value) SE() float64 {
+	acc := make([]float64, len(v.PerRun))
+	for i, r := range v.PerRun {
+		acc[i] = r.Acc
+	}
+	return standardError(acc)
+}
+
+// standardError is the standard error of the mean of x: the sample standard
+// deviation over √N; NaN for fewer than two values.
+func standardError(x []float64) float64 {
+	if len(x) < 2 {
+		return math.NaN()
+	}
+	return stat.StdDev(x, nil) / math.Sqrt(float64(len(x)))
 }
 
 // mean is the mean of x, NaN when empty.

@@ -156,7 +156,8 @@ type Result struct {
 	// Lengths and Points, in measurement order (length-major).
 	Lengths []int
 	Points  []Point
-	// Fits, one per series, in the order of Labels.
+	// Fits, one per series, in the order of Labels, of the step time on
+	// Clock() (CPU time where the system measures it).
 	Fits []Fit
 }
 
@@ -171,9 +172,53 @@ func (r *Result) Labels() []string {
 	return out
 }
 
-// Series returns, for each label, the time per step (seconds) at each of
-// Lengths (NaN where not measured).
-func (r *Result) Series(epoch bool) map[string][]float64 {
+// Clock is the time a series or a fit of a Result is in.
+type Clock int
+
+const (
+	// CPUTime is the process CPU time (user + system, all threads) of a
+	// step: what the steps cost, little disturbed by other load on the
+	// machine (Point.CPU).
+	CPUTime Clock = iota
+	// WallTime is the elapsed time of a step (Point.Step), which a load
+	// spike from another process inflates.
+	WallTime
+)
+
+// String names the clock: "CPU time" or "wall time".
+func (c Clock) String() string {
+	if c == WallTime {
+		return "wall time"
+	}
+	return "CPU time"
+}
+
+// Clock returns the clock the figure and the fits use: CPUTime when every
+// point has a CPU time (the system has a process CPU clock), else WallTime.
+func (r *Result) Clock() Clock {
+	for _, p := range r.Points {
+		if p.CPU <= 0 {
+			return WallTime
+		}
+	}
+	return CPUTime
+}
+
+// seconds is the time of p on clock c, per step or (epoch) per epoch.
+func (p Point) seconds(c Clock, epoch bool) float64 {
+	d := p.Step
+	if c == CPUTime {
+		d = p.CPU
+	}
+	if epoch {
+		d *= time.Duration(p.StepsPerEpoch)
+	}
+	return d.Seconds()
+}
+
+// Series returns, for each label, the time per step (or per epoch) in
+// seconds on clock c at each of Lengths (NaN where not measured).
+func (r *Result) Series(epoch bool, c Clock) map[string][]float64 {
 	out := map[string][]float64{}
 	for _, l := range r.Labels() {
 		ys := make([]float64, len(r.Lengths))
@@ -184,11 +229,7 @@ func (r *Result) Series(epoch bool) map[string][]float64 {
 	}
 	for _, p := range r.Points {
 		i := slices.Index(r.Lengths, p.Length)
-		v := p.Step.Seconds()
-		if epoch {
-			v = p.Epoch.Seconds()
-		}
-		out[p.Label()][i] = v
+		out[p.Label()][i] = p.seconds(c, epoch)
 	}
 	return out
 }
@@ -463,12 +504,13 @@ func Measure(opts Options) (*Result, error) {
 		x.FinalizeAll()
 		y.FinalizeAll()
 	}
+	clock := res.Clock()
 	for _, l := range res.Labels() {
 		var xs, ys []float64
 		for _, p := range res.Points {
 			if p.Label() == l {
 				xs = append(xs, float64(p.Length))
-				ys = append(ys, p.Step.Seconds())
+				ys = append(ys, p.seconds(clock, false))
 			}
 		}
 		res.Fits = append(res.Fits, LinearFit(l, xs, ys))
@@ -567,7 +609,8 @@ func (r *Result) Markdown(w io.Writer) error {
 		fmt.Fprintf(&b, "| %d | %s | %s | %d | %d | %d | %.2f | %.1f | %.1f | %.1f | %.1f |\n", p.Length, p.Phase, ratio, p.NumShapes, p.Kept,
 			p.Params, p.Compile.Seconds(), ms(p.Step), ms(p.Min), ms(p.CPU), p.Epoch.Seconds())
 	}
-	b.WriteString("\nLinear fit of the time per step against T:\n\n| series | intercept (ms) | slope (ms per 1000 steps of T) | R² | points |\n|---|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&b, "\nLinear fit of the step %s against T (the figure's):\n\n", r.Clock())
+	b.WriteString("| series | intercept (ms) | slope (ms per 1000 steps of T) | R² | points |\n|---|---:|---:|---:|---:|\n")
 	for _, f := range r.Fits {
 		fmt.Fprintf(&b, "| %s | %.1f | %.1f | %.4f | %d |\n", f.Label, f.Intercept*1e3, f.Slope*1e6, f.R2, f.N)
 	}

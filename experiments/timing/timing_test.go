@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -94,8 +95,43 @@ func TestMeasureResult(t *testing.T) {
 	if cpu := hostinfo.CPU(); res.CPU != cpu || !strings.Contains(md.String(), "CPU: "+cpu+".") || !strings.HasSuffix(strings.SplitN(csv.String(), "\n", 3)[1], fmt.Sprintf("%q", cpu)) {
 		t.Errorf("CPU %q not named in the result, its table and each CSV row (want %q)", res.CPU, cpu)
 	}
-	if s := res.Series(true); len(s) != 2 || len(s["sparse 50%"]) != 2 {
+	if s := res.Series(true, res.Clock()); len(s) != 2 || len(s["sparse 50%"]) != 2 {
 		t.Errorf("series %v", s)
+	}
+}
+
+// TestSeriesClock: the figure's series and the fits are in process CPU time
+// where every point has one (a load spike inflates wall time, not CPU
+// time), else in wall time, and the figure says which.
+func TestSeriesClock(t *testing.T) {
+	ms := time.Millisecond
+	r := &Result{Source: "CBF-generated", Backend: "go", CPU: "test CPU", Batch: 4, Steps: 3, Lengths: []int{166, 332},
+		Points: []Point{
+			{Length: 166, Phase: softshape.Dense, Ratio: math.NaN(), Step: 10 * ms, CPU: 18 * ms, StepsPerEpoch: 5},
+			{Length: 332, Phase: softshape.Dense, Ratio: math.NaN(), Step: 90 * ms, CPU: 36 * ms, StepsPerEpoch: 5}, // a load spike
+		}}
+	if r.Clock() != CPUTime {
+		t.Fatalf("clock %v with every CPU time measured", r.Clock())
+	}
+	if got := r.Series(true, CPUTime)["dense (warm-up)"]; !slices.Equal(got, []float64{0.09, 0.18}) {
+		t.Errorf("CPU time per epoch %v, want [0.09 0.18] (5 steps × 18 and 36 ms)", got)
+	}
+	if got := r.Series(false, WallTime)["dense (warm-up)"]; !slices.Equal(got, []float64{0.01, 0.09}) {
+		t.Errorf("wall time per step %v, want [0.01 0.09]", got)
+	}
+	f, err := r.Figure(true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(f.Caption(), "process CPU time") || !strings.Contains(f.Caption(), "test CPU") {
+		t.Errorf("caption %q does not say the times are CPU times, nor where", f.Caption())
+	}
+	r.Points[1].CPU = 0 // no CPU clock
+	if r.Clock() != WallTime {
+		t.Errorf("clock %v with a CPU time missing", r.Clock())
+	}
+	if f, err := r.Figure(false, false); err != nil || !strings.Contains(f.Caption(), "wall time") {
+		t.Errorf("wall-time figure: %v, caption %q", err, f.Caption())
 	}
 }
 

@@ -34,14 +34,24 @@ func TrainingCurves(meta plots.Meta, fr *softshape.FoldResult, warmUp int) (*plo
 
 // Attention draws the MIL attention map of series x (already normalised as the
 // model saw it): each region coloured by the attention score of the shapes
-// covering it, with the per-shape scores below.
+// covering it, with the per-shape scores below. The scores are sigmoids, so
+// the colour scale is fixed at their range 0–1 (white at 0.5): near-uniform
+// attention (0.50–0.52) looks uniform, not sharply localised, and two maps
+// compare colour for colour.
 func Attention(meta plots.Meta, m *softshape.Trained, x []float32) (*plots.Figure, error) {
 	in, err := m.Interpret([][]float32{x})
 	if err != nil {
 		return nil, fmt.Errorf("attention map: %w", err)
 	}
-	return plots.AttentionMap(meta, toF64(x), toF64(in.ShapeScores[0]), in.ShapeLen, in.Stride)
+	return plots.AttentionMap(meta, toF64(x), toF64(in.ShapeScores[0]), in.ShapeLen, in.Stride, plots.WithScoreRange(ScoreMin, ScoreMax))
 }
+
+// ScoreMin and ScoreMax are the range of SoftShape's attention scores (a
+// sigmoid), the fixed colour scale of Attention.
+const (
+	ScoreMin = 0.0
+	ScoreMax = 1.0
+)
 
 // FirstOfClass returns the index of the first series of class c in y, or an
 // error naming the class when there is none.

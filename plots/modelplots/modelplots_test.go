@@ -3,6 +3,7 @@ package modelplots
 import (
 	"bytes"
 	"image/png"
+	"strings"
 	"testing"
 
 	"github.com/softshape-go/softshape/data"
@@ -53,6 +54,9 @@ func TestFiguresFromATrainedModel(t *testing.T) {
 	}
 	f, err = Attention(meta, trained, fd.TestX[i])
 	check("attention", f, err)
+	if !strings.Contains(f.Caption(), "Colour scale fixed at 0.00–1.00") {
+		t.Errorf("attention caption %q: the colour scale should be the sigmoid's fixed range", f.Caption())
+	}
 	f, err = StageTSNE(meta, trained, fd.TrainX, fd.TrainY, ds.ClassNames, tsne.Options{Seed: 1, Iterations: 300})
 	check("t-SNE", f, err)
 	if _, err := FirstOfClass(fd.TestY, 9); err == nil {
