@@ -6,6 +6,7 @@
 #   bash notebooks/setup.sh --no-start   # install only
 #   bash notebooks/setup.sh --headless   # install only, with the headless kernel spec
 #                                        # (what run-headless.sh and CI use)
+#   bash notebooks/setup.sh --no-onnx    # leave ONNX Runtime out (the notebooks run on pure Go)
 #
 # Installs: Jupyter (Debian packages jupyter-notebook, jupyter-nbconvert,
 # python3-ipykernel) when `jupyter` is missing, through apt (as root or with
@@ -13,7 +14,10 @@
 # go.mod, built from the module cache (the proxy may refuse `go install
 # ...@version` version lists); goimports at a pinned version (GoNB needs it
 # for every cell); and the GoNB kernel spec into notebooks/.jupyter
-# (JUPYTER_DATA_DIR), so nothing is written to your home's Jupyter folders.
+# (JUPYTER_DATA_DIR), so nothing is written to your home's Jupyter folders;
+# and ONNX Runtime's CPU library with scripts/install-onnxruntime.sh (no root;
+# GitHub, else the npm registry), the fast backend the notebooks build with
+# (`%goflags -tags=onnx`, needs cgo) and pick by default (Backend "fastest").
 # The interactive kernel reports compile errors as GoNB's HTML, mapped to the
 # cell's lines; --headless installs a second spec into notebooks/.jupyter-headless
 # with GoNB's --raw_error (plain-text errors, which check_outputs.py reads).
@@ -23,12 +27,14 @@ REPO="$(cd "$NB_DIR/.." && pwd)"
 GOIMPORTS_VERSION=v0.52.0
 START=1
 HEADLESS=0
+ONNX=1
 for a in "$@"; do
   case "$a" in
     --no-start) START=0 ;;
     --headless) START=0; HEADLESS=1 ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
-    *) echo "setup.sh: unknown option $a (use --no-start or --headless)" >&2; exit 2 ;;
+    --no-onnx) ONNX=0 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
+    *) echo "setup.sh: unknown option $a (use --no-start, --headless or --no-onnx)" >&2; exit 2 ;;
   esac
 done
 
@@ -68,6 +74,22 @@ fi
 if ! command -v goimports >/dev/null 2>&1; then
   say "installing goimports $GOIMPORTS_VERSION"
   (cd /tmp && GOFLAGS= go install "golang.org/x/tools/cmd/goimports@$GOIMPORTS_VERSION")
+fi
+
+# --- ONNX Runtime: the notebooks' fast CPU backend -------------------------------
+# The cells build with `%goflags -tags=onnx` (set-up cell) and Backend "fastest":
+# ONNX Runtime when cgo works and the library is found (softshape.FindONNXRuntime
+# looks where the installer puts it), else pure Go with a one-line hint.
+if [ "$ONNX" = 1 ]; then
+  if ORT_LIB="$("$REPO/scripts/install-onnxruntime.sh" --print-path -q)"; then
+    if [ "$(go env CGO_ENABLED)" = 1 ]; then
+      say "ONNX Runtime: $ORT_LIB; the notebooks run on it (Backend \"fastest\")"
+    else
+      say "ONNX Runtime: $ORT_LIB, but cgo is off (no C compiler): the notebooks run on pure Go; install gcc (apt-get install gcc) for ONNX Runtime" >&2
+    fi
+  else
+    say "ONNX Runtime could not be installed (offline?): the notebooks run on pure Go; run scripts/install-onnxruntime.sh later for several times faster CPU training" >&2
+  fi
 fi
 
 # --- Kernel spec, project-local ------------------------------------------------
