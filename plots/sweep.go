@@ -171,6 +171,9 @@ func SweepChart(meta Meta, xLabel string, xTicks []string, ours []SweepSeries, p
 	}
 
 	lay := sweepLayout(append(slices.Clone(oursC), paperC...), distinctX)
+	for _, o := range oursC {
+		lay.shared = lay.shared || slices.ContainsFunc(paperC, func(p SweepSeries) bool { return p.Label == o.Label })
+	}
 
 	body := func(c draw.Canvas) error {
 		p := newPlot()
@@ -235,8 +238,8 @@ func SweepChart(meta Meta, xLabel string, xTicks []string, ours []SweepSeries, p
 			ls := lineStyle(rgb(hexLightGrey), 1.5, nil)
 			items = append(items, legendItem{label: fmt.Sprintf("%d datasets", len(lay.labels)), thumbs: thumbs(ls, nil)})
 		}
-		// Style keys: solid is ours, dashed the paper.
-		if len(oursC) > 0 && len(paperC) > 0 {
+		// Style keys, where a label has both: solid is ours, dashed the paper.
+		if lay.shared {
 			items = append(items, legendItem{label: "ours", thumbs: thumbs(lineStyle(rgb(hexGrey), 1.5, nil), nil)})
 			items = append(items, legendItem{label: "paper", thumbs: thumbs(lineStyle(rgb(hexGrey), 1.5, paperDashes()), nil)})
 		}
@@ -283,6 +286,9 @@ type sweepLayoutResult struct {
 	dodge    map[string]float64
 	// spread is the distance between the leftmost and rightmost shift.
 	spread float64
+	// shared tells whether a label has both an ours and a paper series
+	// (then the legend explains solid and dashed).
+	shared bool
 }
 
 // sweepLayout gives each label of ss its style and shift: a UCR dataset its

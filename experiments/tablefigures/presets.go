@@ -15,7 +15,8 @@ import (
 // presets (tables.Compare) against the swept value: ours under each preset
 // (solid, one colour each) and the paper's (dashed), each the mean over the
 // datasets complete under both presets (Comparison.Common), on the columns
-// measured under both. With no such dataset it says what is missing.
+// measured under both. The title is short; the caption names the datasets,
+// the runs and the presets. With no such dataset it says what is missing.
 func Presets(c *tables.Comparison) (*plots.Figure, error) {
 	if len(c.Common) == 0 || len(c.SummaryColumns) == 0 {
 		return nil, fmt.Errorf("%w: table %s has no dataset complete under both %s and %s yet", ErrNoFigure, c.Name, c.Labels[0], c.Labels[1])
@@ -40,23 +41,24 @@ func Presets(c *tables.Comparison) (*plots.Figure, error) {
 			paper = append(paper, plots.SweepSeries{Label: "paper", X: xs, Y: y})
 		}
 	}
-	var folds []string
-	var seeds []int64
-	for _, t := range c.Tables {
-		if t != nil {
-			for _, f := range t.Folds {
-				folds = append(folds, strconv.Itoa(f))
-			}
-			seeds = t.Seeds
+	var t *tables.Table
+	for _, tb := range c.Tables {
+		if tb != nil {
+			t = tb
 			break
 		}
 	}
-	seedNames := make([]string, len(seeds))
-	for i, s := range seeds {
-		seedNames[i] = strconv.FormatInt(s, 10)
+	meta := plots.Meta{Title: "Accuracy vs " + label + ", two protocols"}
+	caption := fmt.Sprintf("Each line the mean over the %s complete under both presets (%s), the tables' Avg. Acc", plural(len(c.Common), "dataset"), strings.Join(c.Common, ", "))
+	if t != nil {
+		meta.Title += " (" + tableRef(t) + ")"
+		meta.Quick = t.Quick
+		seeds := make([]string, len(t.Seeds))
+		for i, s := range t.Seeds {
+			seeds[i] = strconv.FormatInt(s, 10)
+		}
+		caption += fmt.Sprintf("; %s %s, %s %s", pluralWord(len(t.Folds), "fold"), intRanges(t.Folds), pluralWord(len(t.Seeds), "seed"), strings.Join(seeds, ", "))
 	}
-	meta := plots.Meta{Title: "Accuracy vs " + label + " — " + c.Name + ": " + c.Labels[0] + " and " + c.Labels[1] + " beside the paper",
-		Dataset: fmt.Sprintf("mean over %d datasets complete under both", len(c.Common)),
-		Config:  fmt.Sprintf("folds %s, seeds %s; paper dashed", strings.Join(folds, ","), strings.Join(seedNames, ","))}
+	meta.Config = caption + fmt.Sprintf(". Solid: ours under %s and %s; dashed: the paper's, over the same datasets.", c.Labels[0], c.Labels[1])
 	return plots.SweepChart(meta, label, ticks, ours, paper, plots.WithoutAverage())
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/softshape-go/softshape/experiments/tables"
+	"github.com/softshape-go/softshape/plots"
 )
 
 // TestPresets: the comparison figure draws ours under both presets and the
@@ -31,9 +32,12 @@ func TestPresets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"experts_k: reference_compat and reference_fresh beside the paper", "mean over 3 datasets complete under both"} {
-		if !strings.Contains(f.Title(), want) {
-			t.Errorf("title %q lacks %q", f.Title(), want)
+	if want := "Accuracy vs activated experts k, two protocols (appendix: experts_k) " + plots.QuickModeNote; f.Title() != want {
+		t.Errorf("title %q, want %q", f.Title(), want)
+	}
+	for _, want := range []string{"mean over the 3 datasets complete under both presets (DA, DB, DC)", "folds 1, 2, seed 42", "ours under reference_compat and reference_fresh"} {
+		if !strings.Contains(f.Caption(), want) {
+			t.Errorf("caption %q lacks %q", f.Caption(), want)
 		}
 	}
 	if _, err := f.PNG(f.Size()); err != nil {
