@@ -123,10 +123,10 @@ func epochOrder(rows []*epochRow) string {
 	for _, r := range byTime[i+1:] {
 		slower = append(slower, r.variant)
 	}
-	return s + fmt.Sprintf(" 0%% took less time per epoch than %s: at the authors' schedule (`moe_layers=sparse`) a sparse ratio of 0%% merges nothing and runs no MoE, "+
-		"while every other ratio adds the merge and the MoE to the last layer, which on series this short can cost more than the fused shapes save "+
-		"(and wall times on a shared machine vary by up to 2×). "+
-		"The paper's claim that the running time falls as the sparse ratio grows is about long series (Fig 3, below; README, \"Running time\").", strings.Join(slower, ", "))
+	return s + fmt.Sprintf(" 0%% took less time per epoch than %s. Two causes are known: at the authors' schedule (`moe_layers=sparse`) a sparse ratio of 0%% merges nothing and runs no MoE, "+
+		"while every other ratio adds the merge and the MoE to the last layer, a fixed cost that fusing a few shapes of short series does not recover; "+
+		"and these are wall times on a shared machine, which vary by up to 2× (README, \"Running time\", compares the ratios step by step in CPU time). "+
+		"The paper's claim that the running time falls as the sparse ratio grows is about long series (Fig 3, below).", strings.Join(slower, ", "))
 }
 
 // RunningTime measures the time of a training step against the series length

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/experiments/tablefigures"
 	"github.com/softshape-go/softshape/reproduction"
 )
 
@@ -46,13 +48,23 @@ func ShowTable(ctx context.Context, name string, p Params) {
 func ShowFigures(ctx context.Context, name string, p Params) {
 	if p.fullWithoutResults() {
 		c, err := CommittedTables(name)
-		if errors.Is(err, ErrNotCommitted) {
-			Markdown(fmt.Sprintf("*No figures of %s: %s*", name, mdLine(err.Error())))
-			return
-		} else if err != nil {
+		var figs []Named
+		switch {
+		case errors.Is(err, ErrNotCommitted):
+			// Each figure's place says why it is empty.
+			why := fmt.Errorf("%w: no committed full-protocol runs of %s yet (the table above names the command that makes them)", ErrNoFigure, name)
+			figs = append(figs, Named{Name: name + "_" + string(tablefigures.KindSweep), Err: why})
+			for _, k := range tablefigures.Kinds(name) {
+				if k != tablefigures.KindSweep {
+					figs = append(figs, Named{Name: name + "_" + string(k), Err: why})
+				}
+			}
+		case err != nil:
 			panic(err)
+		default:
+			figs = c.Figures()
 		}
-		for _, n := range c.Figures() {
+		for _, n := range figs {
 			ShowFigure(p.FigureDir(), n.Name, n.Figure, n.Err)
 		}
 		return
@@ -153,7 +165,7 @@ func ShowRunningTime(p Params) {
 		lengths = []int{166, 332}
 	}
 	if p.TrainingOff() {
-		showNotTrained(markMarkdown, fmt.Sprintf("time training steps at T = %v on this machine (minutes; README, \"Running time\", gives measured numbers, and `softshape timing` measures them from the command line)", lengths))
+		showNotTrained(markMarkdown, fmt.Sprintf("time training steps at T = %s on this machine (minutes; README, \"Running time\", gives measured numbers, and `softshape timing` measures them from the command line)", joinInts(lengths)))
 		return
 	}
 	md, fig, err := RunningTime(p, lengths, nil)
@@ -218,4 +230,13 @@ func ShowCompat(ctx context.Context, p Params) {
 		panic(err)
 	}
 	c.Show()
+}
+
+// joinInts lists numbers: "166, 830, 1660".
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ", ")
 }
