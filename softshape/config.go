@@ -438,7 +438,7 @@ func (c Config) Resolve(seriesLen, numClasses, refShapeLen int) (Shape, error) {
 		return s, fmt.Errorf("number of classes C=%d: must be ≥ 2", numClasses)
 	}
 	if math.IsNaN(c.SparseRatio) || c.SparseRatio < 0 || c.SparseRatio >= 1 {
-		return s, fmt.Errorf("%s=%g: the sparse ratio η must be in [0, 1)", ParamSparseRatio, c.SparseRatio)
+		return s, fmt.Errorf("%s=%g: the sparse ratio 1−η must be in [0, 1)", ParamSparseRatio, c.SparseRatio)
 	}
 	if c.Depth < 1 {
 		return s, fmt.Errorf("%s=%d: the depth L must be ≥ 1", ParamDepth, c.Depth)

@@ -13,7 +13,7 @@ import (
 type Setting struct {
 	// Name is the name in the settings syntax ("sparse_ratio").
 	Name string
-	// Symbol is the paper's symbol ("η"), "" where the paper has none.
+	// Symbol is the paper's symbol ("k", "1−η"), "" where the paper has none.
 	Symbol string
 	// Doc says what the setting does, in one line.
 	Doc string
@@ -44,7 +44,7 @@ func (s Setting) Value(c Config) any {
 // (the order is part of each run's configuration hash: append, never reorder).
 func Settings() []Setting {
 	return []Setting{
-		{ParamSparseRatio, "η", "fraction of the shapes fused into one embedding by the last layer, in [0, 1) (Table 3)", nil, func(c *Config) any { return &c.SparseRatio }},
+		{ParamSparseRatio, "1−η", "sparse ratio: fraction of the shapes fused into one embedding by the last layer, in [0, 1) (Table 3; the paper keeps the top η)", nil, func(c *Config) any { return &c.SparseRatio }},
 		{ParamExpertsK, "k", "experts each shape is routed to, 1 ≤ k ≤ Ĉ (Table 4)", nil, func(c *Config) any { return &c.ExpertsK }},
 		{ParamNumExperts, "Ĉ", "number of experts: an integer, `C` (classes, the authors'), `C/2` or `2C` (appendix)", nil, func(c *Config) any { return (*string)(&c.NumExperts) }},
 		{ParamStride, "q", "shape stride: an integer ≥ 1, `m` (no overlap) or `auto` (4; the authors' q = min(2, m) when m ≤ 4) (Table 5)", nil, func(c *Config) any { return (*string)(&c.Stride) }},
@@ -56,7 +56,7 @@ func Settings() []Setting {
 		{ParamDropout, "", "dropout rate (positional embedding, experts, final layer)", nil, func(c *Config) any { return &c.Dropout }},
 		{ParamMoELossWeight, "λ", "weight of the MoE importance and load losses (appendix)", nil, func(c *Config) any { return &c.MoELossWeight }},
 		{ParamInceptionKernel, "", "largest Inception kernel (40 gives kernels 39, 19, 9)", nil, func(c *Config) any { return &c.InceptionKernel }},
-		{ParamSchedule, "", "how sparsification spreads over the layers: the authors' merge fractions linspace(0, η, L), or η in every layer (the paper's literal reading)", allowed(ScheduleReference, ScheduleEveryLayer), func(c *Config) any { return (*string)(&c.Schedule) }},
+		{ParamSchedule, "", "how sparsification spreads over the layers: the authors' merge fractions linspace(0, 1−η, L), or the sparse ratio 1−η in every layer (the paper's literal reading)", allowed(ScheduleReference, ScheduleEveryLayer), func(c *Config) any { return (*string)(&c.Schedule) }},
 		{ParamMoELayers, "", "where the MoE runs: only in layers that merge, never in warm-up (the authors'), or in every layer", allowed(MoELayersSparse, MoELayersAll), func(c *Config) any { return (*string)(&c.MoELayers) }},
 		{ParamFusedToken, "", "append the score-weighted sum of the merged shapes as one fused token (false: ablation w/o Soft Sparse, Table 2)", nil, func(c *Config) any { return &c.FusedToken }},
 		{ParamIntra, "", "MoE intra-shape learning (false: ablation w/o Intra, Table 2)", nil, func(c *Config) any { return &c.Intra }},
