@@ -1,0 +1,94 @@
+package softshape
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/softshape-go/softshape/internal/hostinfo"
+)
+
+// BenchmarkWholeRun times whole training runs, every fold of the protocol,
+// with the model's plain graphs and with its speed forms (RunOptions.Plain),
+// the two arms alternating in one process so that their ratio survives a
+// loaded machine. Per dataset and round it logs each arm's wall and process
+// CPU time, the mean test accuracy, and the ratio fast/plain of both times.
+//
+// Settings (environment): SOFTSHAPE_WHOLERUN_DATASETS (default
+// MiddlePhalanxTW,ArrowHead; UCR names, bundled or under the shared data
+// folder), SOFTSHAPE_WHOLERUN_EPOCHS (default 20, the first half dense
+// warm-up; 500 is the full protocol with its 150 warm-up epochs and early
+// stopping), SOFTSHAPE_WHOLERUN_PROTOCOL (default reference_fresh),
+// SOFTSHAPE_WHOLERUN_ROUNDS (default 2), SOFTSHAPE_WHOLERUN_FOLDS (default
+// 5, the first folds), SOFTSHAPE_WHOLERUN_ARMS (default "plain,fast").
+// The backend is $GOMLX_BACKEND, else ONNX Runtime when compiled in and
+// installed, else pure Go; ONNX Runtime gets one thread per CPU the process
+// may use, so run it under taskset -c 0 for the one-core figures:
+//
+//	eval "$(scripts/install-onnxruntime.sh)"
+//	GOEXPERIMENT=simd taskset -c 0 go test -tags onnx -run '^$' -bench WholeRun -benchtime 1x ./softshape/
+func BenchmarkWholeRun(b *testing.B) {
+	names := strings.Split(envOr("SOFTSHAPE_WHOLERUN_DATASETS", "MiddlePhalanxTW,ArrowHead"), ",")
+	epochs := envInt(b, "SOFTSHAPE_WHOLERUN_EPOCHS", 20)
+	rounds := envInt(b, "SOFTSHAPE_WHOLERUN_ROUNDS", 2)
+	numFolds := envInt(b, "SOFTSHAPE_WHOLERUN_FOLDS", ProtocolFolds)
+	arms := envList(b, "SOFTSHAPE_WHOLERUN_ARMS", "plain,fast", func(f string) (bool, error) {
+		switch f {
+		case "plain":
+			return true, nil
+		case "fast":
+			return false, nil
+		}
+		return false, fmt.Errorf("%q: want plain or fast", f)
+	})
+	protocol := envOr("SOFTSHAPE_WHOLERUN_PROTOCOL", ProtocolReferenceFresh)
+	p, err := Preset(protocol)
+	if err != nil {
+		b.Fatal(err)
+	}
+	bbs := benchBackends()
+	bb := bbs[len(bbs)-1] // $GOMLX_BACKEND, else ONNX Runtime, else pure Go
+	backend := bb.get(b)
+	folds := make([]int, min(numFolds, ProtocolFolds))
+	for i := range folds {
+		folds[i] = i
+	}
+	armName := func(plain bool) string {
+		if plain {
+			return "plain"
+		}
+		return "fast"
+	}
+	for range b.N {
+		var out strings.Builder
+		fmt.Fprintf(&out, "backend %s, %s, %d epochs, %d folds\n", backend.Description(), protocol, epochs, len(folds))
+		fmt.Fprintf(&out, "%-18s %5s %6s %9s %9s %7s %10s %10s\n", "dataset", "round", "arm", "wall", "cpu", "acc", "wall/first", "cpu/first")
+		for _, name := range names {
+			ds := loadUCR(b, name)
+			cfg := DefaultConfig().WithProtocol(p)
+			cfg.Epochs, cfg.WarmUpEpochs = epochs, min(epochs/2, DefaultConfig().WarmUpEpochs)
+			for r := range max(rounds, 1) {
+				var firstWall, firstCPU time.Duration
+				for i, plain := range arms {
+					cpu0, t0 := hostinfo.ProcessCPU(), time.Now()
+					res, err := Train(ds, cfg, RunOptions{Backend: backend, Seed: 42, Folds: folds, MaxRuns: 1,
+						RefShapeLen: RefShapeLength(ds.Name, ds.Length), Plain: plain})
+					if err != nil {
+						b.Fatalf("%s, %s: %v", name, armName(plain), err)
+					}
+					wall, cpu := time.Since(t0), hostinfo.ProcessCPU()-cpu0
+					if i == 0 {
+						firstWall, firstCPU = wall, cpu
+					}
+					line := fmt.Sprintf("%-18s %5d %6s %8.1fs %8.1fs %7.4f %9.3f× %9.3f×\n", name, r+1, armName(plain),
+						wall.Seconds(), cpu.Seconds(), res.MeanAcc, wall.Seconds()/firstWall.Seconds(), cpu.Seconds()/firstCPU.Seconds())
+					fmt.Fprint(os.Stderr, line)
+					out.WriteString(line)
+				}
+			}
+		}
+		b.Logf("whole runs, arms alternating; wall/first and cpu/first are this arm's time over the round's first arm's:\n%s", out.String())
+	}
+}
