@@ -265,7 +265,7 @@ func fastestCandidates(onnxIn bool, onnxLib string, xlaIn, xlaPlugin bool) ([]st
 	case onnxIn && onnxLib != "":
 	case !onnxIn && onnxLib != "":
 		note = "ONNX Runtime is installed (" + onnxLib + ") but this binary was built without it: rebuild with `-tags onnx` " +
-			"(e.g. `go build -tags onnx ./cmd/softshape`) for ≈5× faster CPU training"
+			"and cgo (e.g. `CGO_ENABLED=1 go build -tags onnx ./cmd/softshape`, which needs a C compiler) for ≈5× faster CPU training"
 	case onnxIn:
 		note = "ONNX Runtime is compiled in but its library was not found: run scripts/install-onnxruntime.sh " +
 			"(or set " + ONNXLibraryEnvVar + ") for ≈5× faster CPU training"

@@ -120,7 +120,7 @@ func runFidelityGrid(stdout io.Writer, grid *sweep.Grid, dir, dataRoot, backendN
 	if err := store.SaveGrid(grid); err != nil {
 		return err
 	}
-	backend, err := softshape.NewBackend(backendName)
+	backend, err := softshape.NewBackend(cliBackend(backendName))
 	if err != nil {
 		return fmt.Errorf("-backend: %w", err)
 	}

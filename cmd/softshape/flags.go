@@ -10,12 +10,30 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gomlx/compute"
+
 	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/softshape"
 )
 
 // backendHelp documents every -backend flag.
-const backendHelp = "GoMLX backend: go, onnx:cpu (binary built with -tags onnx), xla:cpu, xla:cuda, or fastest (the fastest one built in and installed); default $GOMLX_BACKEND, else go"
+const backendHelp = "GoMLX backend: go, onnx:cpu (binary built with -tags onnx), xla:cpu, xla:cuda, or fastest (the fastest one built in and installed); default $GOMLX_BACKEND, else fastest"
+
+// cliBackend is the backend config a command runs on: its -backend flag,
+// else $GOMLX_BACKEND, else softshape.FastestBackend: ONNX Runtime in a binary
+// built with -tags onnx where its library is installed, else XLA on CPU where
+// a PJRT plugin is, else pure Go, saying on stderr in one line what would be
+// faster. A CGO_ENABLED=0 build has neither ONNX Runtime nor XLA, and runs on
+// pure Go.
+func cliBackend(flagValue string) string {
+	if v := strings.TrimSpace(flagValue); v != "" {
+		return v
+	}
+	if v := strings.TrimSpace(os.Getenv(compute.ConfigEnvVar)); v != "" {
+		return v
+	}
+	return softshape.FastestBackend
+}
 
 // runFlags are the flags shared by the commands that train: where the data is,
 // which folds, which backend, and whether downloading is allowed.

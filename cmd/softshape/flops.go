@@ -56,7 +56,7 @@ func runFLOPs(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	backend, err := softshape.NewBackend(*backendName)
+	backend, err := softshape.NewBackend(cliBackend(*backendName))
 	if err != nil {
 		return err
 	}

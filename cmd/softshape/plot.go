@@ -284,7 +284,7 @@ func plotCurves(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		backend, err := softshape.NewBackend(*rf.backend)
+		backend, err := softshape.NewBackend(cliBackend(*rf.backend))
 		if err != nil {
 			return err
 		}
@@ -377,7 +377,7 @@ func plotModel(kind string, args []string, stdout io.Writer) error {
 	if err := checkDataRoot(fs, *rf.dataRoot); err != nil {
 		return err
 	}
-	backend, err := softshape.NewBackend(*rf.backend)
+	backend, err := softshape.NewBackend(cliBackend(*rf.backend))
 	if err != nil {
 		return err
 	}

@@ -124,13 +124,13 @@ func runSweep(args []string, stdout io.Writer) error {
 	if err := store.SaveGrid(grid); err != nil {
 		return err
 	}
-	plan, err := sweep.PlanWorkers(*workers, *rf.backend, runtime.GOMAXPROCS(0), len(cells))
+	plan, err := sweep.PlanWorkers(*workers, cliBackend(*rf.backend), runtime.GOMAXPROCS(0), len(cells))
 	if err != nil {
 		return fmt.Errorf("-workers: %w", err)
 	}
 	r := &sweep.Runner{Store: store, DataRoot: *rf.dataRoot, Offline: *rf.offline, Log: stdout, NoReuse: *noReuse, RetryFailed: *retry,
 		MaxRuns: *maxRuns, StoppedRuns: stopped, RunAxis: runAxis.mode}
-	backend, err := plan.Apply(r, *rf.backend)
+	backend, err := plan.Apply(r, cliBackend(*rf.backend))
 	if err != nil {
 		return fmt.Errorf("-backend: %w", err)
 	}

@@ -109,7 +109,7 @@ func runTiming(args []string, stdout io.Writer) error {
 		return fmt.Errorf("-set %s: timing takes the sparse ratios from -ratios (percent), which would override it; leave it out of -set", softshape.ParamSparseRatio)
 	}
 	opts.Config = &cfg
-	if opts.Backend, err = softshape.NewBackend(*backendName); err != nil {
+	if opts.Backend, err = softshape.NewBackend(cliBackend(*backendName)); err != nil {
 		return err
 	}
 	// Status lines go to stderr when stdout carries CSV.

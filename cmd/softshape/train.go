@@ -71,7 +71,7 @@ func runTrain(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	backend, err := softshape.NewBackend(*rf.backend)
+	backend, err := softshape.NewBackend(cliBackend(*rf.backend))
 	if err != nil {
 		return err
 	}

@@ -67,7 +67,7 @@ func runVariants(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	backend, err := softshape.NewBackend(*backendName)
+	backend, err := softshape.NewBackend(cliBackend(*backendName))
 	if err != nil {
 		return err
 	}
