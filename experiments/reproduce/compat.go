@@ -15,6 +15,7 @@ import (
 
 	"github.com/softshape-go/softshape/experiments/stats"
 	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/experiments/tables"
 	"github.com/softshape-go/softshape/paper"
 	"github.com/softshape-go/softshape/plots"
 	"github.com/softshape-go/softshape/softshape"
@@ -193,11 +194,10 @@ func (c *CompatResult) Markdown() string {
 	}
 	fmt.Fprintf(&b, "### %s\n\nMean test accuracy over folds %v and seeds %v (softshape.Train, the whole protocol per dataset). Off = this project's default protocol.\n\n", title, c.Params.folds(), c.Params.Seeds)
 	b.WriteString("| Dataset | default (off) | reference_compat (on) | Δ on − off |\n|---|---:|---:|---:|\n")
-	var off, on []float64
 	for _, r := range c.Rows {
 		fmt.Fprintf(&b, "| %s | %.4f | %.4f | %+.4f |\n", r.Dataset, r.Off, r.On, r.On-r.Off)
-		off, on = append(off, math.Round(r.Off*1e4)/1e4), append(on, math.Round(r.On*1e4)/1e4)
 	}
+	off, on := c.printed()
 	fmt.Fprintf(&b, "| **mean** | **%.4f** | **%.4f** | **%+.4f** |\n\n", mean(off), mean(on), mean(on)-mean(off))
 	b.WriteString(pLine(off, on))
 	if c.Trained == 0 {
@@ -358,19 +358,33 @@ func dropNaN(a, b []float64) ([]float64, []float64) {
 	return x, y
 }
 
+// printed returns each dataset's accuracy off and on as the table prints
+// them (four decimals): the table's mean row and the figure's average are
+// their means.
+func (c *CompatResult) printed() (off, on []float64) {
+	for _, r := range c.Rows {
+		off, on = append(off, math.Round(r.Off*1e4)/1e4), append(on, math.Round(r.On*1e4)/1e4)
+	}
+	return off, on
+}
+
 // Figure draws each dataset's accuracy with the default protocol and with
-// reference_compat (one line per dataset, their average thick).
+// reference_compat (one line per dataset, with ± its SE over the runs), and
+// the table's mean row thick.
 func (c *CompatResult) Figure() (*plots.Figure, error) {
 	var ss []plots.SweepSeries
 	for _, r := range c.Rows {
-		ss = append(ss, plots.SweepSeries{Label: r.Dataset, X: []float64{0, 1}, Y: []float64{r.Off, r.On}})
+		ss = append(ss, plots.SweepSeries{Label: r.Dataset, X: []float64{0, 1}, Y: []float64{r.Off, r.On},
+			SE: []float64{tables.StandardError(r.OffFolds), tables.StandardError(r.OnFolds)}})
 	}
 	if len(ss) == 0 {
 		return nil, fmt.Errorf("%w: no dataset", ErrNoFigure)
 	}
-	meta := plots.Meta{Title: "Test accuracy: default protocol vs reference_compat", Dataset: fmt.Sprintf("%d datasets", len(ss)),
-		Config: fmt.Sprintf("folds %v, seeds %v", c.Params.folds(), c.Params.Seeds), Quick: c.Params.Quick}
-	return plots.SweepChart(meta, "protocol", []string{"default (off)", "reference_compat (on)"}, ss, nil, plots.WithYLabel("test accuracy"))
+	off, on := c.printed()
+	avg := plots.SweepAverage{Label: fmt.Sprintf("mean, %d datasets", len(ss)), X: []float64{0, 1}, Y: []float64{mean(off), mean(on)}}
+	meta := plots.Meta{Title: "Test accuracy: default protocol vs reference_compat", Quick: c.Params.Quick,
+		Config: fmt.Sprintf("%d datasets; folds %v, seeds %v. Bars ± SE over the runs; thick: the table's mean row.", len(ss), c.Params.folds(), c.Params.Seeds)}
+	return plots.SweepChart(meta, "protocol", []string{"default (off)", "reference_compat (on)"}, ss, nil, plots.WithYLabel("test accuracy"), plots.WithAverage(avg))
 }
 
 // Show shows Markdown, marked "table reference_compat" (MarkKey), and

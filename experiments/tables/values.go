@@ -116,12 +116,12 @@ func (v Value) SE() float64 {
 	for i, r := range v.PerRun {
 		acc[i] = r.Acc
 	}
-	return standardError(acc)
+	return StandardError(acc)
 }
 
-// standardError is the standard error of the mean of x: the sample standard
+// StandardError is the standard error of the mean of x: the sample standard
 // deviation over √N; NaN for fewer than two values.
-func standardError(x []float64) float64 {
+func StandardError(x []float64) float64 {
 	if len(x) < 2 {
 		return math.NaN()
 	}
