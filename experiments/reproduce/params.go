@@ -83,7 +83,7 @@ var envVars = []EnvVar{
 			}
 			return nil
 		}},
-	{EnvBackend, "xla:cuda", `GoMLX backend: "go", "onnx:cpu", "xla:cuda" (unset: $GOMLX_BACKEND, else pure Go)`,
+	{EnvBackend, "xla:cuda", `GoMLX backend: "fastest", "go", "onnx:cpu", "xla:cuda" (unset: the parameter cell's, "fastest" in the notebooks)`,
 		func(p *Params, v string) error { p.Backend = v; return nil }},
 	{EnvData, "/data/ucr", "folder of the UCR datasets (unset: ../shared/ucr beside the repository, else the user cache)",
 		func(p *Params, v string) error { p.DataRoot = v; return nil }},
