@@ -137,7 +137,7 @@ type FLOPReport struct {
 // and batch size), as the compiled graphs of opts.Backend compute them
 // (CountGraph; it builds and compiles the graphs without running them) and
 // as the paper's operations need them (UsefulFLOPs). The model is the one
-// RunOptions.Plain selects.
+// RunOptions.Fast selects.
 func CountFLOPs(ds *data.Dataset, cfg Config, opts RunOptions) (*FLOPReport, error) {
 	backend, m, splits, err := setUp(ds, cfg, &opts)
 	if err != nil {

@@ -60,7 +60,7 @@ func TestFLOPsOfATinyModel(t *testing.T) {
 		plain bool
 		want  int64
 	}{{true, 6456}, {false, 5760}} {
-		m.plain = tc.plain
+		m.fast = !tc.plain
 		store := model.NewStore()
 		m.Config.Apply(store)
 		gc, err := countStep(backend, store, m, 2, Dense, false)

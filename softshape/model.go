@@ -64,9 +64,9 @@ type Model struct {
 	// dispatch forces the dense or the routed form of the MLP experts (tests
 	// compare them); the zero value chooses by cost (kernels.DispatchBlock).
 	dispatch kernels.DispatchMode
-	// plain builds the plain graphs, without the speed forms of speed.go
-	// (RunOptions.Plain).
-	plain bool
+	// fast builds the speed forms of speed.go instead of the plain graphs
+	// (RunOptions.Fast).
+	fast bool
 }
 
 // New validates cfg against a dataset with series length T, C classes and the

@@ -7,8 +7,8 @@ import (
 )
 
 // The model's speed forms: graphs that compute what the plain model files
-// compute with less work, chosen unless RunOptions.Plain (Model.plain) asks
-// for the plain ones. Each has an equivalence test against the plain form
+// compute with less work, chosen by RunOptions.Fast (Model.fast); the plain
+// graphs are the default. Each has an equivalence test against the plain form
 // (speed_test.go), and environment.md ("Whole runs: where the time goes")
 // gives what each one saves.
 

@@ -11,7 +11,7 @@ import (
 )
 
 // BenchmarkWholeRun times whole training runs, every fold of the protocol,
-// with the model's plain graphs and with its speed forms (RunOptions.Plain),
+// with the model's plain graphs and with its speed forms (RunOptions.Fast),
 // the two arms alternating in one process so that their ratio survives a
 // loaded machine. Per dataset and round it logs each arm's wall and process
 // CPU time, the mean test accuracy, and the ratio fast/plain of both times.
@@ -74,7 +74,7 @@ func BenchmarkWholeRun(b *testing.B) {
 				for i, plain := range arms {
 					cpu0, t0 := hostinfo.ProcessCPU(), time.Now()
 					res, err := Train(ds, cfg, RunOptions{Backend: backend, Seed: 42, Folds: folds, MaxRuns: 1,
-						RefShapeLen: RefShapeLength(ds.Name, ds.Length), Plain: plain})
+						RefShapeLen: RefShapeLength(ds.Name, ds.Length), Fast: !plain})
 					if err != nil {
 						b.Fatalf("%s, %s: %v", name, armName(plain), err)
 					}

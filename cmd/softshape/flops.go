@@ -22,7 +22,7 @@ func runFLOPs(args []string, stdout io.Writer) error {
 	backendName := fs.String("backend", "", backendHelp)
 	settings := fs.String("set", "", "hyperparameters and protocol, e.g. \"protocol=reference_fresh\"; -set help lists them")
 	seed := fs.Int64("seed", 42, "seed of the folds (fold 1 gives the training and validation sizes)")
-	plain := fs.Bool("plain", false, "count the model's plain graphs, without its speed forms")
+	fast := fs.Bool("fast", false, "count the model's speed forms (softshape.RunOptions.Fast) instead of its plain graphs")
 	ops := fs.Int("ops", 8, "list this many operations per graph, by elements written (0: none)")
 	onnxDir := fs.String("onnx", "", "also save the ONNX models of the epoch's graphs (training step and validation of each phase) into this folder, for scripts/ort-profile.sh (ONNX Runtime backend only)")
 	fs.Usage = func() {
@@ -62,7 +62,7 @@ func runFLOPs(args []string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "backend: %s\n", softshape.BackendDescription(backend))
 	rep, err := softshape.CountFLOPs(ds, cfg, softshape.RunOptions{Backend: backend, Seed: *seed,
-		RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length), Plain: *plain})
+		RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length), Fast: *fast})
 	if err != nil {
 		return err
 	}
@@ -74,7 +74,7 @@ func runFLOPs(args []string, stdout io.Writer) error {
 		return fmt.Errorf("-onnx: %w", err)
 	}
 	files, err := softshape.SaveStepModels(ds, cfg, softshape.RunOptions{Backend: backend, Seed: *seed,
-		RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length), Plain: *plain}, *onnxDir)
+		RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length), Fast: *fast}, *onnxDir)
 	for _, f := range files {
 		fmt.Fprintf(stdout, "wrote %s\n", f)
 	}
