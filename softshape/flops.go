@@ -146,15 +146,10 @@ func CountFLOPs(ds *data.Dataset, cfg Config, opts RunOptions) (*FLOPReport, err
 	if m.Scales != nil {
 		return nil, fmt.Errorf("counting FLOPs: %s is not counted", ParamMultiSeq)
 	}
-	fd, err := data.Prepare(ds, splits[0])
-	if err != nil {
-		return nil, fmt.Errorf("dataset %s fold 1: %w", ds.Name, err)
-	}
-	rule, err := data.ParseBatchRule(cfg.BatchRule)
+	fd, bs, err := firstFold(ds, cfg, splits)
 	if err != nil {
 		return nil, err
 	}
-	bs := data.BatchSize(len(fd.TrainY), rule)
 	rep := &FLOPReport{Dataset: ds.Name, Backend: backend.Description(), Shape: m.Shape,
 		TokensDense: m.layerTokens(Dense), TokensSparse: m.layerTokens(Sparse),
 		Kernels: inceptionKernels(cfg.InceptionKernel), NumTrain: len(fd.TrainY), NumVal: len(fd.ValY), BatchSize: bs}
@@ -437,15 +432,10 @@ func SaveStepModels(ds *data.Dataset, cfg Config, opts RunOptions, dir string) (
 	if !keepONNXModels(backend) {
 		return nil, fmt.Errorf("saving ONNX models: the backend is %s, not ONNX Runtime", backend.Name())
 	}
-	fd, err := data.Prepare(ds, splits[0])
-	if err != nil {
-		return nil, fmt.Errorf("dataset %s fold 1: %w", ds.Name, err)
-	}
-	rule, err := data.ParseBatchRule(cfg.BatchRule)
+	fd, bs, err := firstFold(ds, cfg, splits)
 	if err != nil {
 		return nil, err
 	}
-	bs := data.BatchSize(len(fd.TrainY), rule)
 	sess, err := newSession(backend, m, opts.Seed, opts.RefShapeLen)
 	if err != nil {
 		return nil, err
@@ -495,4 +485,18 @@ func SaveStepModels(ds *data.Dataset, cfg Config, opts RunOptions, dir string) (
 		files = append(files, path)
 	}
 	return files, nil
+}
+
+// firstFold prepares fold 1 of splits and returns it with the protocol's
+// batch size for its training split.
+func firstFold(ds *data.Dataset, cfg Config, splits []data.Split) (*data.FoldData, int, error) {
+	fd, err := data.Prepare(ds, splits[0])
+	if err != nil {
+		return nil, 0, fmt.Errorf("dataset %s fold 1: %w", ds.Name, err)
+	}
+	rule, err := data.ParseBatchRule(cfg.BatchRule)
+	if err != nil {
+		return nil, 0, err
+	}
+	return fd, data.BatchSize(len(fd.TrainY), rule), nil
 }
