@@ -52,6 +52,9 @@ var ErrQuickStatistics = fmt.Errorf("%w: quick mode shows per-dataset numbers on
 // preset's standard figures other than the sweep chart, named
 // <table>_<kind>_<preset> (their titles name the preset too).
 func (c *Committed) Figures() []Named {
+	if len(tablefigures.Kinds(c.Name)) == 0 { // params_inference_time: its table is the result
+		return nil
+	}
 	f, err := tablefigures.Presets(c.Comparison)
 	out := []Named{{Name: c.Name + "_" + string(tablefigures.KindSweep), Figure: f, Err: err}}
 	for i, e := range c.Entries {

@@ -53,7 +53,9 @@ func ShowFigures(ctx context.Context, name string, p Params) {
 		case errors.Is(err, ErrNotCommitted):
 			// Each figure's place says why it is empty.
 			why := fmt.Errorf("%w: no committed full-protocol runs of %s yet (the table above names the command that makes them)", ErrNoFigure, name)
-			figs = append(figs, Named{Name: name + "_" + string(tablefigures.KindSweep), Err: why})
+			if len(tablefigures.Kinds(name)) > 0 { // params_inference_time has none
+				figs = append(figs, Named{Name: name + "_" + string(tablefigures.KindSweep), Err: why})
+			}
 			for _, k := range tablefigures.Kinds(name) {
 				if k != tablefigures.KindSweep {
 					figs = append(figs, Named{Name: name + "_" + string(k), Err: why})

@@ -171,6 +171,24 @@ func TestFullModeTrainsNothing(t *testing.T) {
 	if q.TrainingOff() {
 		t.Error("Train: true still turns training off")
 	}
+
+	// Without a results folder, a table nobody committed (Table 1) is one
+	// line naming the command that makes it, and each of its figures' places
+	// says why it is empty: no archive needed, nothing trained.
+	full, err := Params{Quick: false, DataRoot: t.TempDir()}.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = captureStdout(t, func() {
+		ShowTable(context.Background(), "main", full)
+		ShowFigures(context.Background(), "main", full)
+	})
+	for _, want := range []string{"no committed full-protocol runs of main", "`TABLES=main reproduction/run-sweeps.sh`",
+		"*Figure main_ranks not drawn: no figure: no committed full-protocol runs of main yet", "*Figure main_cd not drawn:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
 }
 
 // captureStdout returns what f prints.
