@@ -69,35 +69,44 @@ func (d Difference) String() string {
 // Differences returns, for every measured column other than Default, its
 // paired difference from Default; nil when Default is not measured.
 func (t *Table) Differences() []Difference {
-	def := -1
-	for j, c := range t.Columns {
-		if c.Name == t.Default && c.Kind == Ours {
-			def = j
-		}
-	}
-	if def < 0 {
+	if !measured(t, t.Default) {
 		return nil
 	}
 	var out []Difference
-	for j, c := range t.Columns {
-		if j == def || c.Kind != Ours {
+	for _, c := range t.Columns {
+		if c.Name == t.Default || c.Kind != Ours {
 			continue
 		}
-		pairs := PairRuns(t, j, t, def)
-		d := DifferenceOf(c.Name, pairs)
-		var paperDiffs []float64
-		for _, r := range t.Rows {
-			if slices.ContainsFunc(pairs, func(p Pair) bool { return p.Dataset == r.Dataset }) &&
-				!math.IsNaN(r.Paper[j]) && !math.IsNaN(r.Paper[def]) {
-				paperDiffs = append(paperDiffs, r.Paper[j]-r.Paper[def])
-			}
-		}
-		if len(paperDiffs) > 0 {
-			d.Paper = stat.Mean(paperDiffs, nil)
-		}
+		d, _ := t.Between(c.Name, t.Default)
 		out = append(out, d)
 	}
 	return out
+}
+
+// Between is the paired difference column − base over every (dataset, seed,
+// fold) run both have, with the paper's difference averaged over the same
+// datasets (NaN without paper figures for them). Differences gives each
+// column's from Default; Between also compares two other settings (Table 7:
+// Multi-Seq against Fixed-8). ok is false when either column is not one of
+// ours.
+func (t *Table) Between(column, base string) (d Difference, ok bool) {
+	j, def := t.columnIndex(column), t.columnIndex(base)
+	if !measured(t, column) || !measured(t, base) {
+		return Difference{Column: column, Mean: math.NaN(), SE: math.NaN(), Paper: math.NaN()}, false
+	}
+	pairs := PairRuns(t, j, t, def)
+	d = DifferenceOf(column, pairs)
+	var paperDiffs []float64
+	for _, r := range t.Rows {
+		if slices.ContainsFunc(pairs, func(p Pair) bool { return p.Dataset == r.Dataset }) &&
+			!math.IsNaN(r.Paper[j]) && !math.IsNaN(r.Paper[def]) {
+			paperDiffs = append(paperDiffs, r.Paper[j]-r.Paper[def])
+		}
+	}
+	if len(paperDiffs) > 0 {
+		d.Paper = stat.Mean(paperDiffs, nil)
+	}
+	return d, true
 }
 
 // Pair is one paired difference a − b in test accuracy: the run of one

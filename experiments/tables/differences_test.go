@@ -47,6 +47,19 @@ func TestDifferencesByHand(t *testing.T) {
 	if math.Abs(got["10%"].Paper-want) > 1e-12 {
 		t.Errorf("paper difference %v, want %v", got["10%"].Paper, want)
 	}
+	// Between two settings neither of which is the default: 10% − 90%,
+	// diffs +.15 −.05 +.06 +.09 → mean .0625; the paper's averaged likewise.
+	d, ok := tb.Between("10%", "90%")
+	var wantPaper float64
+	for _, r := range tb.Rows {
+		wantPaper += (r.Paper[colIndex(tb, "10%")] - r.Paper[colIndex(tb, "90%")]) / 2
+	}
+	if !ok || d.N != 4 || math.Abs(d.Mean-0.0625) > 1e-12 || math.Abs(d.Paper-wantPaper) > 1e-12 {
+		t.Errorf("10%% − 90%%: %+v (ok %v), want mean 0.0625 over 4, paper %v", d, ok, wantPaper)
+	}
+	if _, ok := tb.Between("10%", "70%"); ok {
+		t.Error("Between a column without runs (70%) is ok")
+	}
 	for _, c := range []struct {
 		d    Difference
 		want string
