@@ -18,6 +18,11 @@ type Difference struct {
 	// error (sample standard deviation / √N) and N the paired runs.
 	Mean, SE float64
 	N        int
+	// Seeds counts the seeds of the pairs and SeedSE is the standard error
+	// between seeds: that of the per-seed mean differences, NaN for one
+	// seed. SE pools every pair (datasets × folds × seeds).
+	Seeds  int
+	SeedSE float64
 	// Paper is the paper's difference averaged over the same datasets, NaN
 	// when the paper has no per-dataset figures for them.
 	Paper float64
@@ -92,7 +97,7 @@ func (t *Table) Differences() []Difference {
 func (t *Table) Between(column, base string) (d Difference, ok bool) {
 	j, def := t.columnIndex(column), t.columnIndex(base)
 	if !measured(t, column) || !measured(t, base) {
-		return Difference{Column: column, Mean: math.NaN(), SE: math.NaN(), Paper: math.NaN()}, false
+		return Difference{Column: column, Mean: math.NaN(), SE: math.NaN(), SeedSE: math.NaN(), Paper: math.NaN()}, false
 	}
 	pairs := PairRuns(t, j, t, def)
 	d = DifferenceOf(column, pairs)
@@ -148,12 +153,20 @@ func PairRuns(a *Table, ja int, b *Table, jb int) []Pair {
 }
 
 // DifferenceOf is the mean of the pairs' differences with its standard error
-// (sample standard deviation / √N), for the named column; its Paper is NaN.
+// (sample standard deviation / √N), and the standard error between seeds
+// (StandardError of the per-seed means), for the named column; its Paper is
+// NaN.
 func DifferenceOf(column string, pairs []Pair) Difference {
-	d := Difference{Column: column, Mean: math.NaN(), SE: math.NaN(), Paper: math.NaN(), N: len(pairs)}
+	d := Difference{Column: column, Mean: math.NaN(), SE: math.NaN(), SeedSE: math.NaN(), Paper: math.NaN(), N: len(pairs)}
 	x := make([]float64, len(pairs))
+	bySeed := map[int64][]float64{}
+	var seeds []int64
 	for i, p := range pairs {
 		x[i] = p.Diff
+		if _, ok := bySeed[p.Seed]; !ok {
+			seeds = append(seeds, p.Seed)
+		}
+		bySeed[p.Seed] = append(bySeed[p.Seed], p.Diff)
 	}
 	if d.N > 0 {
 		d.Mean = stat.Mean(x, nil)
@@ -161,5 +174,11 @@ func DifferenceOf(column string, pairs []Pair) Difference {
 	if d.N > 1 {
 		d.SE = stat.StdDev(x, nil) / math.Sqrt(float64(d.N))
 	}
+	d.Seeds = len(seeds)
+	seedMeans := make([]float64, len(seeds))
+	for i, s := range seeds {
+		seedMeans[i] = stat.Mean(bySeed[s], nil)
+	}
+	d.SeedSE = StandardError(seedMeans)
 	return d
 }

@@ -57,6 +57,15 @@ func TestDifferencesByHand(t *testing.T) {
 	if !ok || d.N != 4 || math.Abs(d.Mean-0.0625) > 1e-12 || math.Abs(d.Paper-wantPaper) > 1e-12 {
 		t.Errorf("10%% − 90%%: %+v (ok %v), want mean 0.0625 over 4, paper %v", d, ok, wantPaper)
 	}
+	if d.Seeds != 1 || !math.IsNaN(d.SeedSE) {
+		t.Errorf("one seed: %d seeds, SE between seeds %v; want 1, NaN", d.Seeds, d.SeedSE)
+	}
+	// Two seeds: seed 1 +.1 +.3 (mean .2), seed 7 0 +.2 (mean .1): the
+	// standard error between seeds is sd(.2, .1)/√2 = .05; SE pools all four.
+	d = DifferenceOf("x", []Pair{{Seed: 1, Diff: 0.1}, {Seed: 7, Diff: 0}, {Seed: 1, Diff: 0.3}, {Seed: 7, Diff: 0.2}})
+	if d.Seeds != 2 || math.Abs(d.SeedSE-0.05) > 1e-12 || math.Abs(d.Mean-0.15) > 1e-12 || math.Abs(d.SE-0.0645497) > 1e-6 {
+		t.Errorf("two seeds: %+v, want mean .15, SE .0645, 2 seeds, SE between seeds .05", d)
+	}
 	if _, ok := tb.Between("10%", "70%"); ok {
 		t.Error("Between a column without runs (70%) is ok")
 	}
