@@ -25,8 +25,9 @@ import (
 // smallest of their datasets present locally, under two presets, seed 42 (more
 // seeds where time allows).
 var (
-	// Tables are the paper tables, in the order they are run and shown.
-	Tables = []string{"sparse_ratio", "depth_L", "experts_k"}
+	// Tables are the paper tables, in the order they are run and shown
+	// (reproduction/run-sweeps.sh): Tables 3, 4, 6, 5, 7 and 2.
+	Tables = []string{"sparse_ratio", "experts_k", "depth_L", "stride_q", "shape_length_m", "ablation"}
 	// Presets are the protocols: comparable with the paper, and the same
 	// without the fold leak.
 	Presets = []string{softshape.ProtocolReferenceCompat, softshape.ProtocolReferenceFresh}
@@ -72,8 +73,23 @@ type Entry struct {
 	// before records held it). Wall times compare only within one CPU.
 	CPUs          []string
 	CPUUnrecorded int
+	// Fold1 are the ok runs of fold 1, which is the same computation under
+	// both presets (Fold1Check compares them).
+	Fold1 []Fold1Run
 	// Built is the table rebuilt from the store (nil when nothing is recorded).
 	Built *tables.Table
+}
+
+// Fold1Run is the ok record of one fold-1 run.
+type Fold1Run struct {
+	Dataset, Variant string
+	Seed             int64
+	// Acc is the test accuracy, BestEpoch the selected epoch (0-based).
+	Acc       float64
+	BestEpoch int
+	Backend   string
+	// Reused is set for a record copied from another table's run.
+	Reused bool
 }
 
 // Complete reports whether every planned run is recorded.
@@ -151,6 +167,10 @@ func LoadEntry(dir, table, preset string) (Entry, error) {
 			continue
 		}
 		okRuns++
+		if c.Fold == 1 {
+			e.Fold1 = append(e.Fold1, Fold1Run{Dataset: c.Dataset, Variant: c.Variant, Seed: c.Seed, Acc: float64(rec.TestAccuracy),
+				BestEpoch: rec.BestEpoch, Backend: rec.Backend, Reused: rec.ReusedFrom != ""})
+		}
 		e.Backends = addOnce(e.Backends, rec.Backend)
 		e.Hosts = addOnce(e.Hosts, rec.Hostname)
 		if rec.CPU == "" {

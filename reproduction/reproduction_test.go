@@ -18,8 +18,8 @@ import (
 
 // TestCommittedResults is the check that cannot rot: it loads the committed
 // results store, checks every record (full protocol, the preset of its folder),
-// rebuilds every table, and requires manifest.json and the generated block of
-// docs/reproduction.md to equal what the records give — so neither can drift
+// rebuilds every table, and requires manifest.json and the generated blocks
+// (status and results) of docs/reproduction.md to equal what the records give — so neither can drift
 // from the data, and a table the manifest calls complete has every run.
 func TestCommittedResults(t *testing.T) {
 	entries, err := Load(".")
@@ -49,16 +49,30 @@ func TestCommittedResults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	have, err := Generated(string(doc))
+	want2, err := RenderDocument(string(doc), entries)
 	if err != nil {
 		t.Fatal(err)
 	}
-	block, err := Render(entries)
+	if string(doc) != want2 {
+		t.Errorf("docs/reproduction.md's generated blocks differ from the results; run `softshape reproduction`")
+	}
+	block, err := ResultsBlock.In(want2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if have != block {
-		t.Errorf("docs/reproduction.md's generated block differs from the results; run `softshape reproduction`")
+	status, err := StatusBlock.In(want2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Index(want2, status) > strings.Index(want2, block) {
+		t.Error("the status block is not above the results")
+	}
+	// Every table of the plan has a row per preset in the status table,
+	// complete or not started.
+	for _, e := range entries {
+		if !strings.Contains(status, "| "+shortTitle(e)+" | "+e.Preset+" | "+runsCell(e)+" |") {
+			t.Errorf("no status row of %s under %s (%s)", e.Table, e.Preset, runsCell(e))
+		}
 	}
 	for _, e := range entries {
 		if e.Complete() && !strings.Contains(block, "#### "+e.Preset) {
@@ -223,8 +237,9 @@ func TestLoadCountsInvalidAndReusedRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(block, "| 4 of 120 (1 invalid, 1 reused) (**partial**) |") || !strings.Contains(block, "| 0.06 h |") {
-		t.Errorf("status of experts_k not rendered as 4 of 120 with 1 invalid, 1 reused, 0.06 h:\n%s", block[:min(len(block), 1200)])
+	status := RenderStatus(entries)
+	if !strings.Contains(status, "| **4 of 120 (partial)** (1 invalid, 1 reused) | 0.06 h |") {
+		t.Errorf("status of experts_k not rendered as 4 of 120 with 1 invalid, 1 reused, 0.06 h:\n%s", status)
 	}
 	// The runs name the processor they trained on, and the status says it.
 	if cpu := hostinfo.CPU(); !slices.Equal(e.CPUs, []string{cpu}) || e.CPUUnrecorded != 0 || !strings.Contains(block, "| "+cpu+" |") {

@@ -16,19 +16,19 @@ import (
 )
 
 // runReproduction implements "softshape reproduction": it checks the committed
-// full-protocol results and rewrites their manifest and the generated block of
-// docs/reproduction.md (the prose around the block is kept).
+// full-protocol results and rewrites their manifest and the generated blocks
+// of docs/reproduction.md (status and results; the prose around them is kept).
 func runReproduction(args []string, stdout io.Writer) error {
 	flags := flag.NewFlagSet("reproduction", flag.ContinueOnError)
 	flags.SetOutput(stdout)
 	dir := flags.String("dir", "reproduction", "the reproduction folder (results/<preset>, manifest.json)")
-	doc := flags.String("doc", filepath.Join("docs", "reproduction.md"), "the document whose generated block is rewritten")
+	doc := flags.String("doc", filepath.Join("docs", "reproduction.md"), "the document whose generated blocks are rewritten")
 	commit := flags.String("commit", "", "commit of the binary that trained the runs (recorded in the manifest; default: keep the manifest's)")
 	machine := flags.String("machine", "", "the machine the runs trained on (default: keep the manifest's, else this machine)")
 	check := flags.Bool("check", false, "write nothing: exit with an error if the manifest or the document differs from the results")
 	flags.Usage = func() {
 		fmt.Fprintf(flags.Output(), "Usage: softshape reproduction [flags]\n\nChecks every record under -dir/results (full protocol, the preset of its folder), rebuilds the\n"+
-			"reproduction's tables and rewrites -dir/manifest.json and the generated block of -doc (between its\nmarkers; the rest of the document is kept). -check only compares.\n\nFlags:\n")
+			"reproduction's tables and rewrites -dir/manifest.json and the generated blocks of -doc (status and\nresults, each between its markers; the rest of the document is kept). -check only compares.\n\nFlags:\n")
 		flags.PrintDefaults()
 	}
 	if err := flags.Parse(args); err != nil {
@@ -59,15 +59,11 @@ func runReproduction(args []string, stdout io.Writer) error {
 		*machine = hostinfo.Machine()
 	}
 	m := reproduction.NewManifest(entries, *commit, *machine)
-	block, err := reproduction.Render(entries)
-	if err != nil {
-		return err
-	}
 	text, err := os.ReadFile(*doc)
 	if err != nil {
 		return fmt.Errorf("-doc: %w", err)
 	}
-	newDoc, err := reproduction.Replace(string(text), block)
+	newDoc, err := reproduction.RenderDocument(string(text), entries)
 	if err != nil {
 		return fmt.Errorf("-doc %s: %w", *doc, err)
 	}
@@ -84,7 +80,7 @@ func runReproduction(args []string, stdout io.Writer) error {
 			drift = append(drift, manifestPath)
 		}
 		if newDoc != string(text) {
-			drift = append(drift, *doc+" (generated block)")
+			drift = append(drift, *doc+" (generated blocks)")
 		}
 		for _, name := range missing {
 			drift = append(drift, filepath.Join(figDir, name)+" (missing)")
@@ -110,7 +106,7 @@ func runReproduction(args []string, stdout io.Writer) error {
 	for _, e := range entries {
 		fmt.Fprintf(stdout, "%-13s %-17s %4d of %4d runs, %.2f h\n", e.Table, e.Preset, e.Recorded, e.Expected, e.WallSeconds/3600)
 	}
-	fmt.Fprintf(stdout, "wrote %s and the generated block of %s\n", manifestPath, *doc)
+	fmt.Fprintf(stdout, "wrote %s and the generated blocks of %s\n", manifestPath, *doc)
 	return nil
 }
 

@@ -1,0 +1,230 @@
+package reproduction
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/experiments/tables"
+)
+
+// RunSweeps is the script that runs (or resumes) every sweep of the
+// reproduction.
+const RunSweeps = "reproduction/run-sweeps.sh"
+
+// RenderStatus returns the status block of docs/reproduction.md, markers
+// included: per paper table and preset, how many planned runs are recorded,
+// their training wall time, the one-line verdict of the records (the
+// paper's claims about the table, or each setting's difference from the
+// default), the paper's own differences on the same datasets, and the gap
+// between our average accuracy and the paper's.
+func RenderStatus(entries []Entry) string {
+	var b strings.Builder
+	b.WriteString(StatusBlock.Begin + "\n\n")
+	b.WriteString("| paper table | preset | runs | training wall time | ours: verdict (pp ± SE) | the paper's, same datasets (pp) | Avg. Acc, ours − paper |\n")
+	b.WriteString("|---|---|---|---:|---|---|---|\n")
+	for _, table := range Tables {
+		for _, e := range entries {
+			if e.Table != table {
+				continue
+			}
+			ours, paper := verdictLine(e)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", shortTitle(e), e.Preset, runsCell(e), wallCell(e), ours, paper, gapCell(e))
+		}
+	}
+	fmt.Fprintf(&b, "\nRuns: recorded of planned (%d datasets × %d folds × %s per setting; invalid: settings a dataset cannot take, recorded without training; "+
+		"reused: the same computation as another table's run, copied from its record, its time counted there). "+
+		"Verdicts: each setting's paired difference from the table's default (or the paper's claims about the table) over every (dataset, seed, fold) run, "+
+		"a trend only beyond two standard errors; the paper's: the mean of its per-dataset differences over the same datasets. "+
+		"Avg. Acc, ours − paper: the range over settings of our average accuracy minus the paper's over the datasets of the summary rows. "+
+		"Details, per table, in [Results](#results).\n\n", len(Datasets), sweep.NumFolds, seedsText())
+	b.WriteString(StatusBlock.End)
+	return b.String()
+}
+
+// shortTitle is "Table 5: stride q" for the status table: the paper's
+// title up to its first colon, with the parameter.
+func shortTitle(e Entry) string {
+	t := titleOf(e)
+	head, rest, ok := strings.Cut(t, ":")
+	if !ok {
+		return t
+	}
+	head = strings.TrimSuffix(strings.TrimSpace(head), " (appendix version)")
+	rest = strings.TrimSpace(rest)
+	if i := strings.Index(rest, " on "); i > 0 {
+		rest = rest[:i]
+	}
+	return head + ": " + rest
+}
+
+// tableLabel is "Table 5", the paper table's number alone.
+func tableLabel(table string) string {
+	label, _, _ := strings.Cut(shortTitle(Entry{Table: table}), ":")
+	return label
+}
+
+// runsCell is "complete: 180", "12 of 150 (partial)" or "not started", with
+// the invalid and reused runs.
+func runsCell(e Entry) string {
+	var s string
+	switch {
+	case e.Recorded == 0:
+		return "not started"
+	case e.Complete():
+		s = fmt.Sprintf("complete: %d", e.Recorded)
+	default:
+		s = fmt.Sprintf("**%d of %d (partial)**", e.Recorded, e.Expected)
+	}
+	var extra []string
+	if e.Invalid > 0 {
+		extra = append(extra, fmt.Sprintf("%d invalid", e.Invalid))
+	}
+	if e.Reused > 0 {
+		extra = append(extra, fmt.Sprintf("%d reused", e.Reused))
+	}
+	if len(extra) > 0 {
+		s += " (" + strings.Join(extra, ", ") + ")"
+	}
+	return s
+}
+
+func wallCell(e Entry) string {
+	if e.Recorded == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f h", e.WallSeconds/3600)
+}
+
+// verdictLine is the one-line verdict of e's runs and the paper's
+// differences beside it: the claims about the table where the paper makes
+// some, else each setting's difference from the default.
+func verdictLine(e Entry) (ours, paper string) {
+	if e.Built == nil {
+		return fmt.Sprintf("not started: `%s` runs it", RunSweeps), "—"
+	}
+	if cs := claimsOf(e.Table); len(cs) > 0 {
+		ours, paper = claimsLine(e, cs)
+	} else {
+		ours, paper = differencesLine(e.Built)
+	}
+	if !e.Complete() {
+		ours = fmt.Sprintf("partial (%d of %d runs): %s", e.Recorded, e.Expected, ours)
+	}
+	return ours, paper
+}
+
+// claimsLine gives each claim's difference and verdict, and the paper's.
+func claimsLine(e Entry, cs []Claim) (ours, paper string) {
+	var o, p []string
+	for _, c := range cs {
+		d, ok := claimDifference(e, c)
+		if !ok || d.N == 0 {
+			o = append(o, c.Name()+": no paired runs yet")
+			continue
+		}
+		verdict, _, _ := strings.Cut(c.Outcome(d), ":")
+		o = append(o, fmt.Sprintf("%s %s: %s", c.Name(), ppSE(d), verdict))
+		if !math.IsNaN(d.Paper) {
+			p = append(p, fmt.Sprintf("%s %s", c.Name(), pp(d.Paper)))
+		}
+	}
+	return strings.Join(o, "; "), paperCell(p)
+}
+
+// differencesLine says which settings differ from the default beyond two
+// standard errors, or that none does and which comes closest; the paper's
+// differences are those of the same settings, or their range.
+func differencesLine(t *tables.Table) (ours, paper string) {
+	ds := slices.DeleteFunc(t.Differences(), func(d tables.Difference) bool { return d.N < 2 })
+	if len(ds) == 0 {
+		return fmt.Sprintf("no setting paired with %s yet", t.Default), "—"
+	}
+	var trends, within, p []string
+	for _, d := range ds {
+		if d.Trend() == 0 {
+			within = append(within, d.Column)
+			continue
+		}
+		trends = append(trends, fmt.Sprintf("%s %s", d.Column, ppSE(d)))
+		if !math.IsNaN(d.Paper) {
+			p = append(p, fmt.Sprintf("%s %s", d.Column, pp(d.Paper)))
+		}
+	}
+	if len(trends) == 0 {
+		closest := ds[0]
+		for _, d := range ds[1:] {
+			if math.Abs(d.Mean)/d.SE > math.Abs(closest.Mean)/closest.SE {
+				closest = d
+			}
+		}
+		ours = fmt.Sprintf("no setting differs from %s beyond 2 SE (closest: %s %s)", t.Default, closest.Column, ppSE(closest))
+		var lo, hi = math.Inf(1), math.Inf(-1)
+		for _, d := range ds {
+			if !math.IsNaN(d.Paper) {
+				lo, hi = math.Min(lo, d.Paper), math.Max(hi, d.Paper)
+			}
+		}
+		if math.IsInf(lo, 1) {
+			return ours, "—"
+		}
+		if lo == hi {
+			return ours, fmt.Sprintf("%s pp", pp(lo))
+		}
+		return ours, fmt.Sprintf("%s to %s pp, every setting − %s", pp(lo), pp(hi), t.Default)
+	}
+	ours = fmt.Sprintf("beyond 2 SE from %s: %s", t.Default, strings.Join(trends, ", "))
+	if len(within) > 0 {
+		ours += "; within 2 SE: " + strings.Join(within, ", ")
+	}
+	return ours, paperCell(p)
+}
+
+func paperCell(p []string) string {
+	if len(p) == 0 {
+		return "—"
+	}
+	return strings.Join(p, "; ") + " pp"
+}
+
+// gapCell is the range over settings of our average accuracy minus the
+// paper's, over the datasets of the summary rows (tables.Summary: every
+// setting complete and valid), in percentage points.
+func gapCell(e Entry) string {
+	if e.Built == nil {
+		return "—"
+	}
+	s := e.Built.Summary
+	if s.Ours == nil || s.Paper == nil {
+		return "—"
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for k, j := range s.OursColumns {
+		if s.FromPaper[k] {
+			continue
+		}
+		if m := slices.Index(s.PaperColumns, j); m >= 0 {
+			g := s.Ours.AvgAcc[k] - s.Paper.AvgAcc[m]
+			lo, hi = math.Min(lo, g), math.Max(hi, g)
+		}
+	}
+	if math.IsInf(lo, 1) {
+		return "—"
+	}
+	n := len(s.Datasets)
+	return fmt.Sprintf("%s to %s pp (%d dataset%s)", pp(lo), pp(hi), n, map[bool]string{true: "", false: "s"}[n == 1])
+}
+
+// seedsText is "seed 42" or "seeds 1, 2, 3".
+func seedsText() string {
+	if len(Seeds) == 1 {
+		return fmt.Sprintf("seed %d", Seeds[0])
+	}
+	s := make([]string, len(Seeds))
+	for i, sd := range Seeds {
+		s[i] = fmt.Sprint(sd)
+	}
+	return "seeds " + strings.Join(s, ", ")
+}
