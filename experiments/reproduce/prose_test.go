@@ -157,9 +157,10 @@ func TestNotebookProseNumbers(t *testing.T) {
 	}
 }
 
-// TestPresetAdviceEverywhere: README, notebook 10 and the full-mode tables
-// (Committed.Markdown, checked above) say the same about which preset to
-// report.
+// TestPresetAdviceEverywhere: README, docs/reproduction.md, notebook 10 and
+// the full-mode tables (Committed.Markdown, checked above) say the same about
+// which preset to report; docs/reproduction.md also says what the presets
+// are in the tables' words.
 func TestPresetAdviceEverywhere(t *testing.T) {
 	flat := func(s string) string { return strings.Join(strings.Fields(s), " ") }
 	readme, err := os.ReadFile(filepath.Join(RepoRoot(), "README.md"))
@@ -168,6 +169,15 @@ func TestPresetAdviceEverywhere(t *testing.T) {
 	}
 	if !strings.Contains(flat(string(readme)), PresetAdvice) {
 		t.Errorf("README.md does not say %q", PresetAdvice)
+	}
+	doc, err := os.ReadFile(filepath.Join(RepoRoot(), "docs", "reproduction.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{PresetIntro, PresetAdvice} {
+		if !strings.Contains(flat(string(doc)), s) {
+			t.Errorf("docs/reproduction.md does not say %q", s)
+		}
 	}
 	if md := notebookMarkdown(t, "10_reproducibility.ipynb"); !strings.Contains(flat(md), PresetAdvice) {
 		t.Errorf("notebook 10 does not say %q", PresetAdvice)

@@ -1,0 +1,235 @@
+package reproduction
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/softshape-go/softshape/ablations"
+	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/softshape"
+)
+
+// proseFact is a number the prose of docs/reproduction.md states that the
+// generated blocks do not hold: a setting of the protocol, checked here, or
+// a measurement of how the runs were made (the appendix), which no record
+// holds. check is nil for those; source says where the number comes from.
+type proseFact struct {
+	text   string
+	source string
+	check  func() error
+}
+
+var proseFacts = []proseFact{
+	{text: "500 epochs, 150", source: "softshape.DefaultConfig", check: func() error {
+		if c := softshape.DefaultConfig(); c.Epochs != 500 || c.WarmUpEpochs != 150 {
+			return fmt.Errorf("the default schedule is %d epochs, %d warm-up", c.Epochs, c.WarmUpEpochs)
+		}
+		return nil
+	}},
+	{text: "Over 500 epochs", source: "softshape.DefaultConfig", check: func() error {
+		if e := softshape.DefaultConfig().Epochs; e != 500 {
+			return fmt.Errorf("the default schedule is %d epochs", e)
+		}
+		return nil
+	}},
+	{text: "5 stratified folds with 60/20/20 splits", source: "sweep.NumFolds: a fifth for test, a quarter of the rest for validation", check: func() error {
+		if sweep.NumFolds != 5 {
+			return fmt.Errorf("the protocol has %d folds", sweep.NumFolds)
+		}
+		return nil
+	}},
+	{text: "learning rate 1e-3", source: "softshape.DefaultConfig", check: func() error {
+		if lr := softshape.DefaultConfig().LearningRate; lr != 1e-3 {
+			return fmt.Errorf("the default learning rate is %g", lr)
+		}
+		return nil
+	}},
+	{text: "+9.75 pp on ECG200", source: "docs/fidelity.md", check: func() error {
+		b, err := os.ReadFile(filepath.Join("..", "docs", "fidelity.md"))
+		if err == nil && !strings.Contains(string(b), "+9.75 pp") {
+			err = fmt.Errorf("docs/fidelity.md does not say +9.75 pp")
+		}
+		return err
+	}},
+	{text: "ItalyPowerDemand L = 6 fold 3 (2,570 s", source: "its record", check: func() error {
+		r, err := readRecord("reference_compat", "depth_L", "ItalyPowerDemand", "l-6", 3)
+		if err == nil && math.Round(float64(r.WallSeconds)) != 2570 {
+			err = fmt.Errorf("its wall time is %.0f s", float64(r.WallSeconds))
+		}
+		return err
+	}},
+	{text: "07:05\nUTC that day", source: "the records of the first runs with one thread", check: func() error {
+		for _, run := range []struct {
+			preset, variant string
+			fold            int
+		}{{"reference_compat", "l-6", 1}, {"reference_fresh", "l-5", 4}} {
+			r, err := readRecord(run.preset, "depth_L", "ItalyPowerDemand", run.variant, run.fold)
+			if err != nil {
+				return err
+			}
+			if s := r.Started.UTC().Format(time.DateOnly + " 15:04"); s != "2026-11-26 07:05" {
+				return fmt.Errorf("ItalyPowerDemand %s fold %d under %s started %s", run.variant, run.fold, run.preset, s)
+			}
+		}
+		return nil
+	}},
+	// Measured while the runs were made; no record holds these.
+	{text: "12-epoch", source: "two runs of the DistalPhalanxOutlineAgeGroup fold, the command given"},
+	{text: "8th–9th significant digit", source: "those two runs' validation losses"},
+	{text: "one\nof four 30-call runs on two cores, none in 180 calls", source: "the merge measured at validation size"},
+	{text: "1.40 h of training", source: "the sweeps' logs: retrained folds write no record"},
+	{text: "25-minute pause", source: "the sweeps' logs"},
+	{text: "2-minute one", source: "the sweeps' logs"},
+	{text: "≈32 minutes paused", source: "the SIGSTOP and SIGCONT times"},
+	{text: "(≈27 minutes paused)", source: "the SIGSTOP and SIGCONT times"},
+	{text: "0.09 s per epoch", source: "the sessions' logs"},
+	{text: "≈0.4 s", source: "the sessions' logs"},
+	{text: "family 25 model 1", source: "/proc/cpuinfo of that session"},
+	{text: "3–5× dearer", source: "the per-epoch times of the records"},
+	{text: "60-epoch GunPoint folds", source: "a timing of one machine"},
+	{text: "31.1 and 33.8 s of CPU", source: "a timing of one machine"},
+	{text: "46% of the core", source: "perf"},
+	{text: "1.5–2.5× slower", source: "environment.md, \"Threads\""},
+	{text: "1.2–1.7 s at L = 6, against 2.8–3.7 s at L = 5", source: "the sweeps' logs"},
+	{text: "≈150 CPU-hours", source: "an estimate from the per-epoch times of the records"},
+	{text: "an NVIDIA H100, code b661c8e", source: "reproduction/manifest.json", check: func() error {
+		m, err := ReadManifest("manifest.json")
+		if err == nil && (!strings.Contains(m.Machine, "NVIDIA H100") || !strings.Contains(m.CodeCommit, "b661c8e (the five XLA CUDA runs)")) {
+			err = fmt.Errorf("the manifest says machine %q, code %q", m.Machine, m.CodeCommit)
+		}
+		return err
+	}},
+}
+
+// readRecord reads the committed record of one run of seed 42.
+func readRecord(preset, table, dataset, variantDir string, fold int) (*sweep.Record, error) {
+	files, _ := filepath.Glob(filepath.Join(ResultsDir(".", preset), table, dataset, variantDir, fmt.Sprintf("fold%d-seed42-*.json", fold)))
+	if len(files) != 1 {
+		return nil, fmt.Errorf("%s %s %s %s fold %d: %d records", preset, table, dataset, variantDir, fold, len(files))
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		return nil, err
+	}
+	var r sweep.Record
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", files[0], err)
+	}
+	return &r, nil
+}
+
+// proseReferences are the numbers of the prose that name something (a
+// table, notebook, fold, equation, setting, commit, date), or sit in code or
+// a link, not a result.
+var proseReferences = regexp.MustCompile(`(?m)` + strings.Join([]string{
+	"`[^`]*`",
+	`\]\([^)]*\)`,
+	`\b(?:Tables?|notebooks?|Eq\.)\s+\d+(?:\s*(?:,|and|–)\s*\d+)*`,
+	`\b[Ff]olds?\s+\d+(?:–\d+)?`,
+	`(?:k|L|q|m|η|Ĉ)\s*(?:=|≥|≤|>|<)\s*\d+%?(?:\s*(?:,|and)\s*\d+%?)*`,
+	`\b\d{4}-\d{2}-\d{2}\b`,
+	`1−η`,
+}, "|"))
+
+// commit matches what may be an abbreviated commit: seven or more hex
+// digits, a reference when one of them is a letter.
+var commit = regexp.MustCompile(`\b[0-9a-f]{7,40}\b`)
+
+// TestProseNumbers: every number docs/reproduction.md states outside its
+// generated blocks is a reference, one of proseFacts (whose check holds),
+// or stands in the generated blocks — a difference "x ± y pp" word for word,
+// any other number as a whole number, with its sign when it has one — so
+// the prose cannot state a result that the records do not give.
+func TestProseNumbers(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "docs", "reproduction.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	var generated []string
+	for _, bl := range []Block{StatusBlock, ResultsBlock} {
+		g, err := bl.In(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		generated = append(generated, g)
+		doc = strings.Replace(doc, g, "", 1)
+	}
+	gen := strings.ReplaceAll(strings.Join(generated, "\n"), "−", "-")
+	prose := doc
+	for _, f := range proseFacts {
+		if !strings.Contains(prose, f.text) {
+			t.Errorf("proseFacts lists %q (%s), which the prose no longer says: remove it", f.text, f.source)
+			continue
+		}
+		if f.check != nil {
+			if err := f.check(); err != nil {
+				t.Errorf("the prose says %q: %v", f.text, err)
+			}
+		}
+		prose = strings.ReplaceAll(prose, f.text, "")
+	}
+	// Differences quoted with their standard error stand word for word in
+	// the status table or a claims table.
+	for _, d := range regexp.MustCompile(`[−+]\d+\.\d+ ± \d+\.\d+ pp`).FindAllString(prose, -1) {
+		if !strings.Contains(gen, strings.ReplaceAll(d, "−", "-")) {
+			t.Errorf("the prose quotes %q, which the generated blocks do not hold", d)
+		}
+	}
+	prose = regexp.MustCompile(`[−+]\d+\.\d+ ± \d+\.\d+ pp`).ReplaceAllString(prose, "")
+	prose = proseReferences.ReplaceAllString(prose, "")
+	prose = commit.ReplaceAllStringFunc(prose, func(h string) string {
+		if strings.ContainsAny(h, "abcdef") {
+			return ""
+		}
+		return h
+	})
+	prose = columnNames().ReplaceAllString(prose, "$1")
+	var missing []string
+	for _, m := range regexp.MustCompile(`[−+-]?\d+(?:[.,]\d+)*`).FindAllString(prose, -1) {
+		tok := strings.Replace(m, "−", "-", 1)
+		if strings.HasPrefix(m, "-") { // a hyphen, not a minus
+			tok = tok[1:]
+		}
+		// A signed number stands there with its sign; an unsigned one with
+		// any sign (the prose says "2.15 pp below").
+		re := regexp.MustCompile(`(?:^|[^\d.,])` + regexp.QuoteMeta(tok) + `(?:$|[^\d]|[.,][^\d])`)
+		if !re.MatchString(gen) {
+			missing = append(missing, m)
+		}
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		t.Errorf("the prose of docs/reproduction.md states numbers that neither the generated blocks hold nor a test checks: %v "+
+			"(quote the generated figure, or add a proseFact)", slices.Compact(missing))
+	}
+}
+
+// columnNames matches the names of the columns of every table of the plan
+// that hold digits (0%, k=1, Fixed-8), which name settings; the longest
+// first, and not inside a longer number.
+func columnNames() *regexp.Regexp {
+	var names []string
+	for _, table := range Tables {
+		p, err := ablations.ForTable(table)
+		if err != nil {
+			panic(err)
+		}
+		for _, c := range p.Columns {
+			if strings.ContainsAny(c.Name, "0123456789") {
+				names = append(names, regexp.QuoteMeta(c.Name))
+			}
+		}
+	}
+	sort.Slice(names, func(i, j int) bool { return len(names[i]) > len(names[j]) })
+	return regexp.MustCompile(`(^|[^\d.])(?:` + strings.Join(names, "|") + `)`)
+}
