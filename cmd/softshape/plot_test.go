@@ -2,8 +2,8 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"context"
+	"errors"
 	"image"
 	"image/png"
 	"io"
