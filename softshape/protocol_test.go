@@ -28,7 +28,7 @@ func TestProtocolPresets(t *testing.T) {
 		{"protocol=reference_fresh", fresh, ProtocolReferenceFresh},
 		{"protocol=reference_fresh;fold_reset=carry", authors, ProtocolReferenceCompat},
 		{"fold_reset=carry;protocol=reference_fresh", authors, ProtocolReferenceCompat},
-		{"reference_compat=true;reference_compat=false", def, ProtocolDefault},
+		{"reference_compat=false", def, ProtocolDefault},
 		{"protocol=reference_fresh;batch_rule=paper", Protocol{FoldResetFresh, EvalPathSparse, "paper", false, SelectionStatBatchScaled, SelectionWindowAll}, ProtocolCustom},
 		{"selection_window=all", Protocol{FoldResetFresh, EvalPathPhase, "paper", true, SelectionStatMean, SelectionWindowAll}, ProtocolCustom},
 	} {

@@ -75,7 +75,7 @@ func TestSettingsTable(t *testing.T) {
 		t.Errorf("DefaultConfig().String() changed (it is hashed into every run's key):\n got %s\nwant %s", got, want)
 	}
 	help := SettingsHelp()
-	for _, w := range []string{"sparse_ratio=0.5 [η]", "one of fresh, carry", "protocol=reference_fresh: the authors' code minus the fold leak"} {
+	for _, w := range []string{"sparse_ratio=0.5 [1−η]", "one of fresh, carry", "protocol=reference_fresh: the authors' code minus the fold leak"} {
 		if !strings.Contains(help, w) {
 			t.Errorf("SettingsHelp lacks %q", w)
 		}
