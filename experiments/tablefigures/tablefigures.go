@@ -339,7 +339,11 @@ func Ranks(t *tables.Table) (*plots.Figure, error) {
 	if note != "" {
 		notes = append(notes, note)
 	}
-	meta := tableMeta(t, "Average rank", s.Datasets, notes...)
+	what := "Average rank"
+	if p := protocolNames(t.Protocol); p != "" && p != "default" {
+		what += ", " + p // notebooks show one per preset: the title says which
+	}
+	meta := tableMeta(t, what, s.Datasets, notes...)
 	return plots.RankBars(meta, s.Ours.Methods, s.Ours.AvgRank, paperRanks)
 }
 

@@ -106,6 +106,11 @@ func TestTitles(t *testing.T) {
 	if f, err := Sweep(one); err != nil || f.Title() != "Accuracy vs MoE loss weight λ (log-spaced) (appendix: lambda) — DA "+plots.QuickModeNote {
 		t.Errorf("one dataset: the title should name it and the appendix table: %q, %v", f.Title(), err)
 	}
+	// The notebooks show a rank figure per preset: its title names the preset.
+	tb.Protocol = "reference_compat (fold_reset=carry)"
+	if f, err := Draw("ranks", tb, DefaultAlpha); err != nil || !strings.HasPrefix(f.Title(), "Average rank, reference_compat (Table 4)") {
+		t.Errorf("ranks under one preset: title %q (%v), want it to name the preset", f.Title(), err)
+	}
 	if _, err := Draw("bars", tb, DefaultAlpha); err == nil {
 		t.Error("an unknown kind was drawn")
 	}

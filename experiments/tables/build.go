@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/softshape-go/softshape/ablations"
@@ -253,12 +255,30 @@ func modeTitle(title string, quick bool) string {
 // FullTitle is the table's title with "ours beside the paper", the protocol
 // preset of the runs and, for quick tables, the quick label.
 func (t *Table) FullTitle() string {
-	title := strings.TrimSpace(t.Title) + " — ours beside the paper"
+	title := OnDatasets(t.Title, len(t.Rows)) + " — ours beside the paper"
 	if t.Protocol != "" {
 		name, _, _ := strings.Cut(t.Protocol, " (")
 		title += ", protocol " + name
 	}
 	return modeTitle(title, t.Quick)
+}
+
+// paperDatasets matches the paper's "on N UCR datasets" in a table title.
+var paperDatasets = regexp.MustCompile(`\bon (\d+) UCR datasets\b`)
+
+// OnDatasets returns a paper table's title for a table of ours over n of its
+// datasets: "… on 18 UCR datasets" becomes "… on 6 of its 18 UCR datasets"
+// when n is fewer; other titles are returned trimmed.
+func OnDatasets(title string, n int) string {
+	title = strings.TrimSpace(title)
+	m := paperDatasets.FindStringSubmatchIndex(title)
+	if m == nil {
+		return title
+	}
+	if all, err := strconv.Atoi(title[m[2]:m[3]]); err != nil || n <= 0 || n >= all {
+		return title
+	}
+	return title[:m[0]] + fmt.Sprintf("on %d of its %s UCR datasets", n, title[m[2]:m[3]]) + title[m[1]:]
 }
 
 // WarmUpSelected returns, per column, the runs that selected a warm-up model

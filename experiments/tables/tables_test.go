@@ -323,3 +323,24 @@ func TestBuildErrors(t *testing.T) {
 		t.Errorf("no sweep: %v", err)
 	}
 }
+
+// TestOnDatasets: a paper table's "on N UCR datasets" names how many of them
+// a table of ours covers, and other titles are kept.
+func TestOnDatasets(t *testing.T) {
+	for _, c := range []struct {
+		title string
+		n     int
+		want  string
+	}{
+		{"Table 4 (appendix version): number of activated experts k on 18 UCR datasets", 6,
+			"Table 4 (appendix version): number of activated experts k on 6 of its 18 UCR datasets"},
+		{"Table 4: k on 18 UCR datasets", 18, "Table 4: k on 18 UCR datasets"},
+		{" Table 2: ablation on 128 UCR datasets (detail) ", 1, "Table 2: ablation on 1 of its 128 UCR datasets (detail)"},
+		{"Appendix: lambda", 3, "Appendix: lambda"},
+		{"Table 3 on 18 UCR datasets", 0, "Table 3 on 18 UCR datasets"},
+	} {
+		if got := OnDatasets(c.title, c.n); got != c.want {
+			t.Errorf("OnDatasets(%q, %d) = %q, want %q", c.title, c.n, got, c.want)
+		}
+	}
+}
