@@ -170,7 +170,7 @@ func CommittedLeak() (string, error) {
 		title := table
 		for _, e := range entries {
 			if e.Table == table && e.Built != nil {
-				title = strings.TrimSpace(e.Built.Title)
+				title = tables.OnDatasets(e.Built.Title, len(e.Built.Rows))
 			}
 		}
 		fmt.Fprintf(&b, "### %s\n\n%s", title, strings.Replace(leak, "#### ", "##### ", 1))
