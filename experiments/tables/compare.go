@@ -267,7 +267,7 @@ func (c *Comparison) betweenName() string {
 // and the paired differences between the presets.
 func (c *Comparison) Markdown(w io.Writer) error {
 	b := bufio.NewWriter(w)
-	fmt.Fprintf(b, "# %s — the paper, ours under %s and ours under %s\n\n", OnDatasets(c.Title, len(c.Tables[0].Rows)), c.Labels[0], c.Labels[1])
+	fmt.Fprintf(b, "# %s — the paper, ours under %s and ours under %s\n\n", OnDatasets(c.Title, len(c.Datasets)), c.Labels[0], c.Labels[1])
 	if c.Intro != "" {
 		fmt.Fprintf(b, "%s\n\n", c.Intro)
 	}

@@ -70,6 +70,7 @@ func TestCompareByHand(t *testing.T) {
 	out := md.String()
 	for _, want := range []string{
 		"**Partial — not a reproduction of this table yet.**",
+		"on 2 of its 18 UCR datasets — the paper, ours under reference_compat and ours under reference_fresh",
 		"reference_fresh: 7 of 8 planned runs recorded",
 		"| Trace | paper | 1.0000 | 1.0000 | 1.0000 | 1.0000 | 1.0000 | 1.0000 |\n| | ours, reference_compat | 0.6500 | — | — | 0.7500 | — | — |\n| | ours, reference_fresh | 0.6000 | — | — | 0.8000 (1/2) | — | — |\n| GunPoint | paper |",
 		"Over the 1 dataset(s) complete and valid under both presets (GunPoint)",
