@@ -15,6 +15,11 @@
 #     column is the default run (the authors' per-dataset m, variant
 #     SoftShape), reused from Table 3, as is Fixed-8 where the authors' m is 8;
 #   - Table 2 (ablation): SoftShape reuses Table 3's η = 50% runs.
+# Tables 5, 7 and 2 train with the 013978b binary. That binary predates
+# Table 7's Val-Select column as the default run (8d4257a) and rejects the
+# variant SoftShape there: give it TABLES="… shape_length_m:Fixed-8,Multi-Seq …",
+# then run shape_length_m:SoftShape once with a current binary (reuse only,
+# nothing trains) so that the grid lists the column.
 # Reuse is by configuration (experiments/sweep: same dataset, fold, seed and
 # settings), so a reused cell costs nothing. Datasets run smallest first, one
 # sweep per table × dataset × preset, so whole tables finish as early as
