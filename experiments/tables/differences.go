@@ -171,9 +171,7 @@ func DifferenceOf(column string, pairs []Pair) Difference {
 	if d.N > 0 {
 		d.Mean = stat.Mean(x, nil)
 	}
-	if d.N > 1 {
-		d.SE = stat.StdDev(x, nil) / math.Sqrt(float64(d.N))
-	}
+	d.SE = StandardError(x)
 	d.Seeds = len(seeds)
 	seedMeans := make([]float64, len(seeds))
 	for i, s := range seeds {
