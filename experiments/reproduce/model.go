@@ -38,6 +38,12 @@ type TrainedFold struct {
 	Dir string
 	// Cached says the model was loaded from Dir rather than trained now.
 	Cached bool
+	// NotTrained, when not empty, says what TrainModel would have trained:
+	// full mode without Train (Params.TrainingOff) found no saved model in
+	// Dir. Result and Trained are then nil; Summary, TestSummary and the
+	// Show methods say so in one line each, and the Figure methods return an
+	// error.
+	NotTrained string
 }
 
 // LoadDataset loads a dataset by name from p.DataRoot (data.CBFName is
@@ -59,7 +65,9 @@ func ModelConfig(p Params, settings string) (softshape.Config, error) {
 // TrainModel trains fold (1-based) of the named dataset with ModelConfig, or
 // reloads it when the same dataset, fold, seed and configuration were trained
 // before (under <Results>/models). With live set and inside a notebook, the
-// training curves are redrawn in place every few epochs.
+// training curves are redrawn in place every few epochs. In full mode without
+// Train (Params.TrainingOff) it trains nothing: a model not saved before
+// comes back with NotTrained set.
 func TrainModel(p Params, dataset string, fold int, settings string, live bool) (*TrainedFold, error) {
 	p, err := p.Resolve()
 	if err != nil {
@@ -99,6 +107,11 @@ func TrainModel(p Params, dataset string, fold int, settings string, live bool) 
 				return m, nil
 			}
 		}
+	}
+	if p.TrainingOff() {
+		m.NotTrained = fmt.Sprintf("train fold %d of %s at the full schedule (%d epochs, %d warm-up; minutes to hours on a CPU) and save the model under %s for the cells below",
+			fold, ds.Name, cfg.Epochs, cfg.WarmUpEpochs, m.Dir)
+		return m, nil
 	}
 	opts := softshape.RunOptions{Backend: backend, Seed: m.Seed, NumFolds: sweep.NumFolds,
 		RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length)}
@@ -181,6 +194,9 @@ func (m *TrainedFold) meta(title string) plots.Meta {
 
 // Summary is a Markdown paragraph with the fold's outcome.
 func (m *TrainedFold) Summary() string {
+	if m.NotTrained != "" {
+		return fmt.Sprintf("**%s**, fold %d (seed %d): no saved model (full mode trains nothing unless `Train: true`).", m.Dataset.Name, m.Fold, m.Seed)
+	}
 	fr := m.Result
 	how := "trained now"
 	if m.Cached {
@@ -194,14 +210,57 @@ func (m *TrainedFold) Summary() string {
 	return s
 }
 
+// TestSummary evaluates the selected model on the fold's test split and
+// describes the outcome in one Markdown sentence.
+func (m *TrainedFold) TestSummary() (string, error) {
+	if err := m.needTrained(); err != nil {
+		return "", err
+	}
+	acc, ce, err := m.Trained.Evaluate(m.Data.TestX, m.Data.TestY)
+	if err != nil {
+		return "", fmt.Errorf("%s fold %d: evaluate the test split: %w", m.Dataset.Name, m.Fold, err)
+	}
+	return fmt.Sprintf("Test split of fold %d: **%d series, accuracy %.4f**, mean cross-entropy %.4f (selected in the %s phase).",
+		m.Fold, len(m.Data.TestY), acc, ce, m.Result.SelectedPhase), nil
+}
+
+// ShowTestSummary shows TestSummary, or in full mode without a saved model
+// the one line saying what it would train.
+func (m *TrainedFold) ShowTestSummary() {
+	if m.NotTrained != "" {
+		showNotTrained(markMarkdown, m.NotTrained)
+		return
+	}
+	s, err := m.TestSummary()
+	if err != nil {
+		panic(err)
+	}
+	Markdown(s)
+}
+
+// needTrained is the error of a figure or evaluation asked of a fold that
+// was not trained (NotTrained).
+func (m *TrainedFold) needTrained() error {
+	if m.NotTrained != "" {
+		return fmt.Errorf("%s fold %d: no saved model under %s (full mode trains nothing unless Train: true)", m.Dataset.Name, m.Fold, m.Dir)
+	}
+	return nil
+}
+
 // CurvesFigure draws the fold's training curves.
 func (m *TrainedFold) CurvesFigure() (*plots.Figure, error) {
+	if err := m.needTrained(); err != nil {
+		return nil, err
+	}
 	return modelplots.TrainingCurves(m.meta("Training curves"), m.Result, m.Config.WarmUpEpochs)
 }
 
 // AttentionFigures draws the MIL attention map of the first test series of
 // each class (at most maxClasses classes).
 func (m *TrainedFold) AttentionFigures(maxClasses int) ([]Named, error) {
+	if err := m.needTrained(); err != nil {
+		return nil, err
+	}
 	var out []Named
 	for c := 0; c < m.Dataset.NumClasses() && len(out) < maxClasses; c++ {
 		i, err := modelplots.FirstOfClass(m.Data.TestY, c)
@@ -220,6 +279,10 @@ func (m *TrainedFold) AttentionFigures(maxClasses int) ([]Named, error) {
 
 // ShowAttention shows AttentionFigures.
 func (m *TrainedFold) ShowAttention(maxClasses int) {
+	if m.NotTrained != "" {
+		showNotTrained(markFigure+" "+sweep.Slug(m.Dataset.Name)+"_attention_class0", m.NotTrained)
+		return
+	}
 	figs, err := m.AttentionFigures(maxClasses)
 	if err != nil {
 		Markdownf("*attention maps: %v*", err)
@@ -232,6 +295,9 @@ func (m *TrainedFold) ShowAttention(maxClasses int) {
 // TSNEFigure embeds the stage embeddings of up to maxSeries series of the
 // fold (test, then validation and training series) with t-SNE.
 func (m *TrainedFold) TSNEFigure(maxSeries int) (*plots.Figure, error) {
+	if err := m.needTrained(); err != nil {
+		return nil, err
+	}
 	var x [][]float32
 	var y []int
 	for _, part := range []struct {
@@ -281,7 +347,11 @@ func MustLoadDataset(p Params, name string) *data.Dataset {
 func DatasetSummary(ds *data.Dataset) string {
 	lo, hi := ds.LengthRange()
 	missing, _ := ds.MissingCount()
-	s := fmt.Sprintf("**%s**: %d series (%d train + %d test in the archive's split; the protocol merges them into 5 stratified folds of 60/20/20), length %d", ds.Name, len(ds.Series), ds.NumTrain, ds.NumTest(), ds.Length)
+	split := fmt.Sprintf("%d train + %d test in the archive's split; the protocol merges them", ds.NumTrain, ds.NumTest())
+	if ds.NumTrain == 0 && ds.NumTest() == 0 { // generated (CBF): no archive split
+		split = "generated; the protocol splits them"
+	}
+	s := fmt.Sprintf("**%s**: %d series (%s into 5 stratified folds of 60/20/20), length %d", ds.Name, len(ds.Series), split, ds.Length)
 	if lo != hi {
 		s += fmt.Sprintf(" (observed %d–%d)", lo, hi)
 	}
@@ -318,12 +388,20 @@ func PresentDatasets(p Params, substitute string, names ...string) []string {
 
 // ShowCurves shows the fold's training curves.
 func (m *TrainedFold) ShowCurves() {
+	if m.NotTrained != "" {
+		showNotTrained(markFigure+" "+sweep.Slug(m.Dataset.Name)+"_curves", m.NotTrained)
+		return
+	}
 	f, err := m.CurvesFigure()
 	ShowFigure(m.Params.FigureDir(), sweep.Slug(m.Dataset.Name)+"_curves", f, err)
 }
 
 // ShowTSNE shows TSNEFigure.
 func (m *TrainedFold) ShowTSNE(maxSeries int) {
+	if m.NotTrained != "" {
+		showNotTrained(markFigure+" "+sweep.Slug(m.Dataset.Name)+"_tsne", m.NotTrained)
+		return
+	}
 	f, err := m.TSNEFigure(maxSeries)
 	ShowFigure(m.Params.FigureDir(), sweep.Slug(m.Dataset.Name)+"_tsne", f, err)
 }

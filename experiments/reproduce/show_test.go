@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/experiments/tables"
 	"github.com/softshape-go/softshape/reproduction"
 )
@@ -166,6 +167,37 @@ func TestFullModeTrainsNothing(t *testing.T) {
 			t.Errorf("full mode without Train wrote a run record: %s", f)
 		}
 	}
+	// Notebooks 00 and 09: a fold with no saved model is not trained; each
+	// cell says so in one line, with the marks its `// expect:` line wants.
+	m, err := TrainModel(p, data.CBFName, 1, "", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.NotTrained == "" || m.Trained != nil || m.Result != nil {
+		t.Fatalf("full mode without Train trained fold 1: NotTrained %q, trained %v", m.NotTrained, m.Trained != nil)
+	}
+	if _, err := os.Stat(m.Dir); !os.IsNotExist(err) {
+		t.Errorf("full mode without Train made the model folder %s (%v)", m.Dir, err)
+	}
+	if _, err := m.TestSummary(); err == nil || !strings.Contains(err.Error(), "no saved model") {
+		t.Errorf("TestSummary of an untrained fold: %v", err)
+	}
+	if _, err := m.TSNEFigure(10); err == nil {
+		t.Error("TSNEFigure of an untrained fold: no error")
+	}
+	out = captureStdout(t, func() {
+		Markdown(m.Summary())
+		m.ShowCurves()
+		m.ShowTestSummary()
+		m.ShowAttention(2)
+		m.ShowTSNE(50)
+	})
+	if n := strings.Count(out, "*Not run: full mode trains and measures nothing unless asked, and this cell would train fold 1 of "+data.CBFName+" at the full schedule (500 epochs, 150 warm-up"); n != 4 {
+		t.Errorf("%d of 4 model cells said they did not run:\n%s", n, out)
+	}
+	if !strings.Contains(out, "no saved model") {
+		t.Errorf("the summary does not say the model is missing:\n%s", out)
+	}
 	q := p
 	q.Train = true
 	if q.TrainingOff() {
@@ -281,6 +313,27 @@ func TestPaperPValueClaims(t *testing.T) {
 		}
 		if n, _ := strconv.Atoi(m[2]); n < 5 {
 			t.Errorf("%s: %d printed p-values", name, n)
+		}
+	}
+}
+
+// TestDatasetSummary: an archive dataset gives its train/test split, the
+// generated CBF data says it is generated (it has no archive split).
+func TestDatasetSummary(t *testing.T) {
+	p, err := Params{Quick: true}.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, want string }{
+		{"GunPoint", "**GunPoint**: 200 series (50 train + 150 test in the archive's split; the protocol merges them into 5 stratified folds of 60/20/20), length 150, 2 classes"},
+		{data.CBFName, "**" + data.CBFName + "**: 300 series (generated; the protocol splits them into 5 stratified folds of 60/20/20), length 128, 3 classes"},
+	} {
+		ds, err := LoadDataset(p, c.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := DatasetSummary(ds); !strings.HasPrefix(got, c.want) {
+			t.Errorf("DatasetSummary(%s) = %q, want prefix %q", c.name, got, c.want)
 		}
 	}
 }
