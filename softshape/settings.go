@@ -8,8 +8,8 @@ import (
 // Setting describes one hyperparameter of Config. Settings() is the one place
 // that names each setting, gives its symbol in the paper, documents it and
 // lists its allowed values: Config.Apply, ConfigFromStore, Config.String, the
-// checks of enumerated values, -set help and the README's hyperparameter table
-// (SettingsMarkdown, kept equal by a test) all read it.
+// checks of enumerated values, -set help and the settings table of
+// docs/settings.md (SettingsMarkdown, kept equal by a test) all read it.
 type Setting struct {
 	// Name is the name in the settings syntax ("sparse_ratio").
 	Name string
@@ -99,8 +99,9 @@ func SettingsHelp() string {
 	return b.String()
 }
 
-// SettingsMarkdown is the README's hyperparameter table: one row per setting
-// with its symbol, default, allowed values and description.
+// SettingsMarkdown is the settings table of docs/settings.md: one row per
+// setting with its symbol, default, allowed values and description, and a
+// last row for the protocol presets (whose links are relative to docs/).
 func SettingsMarkdown() string {
 	var b strings.Builder
 	d := DefaultConfig()
@@ -116,7 +117,7 @@ func SettingsMarkdown() string {
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | `%s` | %s | %s |\n", s.Name, s.Symbol, def, vals, s.Doc)
 	}
-	fmt.Fprintf(&b, "| `%s` | | `%s` | `%s`, `%s`, `%s` | a preset of the protocol switches (see Protocol below); `%s=true` is `%s=%s` |\n",
+	fmt.Fprintf(&b, "| `%s` | | `%s` | `%s`, `%s`, `%s` | a preset of the protocol switches (see [protocol.md](protocol.md)); `%s=true` is `%s=%s` |\n",
 		ParamProtocol, ProtocolDefault, ProtocolDefault, ProtocolReferenceCompat, ProtocolReferenceFresh,
 		ParamReferenceCompat, ParamProtocol, ProtocolReferenceCompat)
 	return b.String()

@@ -7,37 +7,51 @@ import (
 	"testing"
 )
 
-// README's markers around the generated hyperparameter table.
+// The markers around the generated settings table of docs/settings.md.
 const (
-	readmeBegin = "<!-- BEGIN GENERATED settings table: softshape.SettingsMarkdown(), kept equal by TestREADMESettingsTable -->\n"
-	readmeEnd   = "<!-- END GENERATED settings table -->"
+	settingsDocBegin = "<!-- BEGIN GENERATED settings table: softshape.SettingsMarkdown(), kept equal by TestSettingsDoc -->\n"
+	settingsDocEnd   = "<!-- END GENERATED settings table -->"
 )
 
-// TestREADMESettingsTable: README's hyperparameter table is SettingsMarkdown,
-// so the README cannot drift from the settings. With SOFTSHAPE_WRITE_README=1
-// the test rewrites it instead.
-func TestREADMESettingsTable(t *testing.T) {
-	path := filepath.Join("..", "README.md")
+// TestSettingsDoc: the settings table of docs/settings.md, the one place
+// the docs describe each setting, is SettingsMarkdown, so it cannot drift
+// from the settings. With SOFTSHAPE_WRITE_DOCS=1 the test rewrites it
+// instead.
+func TestSettingsDoc(t *testing.T) {
+	path := filepath.Join("..", "docs", "settings.md")
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc := string(b)
-	i, j := strings.Index(doc, readmeBegin), strings.Index(doc, readmeEnd)
+	i, j := strings.Index(doc, settingsDocBegin), strings.Index(doc, settingsDocEnd)
 	if i < 0 || j < i {
-		t.Fatalf("README.md has no generated settings table (%q … %q)", readmeBegin, readmeEnd)
+		t.Fatalf("%s has no generated settings table (%q … %q)", path, settingsDocBegin, settingsDocEnd)
 	}
-	have, want := doc[i+len(readmeBegin):j], SettingsMarkdown()
+	have, want := doc[i+len(settingsDocBegin):j], SettingsMarkdown()
 	if have == want {
 		return
 	}
-	if os.Getenv("SOFTSHAPE_WRITE_README") == "1" {
-		if err := os.WriteFile(path, []byte(doc[:i+len(readmeBegin)]+want+doc[j:]), 0o644); err != nil {
+	if os.Getenv("SOFTSHAPE_WRITE_DOCS") == "1" {
+		if err := os.WriteFile(path, []byte(doc[:i+len(settingsDocBegin)]+want+doc[j:]), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	t.Errorf("README.md's settings table differs from SettingsMarkdown(); run SOFTSHAPE_WRITE_README=1 go test -run TestREADMESettingsTable ./softshape/")
+	t.Errorf("%s's settings table differs from SettingsMarkdown(); run SOFTSHAPE_WRITE_DOCS=1 go test -run TestSettingsDoc ./softshape/", path)
+}
+
+// TestProtocolDocPresets: docs/protocol.md shows the presets as -set help
+// prints them (PresetsHelp), switch by switch.
+func TestProtocolDocPresets(t *testing.T) {
+	path := filepath.Join("..", "docs", "protocol.md")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "```text\n"+PresetsHelp()+"```\n") {
+		t.Errorf("%s does not show the presets as -set help prints them:\n%s", path, PresetsHelp())
+	}
 }
 
 // TestSettingsTable: every Config field is a setting exactly once, the

@@ -20,7 +20,8 @@ const CommittedPreset = softshape.ProtocolReferenceCompat
 
 // PresetIntro says what the two presets of the committed reproduction are,
 // and PresetAdvice which one to report: the full-mode tables print both, and
-// README.md and notebook 10 say the same (TestPresetAdviceEverywhere).
+// README.md, docs/protocol.md and notebook 10 say the same
+// (TestPresetAdviceEverywhere).
 const (
 	PresetIntro = "`reference_compat` runs the authors' published code and protocol, fold leak included: weights and Adam state carry over from fold to fold, " +
 		"so folds 2–5 are scored on series the model has trained on. `reference_fresh` is the same protocol without the leak (a fresh model per fold)."

@@ -157,18 +157,20 @@ func TestNotebookProseNumbers(t *testing.T) {
 	}
 }
 
-// TestPresetAdviceEverywhere: README, docs/reproduction.md, notebook 10 and
-// the full-mode tables (Committed.Markdown, checked above) say the same about
-// which preset to report; docs/reproduction.md also says what the presets
-// are in the tables' words.
+// TestPresetAdviceEverywhere: README, docs/protocol.md, docs/reproduction.md,
+// notebook 10 and the full-mode tables (Committed.Markdown, checked above)
+// say the same about which preset to report; docs/reproduction.md also says
+// what the presets are in the tables' words.
 func TestPresetAdviceEverywhere(t *testing.T) {
 	flat := func(s string) string { return strings.Join(strings.Fields(s), " ") }
-	readme, err := os.ReadFile(filepath.Join(RepoRoot(), "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(flat(string(readme)), PresetAdvice) {
-		t.Errorf("README.md does not say %q", PresetAdvice)
+	for _, name := range []string{"README.md", filepath.Join("docs", "protocol.md")} {
+		b, err := os.ReadFile(filepath.Join(RepoRoot(), name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(flat(string(b)), PresetAdvice) {
+			t.Errorf("%s does not say %q", name, PresetAdvice)
+		}
 	}
 	doc, err := os.ReadFile(filepath.Join(RepoRoot(), "docs", "reproduction.md"))
 	if err != nil {
