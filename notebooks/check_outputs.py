@@ -188,7 +188,7 @@ def main(paths):
 
 
 def check_clean(paths):
-    """The committed notebooks carry no outputs (see README: Notebooks), their
+    """The committed notebooks carry no outputs (see docs/usage.md, "Notebooks"), their
     `// expect:` lines parse, and each cell that displays declares what."""
     bad = 0
     for p in paths:

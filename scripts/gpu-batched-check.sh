@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gpu-batched-check.sh: the GPU measurement of "Many runs in one graph" (README)
+# gpu-batched-check.sh: the GPU measurement of "Many runs in one graph on a GPU" (docs/gpu.md)
 # on XLA CUDA, for a GPU machine with JAX's CUDA PJRT plugin (jax-cuda13-pjrt)
 # and no Go toolchain. Build the test binary where Go is:
 #
@@ -31,7 +31,7 @@
 #            ≈2.5 minutes each ("one") on an H200.
 # On an H200 the GunPoint arms of 5 folds × 2 seeds took ≈6 (batched, model
 # copies) and ≈5 minutes (one), more than one 10-minute call holds. On an
-# H100 (README, "Many runs in one graph") one call of
+# H100 (docs/gpu.md, "Many runs in one graph on a GPU") one call of
 # PARTS=batched,one,fold STOPPED=axis SEEDS=1 TOTAL_S=520 took 292 s (run axis
 # 84 s, one at a time 160 s, fold 45 s). Left to measure: larger R on the run
 # axis (R=20 SEEDS=1,2,3,4 PARTS=batched STOPPED=axis), the run-axis product

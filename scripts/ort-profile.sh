@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ONNX Runtime's own per-operator profile of saved step graphs, one intra-op
-# thread (environment.md, "Whole runs: where the time goes"):
+# thread (docs/performance.md, "Whole runs: where the time goes"):
 #
 #   softshape flops -dataset MiddlePhalanxTW -set protocol=reference_fresh -backend onnx:cpu -onnx /tmp/steps
 #   scripts/ort-profile.sh /tmp/steps/train-sparse-b331.onnx [RUNS]

@@ -18,7 +18,7 @@ It times what the notes' §4 times, at the same configuration (batch 16, L=500, 
 m=16, q=4, d=128, depth 2, η=0.5): a training step (forward, backward, Adam) of the
 warm-up (dense) path and of the sparse path, and an inference forward (no_grad), each
 with 1 and 2 intra-op threads, median and minimum over --steps steps after warm-up.
-Same-machine figures for the Go benchmarks' ratios (environment.md, "Speed").
+Same-machine figures for the Go benchmarks' ratios (docs/performance.md, "Speed, and what to compare it with").
 
     apt-get install python3-torch        # Debian 12: torch 1.13, as the notes used
     python3 scripts/reference-timing.py [--steps 30] [--threads 1,2] [--json FILE]

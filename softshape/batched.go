@@ -165,8 +165,8 @@ func trainRunsCounted(ds *data.Dataset, runs []RunSpec, opts RunOptions, maxRuns
 }
 
 // DefaultMaxRuns is the default cap on R, the runs per graph of TrainRuns,
-// Train and the sweeps, chosen per backend from measurements (README, "Many
-// runs in one graph"): the CPU backends on this project's 2-core machines,
+// Train and the sweeps, chosen per backend from measurements (docs/performance.md,
+// "Many runs in one graph"): the CPU backends on this project's 2-core machines,
 // CUDA on an H100 and an H200:
 //
 //   - pure Go: 10. Its executor runs the R independent subgraphs on both

@@ -16,7 +16,7 @@ import (
 )
 
 // The performance suite. Configuration of the authors' PyTorch timing (see
-// environment.md, "Speed, and what to compare it with"): T=500, m=16, q=4,
+// docs/performance.md, "Speed, and what to compare it with"): T=500, m=16, q=4,
 // d=128, C=2 (J=122 shapes; the sparse phase keeps 61 plus the fused one in
 // layer 2). Reference on a 2-core CPU: ≈55 ms (dense) and ≈73 ms (sparse) per
 // forward+backward with 2 threads; ≈16 ms per inference forward at batch 16.

@@ -19,8 +19,8 @@ import (
 	"github.com/softshape-go/softshape/data"
 )
 
-// Counting the arithmetic of a training run (environment.md, "Whole runs:
-// where the time goes"). Two counts of the matrix products, in FLOPs (a
+// Counting the arithmetic of a training run (docs/performance.md, "Whole
+// runs: where the time goes"). Two counts of the matrix products, in FLOPs (a
 // multiply-add is 2):
 //   - as the graph computes it: every DotGeneral of the compiled training-step
 //     and validation graphs, 2·(output size)·(contracted size), read from the

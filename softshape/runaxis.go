@@ -18,8 +18,8 @@ import (
 // variable has a leading axis of R (run i's weights are row i), and every
 // activation holds the R runs' batches one after the other along its batch
 // axis (rows i·B … i·B+B−1 are run i's). One kernel then serves all R runs,
-// which is what a latency-bound GPU step wants (README, "Many runs in one
-// graph"). The model file does not change: the layer helpers below create the
+// which is what a latency-bound GPU step wants (docs/performance.md, "Many runs in
+// one graph"). The model file does not change: the layer helpers below create the
 // variables with the run axis and multiply run by run when the store's root
 // scope has paramRuns = R > 1, and run exactly the single-run graph otherwise.
 //

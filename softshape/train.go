@@ -77,8 +77,8 @@ type RunOptions struct {
 	// graphs: the same values with less work, but weight gradients that
 	// differ in the last bits (products of another length), so runs are not
 	// bit-identical to the plain ones. Off by default: the gain measured so
-	// far is a few percent (environment.md, "Whole runs: where the time
-	// goes"), and the fidelity benchmark has not been run on it.
+	// far is a few percent (docs/performance.md, "Whole runs: where the
+	// time goes"), and the fidelity benchmark has not been run on it.
 	Fast bool
 }
 

@@ -125,7 +125,7 @@ func epochOrder(rows []*epochRow) string {
 	}
 	return s + fmt.Sprintf(" 0%% took less time per epoch than %s. Two causes are known: at the authors' schedule (`moe_layers=sparse`) a sparse ratio of 0%% merges nothing and runs no MoE, "+
 		"while every other ratio adds the merge and the MoE to the last layer, a fixed cost that fusing a few shapes of short series does not recover; "+
-		"and these are wall times on a shared machine, which vary by up to 2× (README, \"Running time\", compares the ratios step by step in CPU time). "+
+		"and these are wall times on a shared machine, which vary by up to 2× (docs/performance.md, \"Running time\", compares the ratios step by step in CPU time). "+
 		"The paper's claim that the running time falls as the sparse ratio grows is about long series (Fig 3, below).", strings.Join(slower, ", "))
 }
 

@@ -167,7 +167,7 @@ func ShowRunningTime(p Params) {
 		lengths = []int{166, 332}
 	}
 	if p.TrainingOff() {
-		showNotTrained(markMarkdown, fmt.Sprintf("time training steps at T = %s on this machine (minutes; README, \"Running time\", gives measured numbers, and `softshape timing` measures them from the command line)", joinInts(lengths)))
+		showNotTrained(markMarkdown, fmt.Sprintf("time training steps at T = %s on this machine (minutes; docs/performance.md, \"Running time\", gives measured numbers, and `softshape timing` measures them from the command line)", joinInts(lengths)))
 		return
 	}
 	md, fig, err := RunningTime(p, lengths, nil)

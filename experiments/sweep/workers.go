@@ -56,7 +56,7 @@ func (p WorkerPlan) String() string {
 // On the pure-Go backend with its default setting ("", "go",
 // "go:parallelism=-1", FastestBackend when it resolves to pure Go here) and
 // cpus ≥ 2 it is one worker per core, all sharing that one backend. Measured
-// on 2 cores (whole quick sweeps of the CLI, see environment.md): 2 workers
+// on 2 cores (whole quick sweeps of the CLI, see docs/performance.md): 2 workers
 // sharing the all-cores backend finish a sweep ≈1.4× faster than 1 worker
 // (one small-batch run keeps only ≈1.3–1.5 of 2 cores busy), and as fast as
 // or slightly faster than 2 workers each on a single-threaded backend of its

@@ -1,7 +1,7 @@
 // Command examples regenerates one example PNG of each figure type of
 // package plots, from deterministic synthetic inputs (and a real GunPoint
-// series for the attention map when the UCR archive is found), for the
-// README:
+// series for the attention map when the UCR archive is found), for
+// docs/usage.md ("Figures"):
 //
 //	go run ./plots/cmd/examples -out docs/img
 //

@@ -100,8 +100,8 @@ func geluGradient(x, cdf, v *Node) *Node {
 // gives the limit 0), because that backend's Exp, Go's math.Exp assembly,
 // measured pathologically slow inside a training step, and most of all when
 // two runs share the cores, while math.Expm1 (compiled Go) showed no such
-// cost; the cause was not found (environment.md, "Speed, and what to compare
-// it with"). Other backends use Exp.
+// cost; the cause was not found (docs/performance.md, "Speed, and what to
+// compare it with"). Other backends use Exp.
 func expNegHalfSquare(x *Node) *Node {
 	half := MulScalar(Square(x), 0.5)
 	if OnPureGo(x.Graph()) {

@@ -85,7 +85,7 @@ func DenseMLP(tokens, gates *Node, w ExpertWeights, dropout func(*Node) *Node) *
 // about a quarter of the average rows per expert, so padding adds at most about
 // a quarter; minBlock keeps each block's product above a backend's
 // small-matrix threshold (MinDispatchBlock). The measurements behind the 3/5
-// are in environment.md, "Why the kernels take their forms".
+// are in docs/performance.md, "Why the kernels take their forms".
 func DispatchBlock(t, e, k, minBlock int, mode DispatchMode) int {
 	if k >= e || mode == DispatchDense {
 		return 0

@@ -12,7 +12,7 @@ import (
 // computed with w padded by zero columns to that width, and the extra columns
 // sliced off: GoMLX's kernel for small products (under 4 Mi multiply-adds)
 // runs such narrow ones an order of magnitude slower than 8 columns (measured
-// in environment.md, "Why the kernels take their forms"). That is the attention
+// in docs/performance.md, "Why the kernels take their forms"). That is the attention
 // score (1 column), the classifier (C) and the MoE router (Ĉ).
 //
 // Its gradient is written by hand (see WithGradient), as rank-2 products whose
