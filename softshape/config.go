@@ -11,103 +11,79 @@ import (
 )
 
 // Hyperparameter names, as stored in a GoMLX model.Store and as written in a
-// settings string ("sparse_ratio=0.3;experts_k=2;depth=3").
+// settings string ("sparse_ratio=0.3;experts_k=2;depth=3"). What each setting
+// does, its paper symbol, default and allowed values are said once, in
+// Settings (settings.go), which -set help and the table of docs/settings.md
+// print.
 const (
-	// ParamSparseRatio is η, the fraction of shape embeddings merged into the
-	// fused embedding by the last layer (paper Table 3's "sparse ratio"), in [0,1).
+	// ParamSparseRatio names the sparse ratio 1−η (Table 3).
 	ParamSparseRatio = "sparse_ratio"
-	// ParamExpertsK is k, the number of experts each token is routed to (k ≥ 1, k ≤ Ĉ).
+	// ParamExpertsK names k, the experts each shape is routed to (Table 4).
 	ParamExpertsK = "experts_k"
-	// ParamNumExperts is Ĉ, the number of experts: an integer, or "C", "C/2", "2C"
-	// (relative to the number of classes C; the default "C" is the authors').
+	// ParamNumExperts names Ĉ, the number of experts (NumExperts).
 	ParamNumExperts = "num_experts"
-	// ParamStride is q, the stride between shapes: an integer ≥ 1, "m" for
-	// non-overlapping shapes, or "auto" (4, with the authors' adjustment
-	// q = min(2, m) when m ≤ 4).
+	// ParamStride names q, the stride between shapes (Stride, Table 5).
 	ParamStride = "stride"
-	// ParamDepth is L, the number of stacked SoftShape layers (≥ 1).
+	// ParamDepth names L, the number of SoftShape layers (Table 6).
 	ParamDepth = "depth"
-	// ParamShapeLength is m, the shape length. 0 means "auto": the authors'
-	// per-dataset value when the dataset is in the UCR registry, else min(16, T).
+	// ParamShapeLength names m, the shape length (Table 7).
 	ParamShapeLength = "shape_length"
-	// ParamShapeLengthRatio, when > 0, sets m = int(ratio·T) (the paper's 0.1T, 0.8T)
-	// and overrides ParamShapeLength.
+	// ParamShapeLengthRatio names m/T, which overrides ParamShapeLength when > 0.
 	ParamShapeLengthRatio = "shape_length_ratio"
-	// ParamEmbedDim is d, the width of the shape embeddings.
+	// ParamEmbedDim names d, the width of the shape embeddings.
 	ParamEmbedDim = "embed_dim"
-	// ParamAttnDim is d_attn, the hidden width of the gated attention head (paper: 8).
+	// ParamAttnDim names d_attn, the hidden width of the attention head.
 	ParamAttnDim = "attn_dim"
-	// ParamDropout is the dropout rate (positional embedding, experts, final layer).
+	// ParamDropout names the dropout rate.
 	ParamDropout = "dropout"
-	// ParamMoELossWeight is λ, the weight of the MoE importance and load losses.
+	// ParamMoELossWeight names λ, the weight of the MoE's auxiliary losses.
 	ParamMoELossWeight = "moe_loss_weight"
-	// ParamInceptionKernel is the largest Inception kernel ("ks" = 40 gives 39, 19, 9).
+	// ParamInceptionKernel names the largest Inception kernel.
 	ParamInceptionKernel = "inception_kernel"
-	// ParamSchedule chooses how sparsification is spread over the layers:
-	// "reference" (the authors' merge fractions linspace(0, η, L)) or
-	// "every_layer" (the paper's literal reading: every layer merges a fraction η).
+	// ParamSchedule names the sparsification schedule (Schedule).
 	ParamSchedule = "sparsify_schedule"
-	// ParamMoELayers chooses where the MoE runs: "sparse" (the authors': only in
-	// layers that merge, never during warm-up) or "all" (every layer, also in warm-up).
+	// ParamMoELayers names where the MoE runs (MoELayers).
 	ParamMoELayers = "moe_layers"
-	// ParamFusedToken: true (default) appends the score-weighted sum of the merged
-	// shapes as one fused embedding; false keeps only the top shapes (ablation
-	// "w/o Soft Sparse").
+	// ParamFusedToken names the fused-token switch (ablation w/o Soft Sparse).
 	ParamFusedToken = "fused_token"
-	// ParamIntra enables the MoE intra-shape learning (false = ablation "w/o Intra").
+	// ParamIntra names the intra-shape (MoE) switch (ablation w/o Intra).
 	ParamIntra = "intra"
-	// ParamInter enables the Inception inter-shape learning (false = ablation "w/o Inter").
+	// ParamInter names the inter-shape (Inception) switch (ablation w/o Inter).
 	ParamInter = "inter"
-	// ParamShapeEmbed chooses the shape embedding: "conv" (1-D CNN, the paper's) or
-	// "linear" (a linear patch embedding, ablation "with Linear Shape").
+	// ParamShapeEmbed names the shape embedding (ShapeEmbed).
 	ParamShapeEmbed = "shape_embed"
-	// ParamMoEExpert chooses the network of each MoE expert (appendix study):
-	// "mlp" (the paper's Linear→GELU→Dropout→Linear, the default), "fcn" (an FCN
-	// block: three same-padded convolutions over the token axis) or "icb" (TSLANet's
-	// interactive convolution block).
+	// ParamMoEExpert names the network of each MoE expert (MoEExpert).
 	ParamMoEExpert = "moe_expert"
-	// ParamSharedExpert chooses the shared (inter-shape) expert network (appendix
-	// study): "inception" (the paper's, the default), "transformer" (one
-	// Transformer encoder layer) or "mlp" (a token-wise MLP).
+	// ParamSharedExpert names the shared expert network (SharedExpert).
 	ParamSharedExpert = "shared_expert"
-	// ParamMultiSeq, when not empty, is a comma-separated list of shape lengths
-	// (the paper's Table 7 "Multi-Seq": "8,16,32"): one SoftShape per length in
-	// parallel, fused by cross-scale residual fusion. It overrides shape_length.
+	// ParamMultiSeq names Table 7's Multi-Seq shape lengths.
 	ParamMultiSeq = "multi_seq"
-	// ParamWarmUpEpochs is the number of dense (non-sparse) epochs before sparsification starts.
+	// ParamWarmUpEpochs names the dense warm-up epochs.
 	ParamWarmUpEpochs = "warmup_epochs"
-	// ParamEpochs is the maximum number of training epochs.
+	// ParamEpochs names the maximum number of epochs.
 	ParamEpochs = "epochs"
-	// ParamLearningRate is Adam's learning rate.
+	// ParamLearningRate names Adam's learning rate.
 	ParamLearningRate = "learning_rate"
-	// ParamBatchRule is "paper" (min(n_train/10, 16)) or "large" (the reference default min(512, n_train)).
+	// ParamBatchRule names the protocol switch of the batch size (BatchRule).
 	ParamBatchRule = "batch_rule"
-	// ParamPatience is the early-stopping patience (epochs) of the reference rule; 0 disables it.
+	// ParamPatience names the early-stopping patience.
 	ParamPatience = "patience"
-	// ParamShuffle shuffles the training batches every epoch (the reference does not).
+	// ParamShuffle names the protocol switch of batch shuffling.
 	ParamShuffle = "shuffle"
-	// ParamFoldReset is the fold reset: "fresh" (every fold starts from new
-	// weights and a new Adam optimiser, the paper's protocol) or "carry" (the
-	// authors' published code: weights and Adam state carried from fold to fold,
-	// so later folds have trained on their own test samples).
+	// ParamFoldReset names the protocol switch of the fold reset (FoldReset).
 	ParamFoldReset = "fold_reset"
-	// ParamEvalPath is the path validation and test run during warm-up: "phase"
-	// (the path being trained: dense in warm-up, sparse after) or "sparse"
-	// (the authors' code: always the sparse path with the MoE).
+	// ParamEvalPath names the protocol switch of the warm-up's evaluation
+	// path (EvalPath).
 	ParamEvalPath = "eval_path"
-	// ParamSelectionStat is the validation statistic of model selection and early
-	// stopping: "mean" (mean cross-entropy) or "batch_scaled" (the authors':
-	// Σ_batches mean CE / n_val).
+	// ParamSelectionStat names the protocol switch of the selection
+	// statistic (SelectionStat).
 	ParamSelectionStat = "selection_stat"
-	// ParamSelectionWindow is the set of epochs model selection chooses from:
-	// "post_warmup" (only epochs after the warm-up, i.e. SoftShape's own sparse
-	// model) or "all" (every epoch, as the authors' code, which can select a
-	// dense warm-up model).
+	// ParamSelectionWindow names the protocol switch of the epochs selection
+	// chooses from (SelectionWindow).
 	ParamSelectionWindow = "selection_window"
-	// ParamProtocol applies a preset of the protocol switches (fold_reset,
-	// eval_path, batch_rule, shuffle, selection_stat, selection_window): one of
-	// the names in Presets. It is applied before the other settings of the same
-	// string, so "protocol=reference_fresh;shuffle=true" changes one switch.
+	// ParamProtocol applies a preset of the protocol switches, one of the
+	// names in Presets, before the other settings of the same string
+	// ("protocol=reference_fresh;shuffle=true" changes one switch).
 	ParamProtocol = "protocol"
 	// ParamReferenceCompat is the older spelling of a preset:
 	// reference_compat=true is protocol=reference_compat, false is

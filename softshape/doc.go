@@ -75,21 +75,17 @@
 // restored and scored on the test split), and the authors' early stopping after
 // warm-up (80 epochs of |Δval| ≤ 1e-4 or of rising validation loss).
 //
-// Each protocol decision is a setting (Protocol): fold_reset (fresh | carry),
-// eval_path (phase | sparse), batch_rule (paper | large), shuffle,
-// selection_stat (mean | batch_scaled) and selection_window (post_warmup | all).
-// The default selects only among post-warm-up epochs, so the model returned is
-// always SoftShape's own sparse model. protocol=reference_compat sets every
-// switch to the authors' published code: weights and Adam state carried over
-// from fold to fold (their reset is a no-op, so later folds have trained on
-// their own test samples), evaluation always on the sparse path, batch
-// min(512, n_train), no shuffling, their batch-scaled validation statistic
-// (Σ_batches mean CE / n_val) and selection over all epochs.
-// protocol=reference_fresh is the same with fresh folds.
+// Each protocol decision is a setting, a protocol switch (Protocol; Settings
+// documents each), and the presets of ParamProtocol set them together:
+// ProtocolDefault (SoftShape's own sparse model, fresh folds),
+// ProtocolReferenceCompat (the authors' published code, fold leak included)
+// and ProtocolReferenceFresh (the same with fresh folds). docs/protocol.md
+// says what the fold leak is and which preset to report.
 //
 // # Backends
 //
 // NewBackend picks the GoMLX backend: the argument, else $GOMLX_BACKEND, else the
 // pure-Go backend with parallelism=-1 (which avoids its 2-core deadlock). XLA/PJRT
-// (xla:cpu, xla:cuda) is compiled in when cgo is available; see environment.md.
+// (xla:cpu, xla:cuda) is compiled in when cgo is available; see environment.md
+// and, for a GPU, docs/gpu.md.
 package softshape
