@@ -86,6 +86,15 @@ func glyphStyle(c color.Color, radius float64, shape draw.GlyphDrawer) draw.Glyp
 	return draw.GlyphStyle{Color: c, Radius: vg.Points(radius), Shape: shape}
 }
 
+// padY widens p's y range by frac of its span at each end, so that a line
+// at the highest or lowest value does not run along the frame.
+func padY(p *plot.Plot, frac float64) {
+	if span := p.Y.Max - p.Y.Min; span > 0 {
+		p.Y.Min -= frac * span
+		p.Y.Max += frac * span
+	}
+}
+
 // addLine adds the points (xs, ys) to p as a line (broken at NaN) with
 // optional markers, and returns legend thumbnails for that style.
 func addLine(p *plot.Plot, xs, ys []float64, ls draw.LineStyle, gs *draw.GlyphStyle) []plot.Thumbnailer {

@@ -259,6 +259,9 @@ func SweepChart(meta Meta, xLabel string, xTicks []string, ours []SweepSeries, p
 			}
 			items = append(items, legendItem{label: a.Label, thumbs: th})
 		}
+		if !cfg.logY {
+			padY(p, 0.04)
+		}
 		if !lay.coloured || len(items) > 1 {
 			c = splitLegendRight(c, items)
 		}
