@@ -117,9 +117,13 @@ func RankBars(meta Meta, methods []string, avgRanks []float64, paperRanks []floa
 		p.Y.Min = 0
 		p.Y.Max = top * 1.15
 		if len(names) <= maxValueLabels {
-			addValueLabels(p, ours, offOurs)
 			if hasPaper {
-				addValueLabels(p, paper, offPaper)
+				// Each label flush with its bar's outer edge, so that the
+				// labels of a pair never overlap (a label is wider than a bar).
+				addValueLabels(p, ours, offOurs+w/2, draw.XRight)
+				addValueLabels(p, paper, offPaper-w/2, draw.XLeft)
+			} else {
+				addValueLabels(p, ours, offOurs, draw.XCenter)
 			}
 		}
 		p.Draw(c)
@@ -134,8 +138,10 @@ func barThumb(clr color.Color) plot.Thumbnailer {
 	return &plotter.BarChart{Color: clr}
 }
 
-// addValueLabels writes each non-NaN value above its bar, shifted by offset.
-func addValueLabels(p *plot.Plot, vals []float64, offset vg.Length) {
+// addValueLabels writes each non-NaN value above its bar, shifted by offset
+// and aligned there by align (draw.XCenter: centred on offset; draw.XRight:
+// ending at it; draw.XLeft: starting at it).
+func addValueLabels(p *plot.Plot, vals []float64, offset vg.Length, align draw.XAlignment) {
 	var xys plotter.XYs
 	var labels []string
 	for i, v := range vals {
@@ -154,7 +160,7 @@ func addValueLabels(p *plot.Plot, vals []float64, offset vg.Length) {
 	}
 	for i := range l.TextStyle {
 		l.TextStyle[i] = textStyle(smallSize-1, rgb(hexBlack))
-		l.TextStyle[i].XAlign = draw.XCenter
+		l.TextStyle[i].XAlign = align
 		l.TextStyle[i].YAlign = draw.YBottom
 	}
 	l.Offset = vg.Point{X: offset, Y: vg.Points(2)}
