@@ -39,6 +39,7 @@ func commands() map[string]command {
 		"reproduction": {summary: "check the committed full-protocol results; rewrite their manifest and docs/reproduction.md's tables", run: runReproduction},
 		"fidelity":     {summary: "the full protocol on a few datasets and seeds per preset, beside the authors' code and the paper", run: runFidelity},
 		"flops":        {summary: "FLOPs of one epoch of a run on a dataset, as the graphs compute them and as the paper's operations need", run: runFLOPs},
+		"golden":       {summary: "record short training runs bit for bit, or compare records: what a refactor must reproduce", run: runGolden},
 	}
 }
 

@@ -24,6 +24,11 @@ func CPU() string {
 	return fmt.Sprintf("%s, %d of %d cores", processor(cpuid.CPU, runtime.GOARCH), usable, logicalCores(cpuid.CPU, usable))
 }
 
+// Processor names the processor this process runs on, e.g. "AMD EPYC
+// (family 25 model 1, x86-64-v3)": CPU without the cores, for a record that
+// must not depend on the process's CPU affinity.
+func Processor() string { return processor(cpuid.CPU, runtime.GOARCH) }
+
 // Machine describes this machine for a manifest: its processor, logical
 // cores, memory and OS/architecture, e.g. "AMD EPYC (family 25 model 1,
 // x86-64-v3), 2 cores, 24 GiB, linux/amd64".

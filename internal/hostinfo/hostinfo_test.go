@@ -43,6 +43,9 @@ func TestCPUSaysTheCoresThisProcessMayUse(t *testing.T) {
 	if !strings.HasSuffix(got, want) {
 		t.Errorf("CPU() = %q, want it to end in %q", got, want)
 	}
+	if p := Processor(); got != p+want {
+		t.Errorf("CPU() = %q, want Processor() %q and the cores", got, p)
+	}
 	if m := Machine(); !strings.HasPrefix(m, processor(cpuid.CPU, runtime.GOARCH)+",") || !strings.HasSuffix(m, runtime.GOOS+"/"+runtime.GOARCH) {
 		t.Errorf("Machine() = %q: want the processor first and the OS/architecture last", m)
 	}
