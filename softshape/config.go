@@ -373,7 +373,8 @@ func (c Config) WithSettings(settings string) (Config, error) {
 }
 
 // String lists every hyperparameter as "name=value" separated by ";", the same
-// syntax WithSettings accepts.
+// syntax WithSettings accepts. It is for display and records; run keys hash
+// KeyString, which does not change when a setting is added.
 func (c Config) String() string {
 	parts := make([]string, 0, 32)
 	for _, p := range Settings() {

@@ -40,8 +40,9 @@ func (s Setting) Value(c Config) any {
 	panic(fmt.Sprintf("setting %s: unsupported field type", s.Name))
 }
 
-// Settings lists every hyperparameter in the order Config.String writes them
-// (the order is part of each run's configuration hash: append, never reorder).
+// Settings lists every hyperparameter in the order Config.String writes them.
+// Run keys do not depend on it, but a new setting needs an entry in the key
+// schema too (KeySchema says how).
 func Settings() []Setting {
 	return []Setting{
 		{ParamSparseRatio, "1−η", "sparse ratio: fraction of the shapes fused into one embedding by the last layer, in [0, 1) (Table 3; the paper keeps the top η)", nil, func(c *Config) any { return &c.SparseRatio }},
