@@ -136,7 +136,9 @@ func TestLoadRejectsForeignRecords(t *testing.T) {
 			Hash: c.Hash, Mode: "full", Status: sweep.StatusOK, TestAccuracy: 0.9, ValLoss: 0.1, EpochsRun: 200, Params: 10,
 			WallSeconds: 1, Backend: "test", Config: c.Config.String(), Protocol: "reference_fresh", Started: now, Finished: now, Hostname: "h", PID: 1}
 		tc.edit(r)
-		r.Hash = sweep.ConfigHash(r.Config, r.Quick)
+		if r.Hash, err = sweep.ConfigStringHash(r.Config, r.Quick); err != nil {
+			t.Fatal(err)
+		}
 		if err := store.Write(r); err != nil {
 			t.Fatal(err)
 		}

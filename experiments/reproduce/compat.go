@@ -83,7 +83,7 @@ func Compat(ctx context.Context, p Params) (*CompatResult, error) {
 					return nil, err
 				}
 				path := filepath.Join(p.Results, "reference_compat", sweep.Slug(name),
-					fmt.Sprintf("seed%d-folds%s-%s.json", seed, foldsTag(folds), sweep.ConfigHash(cfg.String(), p.Quick)))
+					fmt.Sprintf("seed%d-folds%s-%s.json", seed, foldsTag(folds), sweep.ConfigHash(cfg, p.Quick)))
 				rec, err := readCompat(path)
 				if err != nil {
 					if !p.TrainMissing {

@@ -164,7 +164,7 @@ func TestCarryGroups(t *testing.T) {
 	}
 	fresh := softshape.DefaultConfig()
 	cell := func(cfg softshape.Config, variant string, seed int64, fold int) Cell {
-		return Cell{Key: Key{Table: "t", Dataset: "d", Variant: variant, Seed: seed, Fold: fold, Hash: ConfigHash(cfg.String(), false)}, Config: cfg}
+		return Cell{Key: Key{Table: "t", Dataset: "d", Variant: variant, Seed: seed, Fold: fold, Hash: ConfigHash(cfg, false)}, Config: cfg}
 	}
 	cells := []Cell{
 		cell(carry, "a", 1, 1), cell(carry, "a", 1, 2), cell(carry, "a", 1, 3),

@@ -60,9 +60,9 @@ func BaseConfig(quick bool, settings string) (softshape.Config, error) {
 type GridVariant struct {
 	// Name is the variant name.
 	Name string `json:"name"`
-	// Hash is ConfigHash of Config and the grid's quick flag.
+	// Hash is ConfigHash of the configuration and the grid's quick flag.
 	Hash string `json:"config_hash,omitempty"`
-	// Config is the resolved configuration string.
+	// Config is the resolved configuration string (Config.String).
 	Config string `json:"config,omitempty"`
 	// Blocked says why the variant cannot run (it needs model support); such
 	// a variant has no cells.
@@ -127,7 +127,7 @@ func NewGrid(spec GridSpec) (*Grid, error) {
 		if err != nil {
 			return nil, fmt.Errorf("sweep %s: %w", spec.Table, err)
 		}
-		gv := GridVariant{Name: v.Name, Config: cfg.String(), Hash: ConfigHash(cfg.String(), spec.Quick)}
+		gv := GridVariant{Name: v.Name, Config: cfg.String(), Hash: ConfigHash(cfg, spec.Quick)}
 		g.Variants = append(g.Variants, gv)
 		for _, ds := range spec.Datasets {
 			for _, seed := range spec.Seeds {

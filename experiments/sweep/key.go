@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/softshape-go/softshape/softshape"
 )
 
 // HashLen is the number of hex digits of a configuration hash.
@@ -30,11 +32,42 @@ type Key struct {
 	Hash string
 }
 
-// ConfigHash returns the first HashLen hex digits of the sha256 of the fully
-// resolved configuration string (softshape.Config.String) and the quick flag.
-func ConfigHash(config string, quick bool) string {
-	sum := sha256.Sum256([]byte(config + "\nquick=" + strconv.FormatBool(quick)))
+// ConfigHash returns the run key hash of a configuration and the quick flag:
+// KeyHash of its key string (softshape.Config.KeyString), which a setting
+// added at its default leaves unchanged (softshape.KeySchema).
+func ConfigHash(cfg softshape.Config, quick bool) string {
+	return KeyHash(cfg.KeyString(), quick)
+}
+
+// ConfigStringHash is ConfigHash of a configuration string as records and
+// grid files keep it (softshape.Config.String of the code that wrote them):
+// KeyHash of its key string. A string the key schema cannot read is an error.
+func ConfigStringHash(config string, quick bool) (string, error) {
+	key, err := softshape.RunKeySchema().KeyString(config)
+	if err != nil {
+		return "", err
+	}
+	return KeyHash(key, quick), nil
+}
+
+// KeyHash returns the first HashLen hex digits of the sha256 of a run key
+// string (softshape.KeySchema.KeyString) and the quick flag.
+func KeyHash(key string, quick bool) string {
+	sum := sha256.Sum256([]byte(key + "\nquick=" + strconv.FormatBool(quick)))
 	return hex.EncodeToString(sum[:])[:HashLen]
+}
+
+// checkConfigHash checks that hash is the hash of a stored configuration
+// string and quick flag.
+func checkConfigHash(config string, quick bool, hash string) error {
+	h, err := ConfigStringHash(config, quick)
+	if err != nil {
+		return err
+	}
+	if h != hash {
+		return fmt.Errorf("config hash %q does not match the configuration (%s)", hash, h)
+	}
+	return nil
 }
 
 // Slug turns a variant name into a folder name: lower case letters, digits

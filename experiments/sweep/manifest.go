@@ -88,8 +88,8 @@ func readGridFile(path string) (*Grid, error) {
 		if v.Blocked != "" {
 			continue
 		}
-		if ConfigHash(v.Config, f.Spec.Quick) != v.Hash {
-			return nil, fmt.Errorf("grid file %s: variant %q: hash %s does not match its configuration", path, v.Name, v.Hash)
+		if err := checkConfigHash(v.Config, f.Spec.Quick, v.Hash); err != nil {
+			return nil, fmt.Errorf("grid file %s: variant %q: %w", path, v.Name, err)
 		}
 		cfg, err := softshape.DefaultConfig().WithSettings(v.Config)
 		if err != nil {

@@ -63,7 +63,7 @@ type Record struct {
 	// Fold is 1-based; Seed the run seed.
 	Fold int   `json:"fold"`
 	Seed int64 `json:"seed"`
-	// Quick marks a quick-mode run; Hash is ConfigHash(Config, Quick).
+	// Quick marks a quick-mode run; Hash is ConfigStringHash(Config, Quick).
 	Quick bool   `json:"quick"`
 	Hash  string `json:"config_hash"`
 	// Mode is "full" or QuickLabel, so that a quick record says what it is.
@@ -112,7 +112,8 @@ type Record struct {
 	// both the wall time and the last bits of the results). Empty in records
 	// written before it was recorded.
 	BackendDetail string `json:"backend_detail,omitempty"`
-	// Config is the fully resolved configuration string (ConfigHash input).
+	// Config is the fully resolved configuration string (Config.String; its
+	// key string gives Hash).
 	Config string `json:"config"`
 	// Started and Finished are the run's UTC start and end times.
 	Started  time.Time `json:"started"`
@@ -163,8 +164,11 @@ func (r *Record) Validate() error {
 		return fmt.Errorf("fold %d: must be ≥ 1", r.Fold)
 	case r.Config == "":
 		return fmt.Errorf("no configuration string")
-	case ConfigHash(r.Config, r.Quick) != r.Hash:
-		return fmt.Errorf("config hash %q does not match the configuration (%s)", r.Hash, ConfigHash(r.Config, r.Quick))
+	}
+	if err := checkConfigHash(r.Config, r.Quick, r.Hash); err != nil {
+		return err
+	}
+	switch {
 	case r.Mode != modeOf(r.Quick):
 		return fmt.Errorf("mode %q does not match quick=%t", r.Mode, r.Quick)
 	case r.Started.IsZero() || r.Finished.IsZero() || r.Finished.Before(r.Started):

@@ -18,11 +18,11 @@ import (
 
 // okRecord returns a complete ok record for key fields of a default config.
 func okRecord(s *Store, table, dataset, variant string, fold int) *Record {
-	cfg := softshape.DefaultConfig().String()
+	cfg := softshape.DefaultConfig()
 	now := time.Now().UTC()
 	return &Record{Schema: SchemaVersion, Table: table, Dataset: dataset, Variant: variant, Fold: fold, Seed: 42,
 		Hash: ConfigHash(cfg, false), Mode: "full", Status: StatusOK, TestAccuracy: 0.75, ValLoss: Float(math.NaN()),
-		BestEpoch: 3, EpochsRun: 5, Params: 100, WallSeconds: 1.5, InferenceSeconds: 0.1, Backend: "go", Config: cfg,
+		BestEpoch: 3, EpochsRun: 5, Params: 100, WallSeconds: 1.5, InferenceSeconds: 0.1, Backend: "go", Config: cfg.String(),
 		Started: now.Add(-time.Second), Finished: now, Hostname: s.host, PID: s.pid}
 }
 
