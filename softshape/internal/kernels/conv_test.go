@@ -14,6 +14,8 @@ import (
 // windows, equals GoMLX's built-in Convolve (cross-correlation, padding
 // (k−1)/2 each side: PyTorch's Conv1d), and its hand-written gradients with
 // respect to the input and every kernel equal GoMLX's gradients of Convolve.
+// So do the speed forms ToeplitzSameConvs (on every case, short sequences or
+// not) and ConvolveSameConvs (channels first).
 // The model's own check, softshape's TestInceptionMatchesConvolve, compares
 // the whole Inception module built on it.
 func TestNestedSameConvsMatchConvolve(t *testing.T) {
@@ -41,6 +43,8 @@ func TestNestedSameConvsMatchConvolve(t *testing.T) {
 				forms := []func(z *graph.Node, ws []*graph.Node) *graph.Node{
 					func(z *graph.Node, ws []*graph.Node) *graph.Node { return NestedSameConvs(z, ws, tc.sizes, true) },
 					func(z *graph.Node, ws []*graph.Node) *graph.Node { return NestedSameConvs(z, ws, tc.sizes, false) },
+					func(z *graph.Node, ws []*graph.Node) *graph.Node { return ToeplitzSameConvs(z, ws, tc.sizes) },
+					func(z *graph.Node, ws []*graph.Node) *graph.Node { return ConvolveSameConvs(z, ws, tc.sizes) },
 					func(z *graph.Node, ws []*graph.Node) *graph.Node {
 						outs := make([]*graph.Node, numK)
 						for i, k := range tc.sizes {
@@ -67,8 +71,9 @@ func TestNestedSameConvsMatchConvolve(t *testing.T) {
 				t.Fatal(err)
 			}
 			per := 2 + numK
-			ref := outs[2*per:]
-			for f, form := range []string{"Gather layout", "Pad layout"} {
+			names := []string{"Gather layout", "Pad layout", "Toeplitz", "ConvolveSameConvs"}
+			ref := outs[len(names)*per:]
+			for f, form := range names {
 				for i := range per {
 					got, want := outs[f*per+i], ref[i]
 					if diff := tensortest.MaxAbsDiff(t, got, want); diff > 1e-5*max(1, tensortest.MaxAbs(want)) {
