@@ -48,7 +48,7 @@ func (m *Model) sharedExpert(scope *model.Scope, v *Node) *Node {
 		return tokenMLP(scope.In("shared_mlp"), v, sharedMLPMult*v.Shape().Dimensions[2], m.Config.Dropout)
 	default:
 		if m.fast {
-			return inceptionTrimmed(scope.In("inception"), v, m.Config.InceptionKernel)
+			return inceptionFast(scope.In("inception"), v, m.Config.InceptionKernel)
 		}
 		return inception(scope.In("inception"), v, m.Config.InceptionKernel)
 	}

@@ -22,7 +22,7 @@ import (
 // Counting the arithmetic of a training run (docs/performance.md, "Whole
 // runs: where the time goes"). Two counts of the matrix products, in FLOPs (a
 // multiply-add is 2):
-//   - as the graph computes it: every DotGeneral of the compiled training-step
+//   - as the graph computes it: every DotGeneral (and ConvGeneral) of the compiled training-step
 //     and validation graphs, 2·(output size)·(contracted size), read from the
 //     graphs themselves, so it includes what the graph multiplies by zeros
 //     (convolution taps over padding, experts a token was not routed to,
@@ -36,7 +36,9 @@ import (
 // GraphCount is the arithmetic of one compiled graph.
 type GraphCount struct {
 	// DotFLOPs is 2·(output size)·(contracted size) summed over the graph's
-	// matrix products (DotGeneral nodes); Dots counts them.
+	// matrix products (DotGeneral nodes) and convolutions (ConvGeneral nodes,
+	// the speed forms' kernels.ConvolveSameConvs; the contracted size is the
+	// kernel's size per output channel); Dots counts them.
 	DotFLOPs int64
 	Dots     int
 	// Ops counts the graph's nodes and the elements they write, per operation.
@@ -75,10 +77,16 @@ func CountGraph(outputs ...*graph.Node) (GraphCount, error) {
 			oc.Elements += int64(n.Shape().Size())
 		}
 		c.Ops[op] = oc
-		if n.Type() != graph.NodeTypeDotGeneral {
+		var k int64
+		var err error
+		switch n.Type() {
+		case graph.NodeTypeDotGeneral:
+			k, err = contractedSize(n)
+		case graph.NodeTypeConvGeneral:
+			k, err = kernelSizePerOutput(n)
+		default:
 			continue
 		}
-		k, err := contractedSize(n)
 		if err != nil {
 			return c, err
 		}
@@ -104,6 +112,26 @@ func contractedSize(n *graph.Node) (int64, error) {
 		k *= int64(lhs.Dimensions[a])
 	}
 	return k, nil
+}
+
+// convOutRe reads the kernel's output-channel axis of a ConvGeneral node from
+// its description (graph.Node.String).
+var convOutRe = regexp.MustCompile(`KernelOutputChannels:([0-9]+)`)
+
+// kernelSizePerOutput is the multiply-adds of one output element of a
+// ConvGeneral node: its kernel's size over its output channels (with channel
+// or batch groups too).
+func kernelSizePerOutput(n *graph.Node) (int64, error) {
+	m := convOutRe.FindStringSubmatch(n.String())
+	if m == nil || len(n.Inputs()) < 2 {
+		return 0, fmt.Errorf("counting FLOPs: cannot read the kernel axes of %s", n)
+	}
+	kernel := n.Inputs()[1].Shape()
+	a, err := strconv.Atoi(m[1])
+	if err != nil || a >= kernel.Rank() {
+		return 0, fmt.Errorf("counting FLOPs: kernel output axis %q of %s", m[1], n)
+	}
+	return int64(kernel.Size() / kernel.Dimensions[a]), nil
 }
 
 // EpochCount is the arithmetic of one epoch of a phase: the training steps

@@ -3,8 +3,13 @@ package softshape
 import (
 	"testing"
 
+	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/gobackend"
+	"github.com/gomlx/compute/shapes"
+	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/ml/model"
+
+	"github.com/softshape-go/softshape/softshape/internal/kernels"
 )
 
 // TestFLOPsOfATinyModel checks both FLOP counts on a model small enough to
@@ -25,9 +30,11 @@ import (
 // 384; the convolutions' Pad layout (pad 3) multiplies 21 rows
 // (3 + 2·(3+3) + 6) by the rings' taps: the centre tap for 3 kernels
 // 2·21·2·6 = 504, the next two for 2 kernels 2·21·4·4 = 672, the outer four
-// for one 2·21·8·2 = 672: 6456. With trimTaps the 7-tap kernel keeps 5
-// (2n−1) taps, pad 2: 16 rows (2 + 2·(3+2) + 4), 2·16·2·6 = 384,
-// 2·16·4·4 = 512, the outer two 2·16·4·2 = 256: 5760.
+// for one 2·21·8·2 = 672: 6456. The speed forms (RunOptions.Fast) trim the
+// 7-tap kernel to 5 (2n−1) taps, and then over 3 tokens the block-Toeplitz
+// product multiplies no more than the windows (3·6 ≤ (5+3+1)·2,
+// kernels.ToeplitzPays): one product [2, 3·2]×[3·2, 3·6], 2·2·18·6 = 432,
+// in place of the three rings: 5040 in 9 products.
 func TestFLOPsOfATinyModel(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.ShapeLength, cfg.Stride, cfg.EmbedDim, cfg.AttnDim, cfg.Depth, cfg.InceptionKernel = 4, "4", 8, 2, 1, 8
@@ -57,9 +64,10 @@ func TestFLOPsOfATinyModel(t *testing.T) {
 		t.Skipf("the graph's count is checked by hand on pure Go; the backend is %s", backend.Name())
 	}
 	for _, tc := range []struct {
-		plain bool
-		want  int64
-	}{{true, 6456}, {false, 5760}} {
+		plain       bool
+		want        int64
+		dots, train int
+	}{{true, 6456, 11, 32}, {false, 5040, 9, 26}} {
 		m.fast = !tc.plain
 		store := model.NewStore()
 		m.Config.Apply(store)
@@ -67,17 +75,17 @@ func TestFLOPsOfATinyModel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if gc.DotFLOPs != tc.want || gc.Dots != 11 {
-			t.Errorf("inference graph, plain=%t: %d FLOPs in %d products, want %d in 11", tc.plain, gc.DotFLOPs, gc.Dots, tc.want)
+		if gc.DotFLOPs != tc.want || gc.Dots != tc.dots {
+			t.Errorf("inference graph, plain=%t: %d FLOPs in %d products, want %d in %d", tc.plain, gc.DotFLOPs, gc.Dots, tc.want, tc.dots)
 		}
 		train, err := countStep(backend, store, m, 2, Dense, true)
 		if err != nil {
 			t.Fatal(err)
 		}
 		// Two gradient products for every product but the embedding's, whose
-		// input is the data: 11 + 10·2 + 1.
-		if train.Dots != 32 {
-			t.Errorf("training graph, plain=%t: %d products, want 32", tc.plain, train.Dots)
+		// input is the data: 11 + 10·2 + 1 (9 + 8·2 + 1 fast).
+		if train.Dots != tc.train {
+			t.Errorf("training graph, plain=%t: %d products, want %d", tc.plain, train.Dots, tc.train)
 		}
 	}
 }
@@ -99,4 +107,23 @@ func TestUsefulTaps(t *testing.T) {
 			t.Errorf("usefulTaps(%d, %d) = %d, want %d", tc.n, tc.k, got, tc.want)
 		}
 	}
+}
+
+// TestCountGraphCountsConvolutions: a convolution (ConvGeneral, the speed
+// forms' kernels.ConvolveSameConvs) counts 2 FLOPs per output element and
+// kernel weight of its output channel, by hand: z [2, 5, 3] with kernels of
+// 3 and 1 taps, 4 output channels each: 2·(2·5·4)·(3·3) + 2·(2·5·4)·(1·3)
+// = 960, in 2 products.
+func TestCountGraphCountsConvolutions(t *testing.T) {
+	g := graph.NewGraph(testBackend(t), "conv")
+	z := graph.Zeros(g, shapes.Make(dtypes.Float32, 2, 5, 3))
+	ws := []*graph.Node{graph.Zeros(g, shapes.Make(dtypes.Float32, 3*3, 4)), graph.Zeros(g, shapes.Make(dtypes.Float32, 1*3, 4))}
+	gc, err := CountGraph(kernels.ConvolveSameConvs(z, ws, []int{3, 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gc.DotFLOPs != 960 || gc.Dots != 2 {
+		t.Errorf("%d FLOPs in %d products, want 960 in 2", gc.DotFLOPs, gc.Dots)
+	}
+	g.Finalize()
 }

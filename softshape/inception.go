@@ -21,12 +21,16 @@ func inception(scope *model.Scope, v *Node, ks int) *Node {
 // inceptionWindows is inception with the convolution windows built by Gather
 // (gather) or by Pads; see kernels.NestedSameConvs.
 func inceptionWindows(scope *model.Scope, v *Node, ks int, gather bool) *Node {
-	return inceptionTaps(scope, v, ks, gather, false)
+	return inceptionWith(scope, v, ks, func(z *Node, ws []*Node, sizes []int) *Node { return sameConvs(z, ws, sizes, gather) })
 }
 
-// inceptionTaps is inceptionWindows, with trim the convolutions' taps that
-// only ever meet padding left out (trimTaps, a speed form: the same values).
-func inceptionTaps(scope *model.Scope, v *Node, ks int, gather, trim bool) *Node {
+// sameConvsFunc computes the Inception's three "same" convolutions of z
+// [B, n, c] with the kernels ws [k_i·c, o_i] ([R, k_i·c, o_i] with a run axis)
+// of the given sizes, concatenated: [B, n, Σo_i].
+type sameConvsFunc func(z *Node, ws []*Node, sizes []int) *Node
+
+// inceptionWith is inception with its convolutions computed by convs.
+func inceptionWith(scope *model.Scope, v *Node, ks int, convs sameConvsFunc) *Node {
 	g := v.Graph()
 	d := v.Shape().Dimensions[2]
 	nf := d / 4
@@ -36,10 +40,7 @@ func inceptionTaps(scope *model.Scope, v *Node, ks int, gather, trim bool) *Node
 	for i, k := range sizes {
 		ws[i] = convWeights(scope.In("conv_%d", i), v.DType(), k, nf, nf).NodeValue(g) // [k·nf, nf]
 	}
-	if trim {
-		ws, sizes = trimTaps(ws, sizes, v.Shape().Dimensions[1], nf)
-	}
-	branches := []*Node{sameConvs(z, ws, sizes, gather)} // [B, n, 3·nf]
+	branches := []*Node{convs(z, ws, sizes)} // [B, n, 3·nf]
 	pooled := kernels.MaxPool3(v)
 	wp := convWeights(scope.In("pool_conv"), v.DType(), 1, d, d-3*nf).NodeValue(g)
 	branches = append(branches, matMul(pooled, wp))

@@ -9,13 +9,42 @@ import (
 // The model's speed forms: graphs that compute what the plain model files
 // compute with less work, chosen by RunOptions.Fast (Model.fast); the plain
 // graphs are the default. Each has an equivalence test against the plain form
-// (speed_test.go), and environment.md ("Whole runs: where the time goes")
+// (speed_test.go), and docs/performance.md ("Whole runs: where the time goes")
 // gives what each one saves.
 
-// inceptionTrimmed is inception (the shared expert) with trimTaps: the same
-// outputs and gradients.
-func inceptionTrimmed(scope *model.Scope, v *Node, ks int) *Node {
-	return inceptionTaps(scope, v, ks, kernels.GathersFast(v.Graph()), true)
+// inceptionFast is inception (the shared expert) with its convolutions in
+// fastSameConvs' forms: the same outputs and gradients to float32 rounding.
+func inceptionFast(scope *model.Scope, v *Node, ks int) *Node {
+	return inceptionWith(scope, v, ks, fastSameConvs)
+}
+
+// fastSameConvs computes the Inception's "same" convolutions (sameConvs) in
+// the form that is fastest for the sequence and the backend, as measured on
+// ONNX Runtime with one thread (docs/performance.md, "Whole runs: where the time
+// goes"): the taps that only meet padding left out (trimTaps); then the
+// block-Toeplitz product on short sequences, where it multiplies no more
+// than the windows (kernels.ToeplitzPays: MiddlePhalanxTW's 19 and 11
+// tokens); else the backend's own convolution (ArrowHead's 59 and 31 tokens
+// on ONNX Runtime), except on pure Go, whose convolution ran the Inception
+// ≈20× slower than its windows; else, and with a run axis, the windows of
+// the plain form.
+func fastSameConvs(z *Node, ws []*Node, sizes []int) *Node {
+	g := z.Graph()
+	n, c := z.Shape().Dimensions[1], z.Shape().Dimensions[2]
+	ws, sizes = trimTaps(ws, sizes, n, c)
+	if ws[0].Rank() == 2 { // no run axis
+		widths := make([]int, len(ws))
+		for i, w := range ws {
+			widths[i] = w.Shape().Dimensions[1]
+		}
+		if kernels.ToeplitzPays(n, sizes, widths) {
+			return kernels.ToeplitzSameConvs(z, ws, sizes)
+		}
+		if !kernels.OnPureGo(g) {
+			return kernels.ConvolveSameConvs(z, ws, sizes)
+		}
+	}
+	return sameConvs(z, ws, sizes, kernels.GathersFast(g))
 }
 
 // trimTaps leaves out the taps of "same" convolutions over n tokens that

@@ -41,23 +41,26 @@ func TestTrimTapsKeepsTheUsefulTaps(t *testing.T) {
 	}
 }
 
-// TestInceptionTrimmedMatchesPlain: the Inception with trimTaps gives the
-// plain Inception's output and gradients (input and every weight, the trimmed
-// taps' zero included), in both layouts of the convolution windows, with the
-// kernels longer than the sequence (ks=40 over 3–19 tokens) and not (ks=8).
-// Leaving the taps out changes the length of the products' sums, not their
-// nonzero terms, so the two agree to float32 rounding.
-func TestInceptionTrimmedMatchesPlain(t *testing.T) {
+// TestInceptionFastMatchesPlain: the Inception in its speed forms
+// (inceptionFast: the taps that only meet padding left out, then the
+// block-Toeplitz product on short sequences and, except on pure Go, the
+// backend's convolution on long ones) gives the plain Inception's output and
+// gradients (input and every weight, the trimmed taps' zero included), against
+// both layouts of its windows, over 1–59 tokens: kernels longer than the
+// sequence (ks=40 over 1–31 tokens) and not (ks=8, and ks=40 over 59). The
+// forms sum in other orders than the windows, so the two agree to float32
+// rounding. Run it with GOMLX_BACKEND=onnx:cpu (-tags onnx) for the forms of
+// ONNX Runtime.
+func TestInceptionFastMatchesPlain(t *testing.T) {
 	names := []string{"output", "d/dv", "d/dbottleneck", "d/dconv_0", "d/dconv_1", "d/dconv_2", "d/dpool_conv"}
-	for _, tc := range []struct{ b, n, d, ks int }{{2, 19, 16, 40}, {2, 11, 16, 40}, {3, 3, 8, 40}, {2, 5, 16, 8}, {2, 1, 8, 8}} {
+	for _, tc := range []struct{ b, n, d, ks int }{{2, 19, 16, 40}, {2, 11, 16, 40}, {3, 3, 8, 40}, {2, 31, 16, 40}, {2, 59, 16, 40}, {2, 5, 16, 8}, {2, 1, 8, 8}} {
 		for _, gather := range []bool{true, false} {
 			t.Run(fmt.Sprintf("B%d_n%d_d%d_ks%d_gather=%t", tc.b, tc.n, tc.d, tc.ks, gather), func(t *testing.T) {
 				store := model.NewStore()
 				store.RootScope().SetParam(model.ParamInitialSeed, int64(7))
-				plain := func(s *model.Scope, v *graph.Node, ks int) *graph.Node { return inceptionTaps(s, v, ks, gather, false) }
-				trimmed := func(s *model.Scope, v *graph.Node, ks int) *graph.Node { return inceptionTaps(s, v, ks, gather, true) }
+				plain := func(s *model.Scope, v *graph.Node, ks int) *graph.Node { return inceptionWindows(s, v, ks, gather) }
 				exec, err := model.NewExec(testBackend(t), store, func(scope *model.Scope, v, r *graph.Node) []*graph.Node {
-					return append(inceptionWithGradients(scope, v, r, tc.ks, plain), inceptionWithGradients(scope, v, r, tc.ks, trimmed)...)
+					return append(inceptionWithGradients(scope, v, r, tc.ks, plain), inceptionWithGradients(scope, v, r, tc.ks, inceptionFast)...)
 				})
 				if err != nil {
 					t.Fatal(err)
@@ -76,5 +79,97 @@ func TestInceptionTrimmedMatchesPlain(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestFastStepMatchesPlain: one training step of the whole model from the
+// same weights on a real batch (MiddlePhalanxTW, whose Inception takes the
+// block-Toeplitz form, and ArrowHead, whose takes the backend's convolution
+// or, on pure Go, the plain windows), in both phases, gives the same loss
+// (relative 1e-5) and the same gradient for every trainable variable (each
+// within 1e-4 of its largest entry, or 1e-10 where that is below 1e-6: the
+// router starts at zero, its gradient a difference of near-equal terms) with the speed forms (RunOptions.Fast) as
+// with the plain graphs. Dropout is off, so both graphs see the same values.
+func TestFastStepMatchesPlain(t *testing.T) {
+	for _, name := range []string{"MiddlePhalanxTW", "ArrowHead"} {
+		t.Run(name, func(t *testing.T) {
+			ds := loadUCR(t, name)
+			p, err := Preset(ProtocolReferenceFresh)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := DefaultConfig().WithProtocol(p)
+			cfg.Dropout = 0
+			plain, err := New(cfg, ds.Length, ds.NumClasses(), RefShapeLength(ds.Name, ds.Length))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fast := *plain
+			fast.fast = true
+			idx := make([]int, 48)
+			x := make([][]float32, len(ds.Series))
+			for i, s := range ds.Series {
+				x[i] = make([]float32, len(s))
+				for j, v := range s {
+					x[i][j] = float32(v)
+				}
+			}
+			for i := range idx {
+				idx[i] = (7 * i) % len(x)
+			}
+			xt, yt := batchTensors(x, ds.Labels, idx)
+			for _, phase := range []Phase{Dense, Sparse} {
+				t.Run(phase.String(), func(t *testing.T) {
+					store := model.NewStore()
+					cfg.Apply(store)
+					store.RootScope().SetParam(model.ParamInitialSeed, int64(3))
+					var vars []string
+					exec, err := model.NewExec(testBackend(t), store, func(scope *model.Scope, x, y *graph.Node) []*graph.Node {
+						g := x.Graph()
+						store.SetTraining(g, true)
+						var losses []*graph.Node
+						for _, m := range []*Model{plain, &fast} {
+							out := m.Forward(scope, x, phase)
+							losses = append(losses, runLoss(out.Logits, y, out.AuxLoss, cfg.MoELossWeight))
+						}
+						var ws []*graph.Node
+						for v := range store.IterVariables() {
+							if v.Trainable && v.InUseByGraph(g) {
+								vars = append(vars, v.Path())
+								ws = append(ws, v.NodeValue(g))
+							}
+						}
+						var outs []*graph.Node
+						for _, l := range losses {
+							outs = append(append(outs, l), graph.Gradient(l, ws...)...)
+						}
+						return outs
+					})
+					if err != nil {
+						t.Fatal(err)
+					}
+					outs, err := exec.Call(xt, yt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					k := len(vars) + 1
+					lp, lf := scalarOf(outs[0]), scalarOf(outs[k])
+					if d := relDiff(lp, lf); d > 1e-5 {
+						t.Errorf("loss: plain %.7g, fast %.7g (relative difference %.2g)", lp, lf, d)
+					}
+					worst := 0.0
+					for i, v := range vars {
+						want, got := outs[1+i], outs[k+1+i]
+						scale := tensortest.MaxAbs(want)
+						diff := tensortest.MaxAbsDiff(t, got, want)
+						if diff > 1e-4*max(scale, 1e-6) {
+							t.Errorf("gradient of %s differs by %.3g (largest entry %.3g)", v, diff, scale)
+						}
+						worst = max(worst, diff/max(scale, 1e-6))
+					}
+					t.Logf("%d variables, loss %.7g: largest gradient difference %.2g of its largest entry (or of 1e-6)", len(vars), lp, worst)
+				})
+			}
+		})
 	}
 }

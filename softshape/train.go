@@ -74,11 +74,13 @@ type RunOptions struct {
 	// backends.
 	RunAxis RunAxisMode
 	// Fast trains the speed forms of speed.go instead of the model's plain
-	// graphs: the same values with less work, but weight gradients that
-	// differ in the last bits (products of another length), so runs are not
-	// bit-identical to the plain ones. Off by default: the gain measured so
-	// far is a few percent (docs/performance.md, "Whole runs: where the
-	// time goes"), and the fidelity benchmark has not been run on it.
+	// graphs: the Inception's convolutions with less work (a block-Toeplitz
+	// product on short sequences, the backend's convolution on long ones),
+	// whose sums run in another order, so values and gradients agree with
+	// the plain graphs' to float32 rounding and runs are not bit-identical
+	// to the plain ones (as with another thread count). Off by default:
+	// the fidelity benchmark has not been run on it. The gain is in
+	// docs/performance.md, "Whole runs: where the time goes".
 	Fast bool
 }
 
