@@ -11,13 +11,24 @@
 # the first run is left out of the summary), and prints the kernel time per
 # operator type and the 15 slowest nodes, per run. The profile JSON stays
 # beside the model (MODEL-ort-profile_*.json).
+#
+#   scripts/ort-profile.sh -compare RUNS A.onnx B.onnx...
+#
+# runs the models in turn instead (RUNS rounds, no profiler), e.g. a step's
+# plain graph and its speed form (`softshape flops -fast -onnx DIR`), and
+# prints each one's minimum and median thread CPU time per run.
 set -euo pipefail
-if [ $# -lt 1 ] || [ $# -gt 2 ]; then
-	echo "usage: $0 MODEL.onnx [RUNS]" >&2
+compare=
+if [ "${1:-}" = -compare ]; then
+	compare=1
+	if [ $# -lt 3 ]; then
+		echo "usage: $0 -compare RUNS MODEL.onnx..." >&2
+		exit 2
+	fi
+elif [ $# -lt 1 ] || [ $# -gt 2 ]; then
+	echo "usage: $0 MODEL.onnx [RUNS]  or  $0 -compare RUNS MODEL.onnx..." >&2
 	exit 2
 fi
-model=$1
-runs=${2:-6}
 here=$(cd "$(dirname "$0")" && pwd)
 lib=${ONNXRUNTIME_SHARED_LIBRARY_PATH:-$("$here/install-onnxruntime.sh" --print-path)}
 if [ ! -f "$lib" ]; then
@@ -27,6 +38,11 @@ fi
 hdr=$(cd "$here/.." && go list -m -f '{{.Dir}}' github.com/gomlx/compute-onnx)/internal/ort
 bin=${TMPDIR:-/tmp}/softshape-ort-profile
 gcc -O2 -o "$bin" -I"$hdr" "$here/ort-profile.c" "$lib" -Wl,-rpath,"$(dirname "$lib")"
+if [ -n "$compare" ]; then
+	exec "$bin" "$@"
+fi
+model=$1
+runs=${2:-6}
 json=$("$bin" "$model" "$runs" "${model%.onnx}-ort-profile")
 echo "profile: $json"
 python3 - "$json" <<'PY'
