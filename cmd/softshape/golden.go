@@ -66,7 +66,11 @@ func runGolden(args []string, stdout io.Writer) error {
 		}
 		cases = want.CaseList()
 	} else {
-		cases = golden.Cases(strings.Split(*backends, ","), *settings)
+		var names []string
+		for b := range strings.SplitSeq(*backends, ",") {
+			names = append(names, strings.TrimSpace(b))
+		}
+		cases = golden.Cases(names, *settings)
 	}
 	cases, err := golden.Filter(cases, *pattern)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/klauspost/cpuid/v2"
 
 	"github.com/softshape-go/softshape/internal/hostinfo"
+	"github.com/softshape-go/softshape/softshape"
 )
 
 // Environment is where a record was made. The fields Matches compares are
@@ -60,8 +61,11 @@ var vectorFeatures = []cpuid.FeatureID{
 	cpuid.ASIMD, cpuid.ASIMDDP, cpuid.ASIMDHP, cpuid.SVE,
 }
 
+// onnxModule is the ONNX Runtime backend's module, compiled in by -tags onnx.
+const onnxModule = "github.com/gomlx/compute-onnx"
+
 // modulePaths are the modules whose versions Environment.Modules records.
-var modulePaths = []string{"github.com/gomlx/gomlx", "github.com/gomlx/compute", "github.com/gomlx/compute-onnx"}
+var modulePaths = []string{"github.com/gomlx/gomlx", "github.com/gomlx/compute", onnxModule}
 
 // CurrentEnvironment describes this process and machine; Backends is left
 // empty (Record fills it with the backends it starts).
@@ -122,14 +126,17 @@ func (e Environment) Mismatches(want Environment, backends []string) []string {
 	diff("the architecture level (GOAMD64/GOARM64)", e.ArchLevel, want.ArchLevel)
 	diff("GOEXPERIMENT=simd", onOff(e.SIMD), onOff(want.SIMD))
 	diff("the CPU's vector features", strings.Join(e.CPUFeatures, " "), strings.Join(want.CPUFeatures, " "))
-	for _, m := range modulePaths {
-		diff("module "+m, e.Modules[m], want.Modules[m])
-	}
 	if backends == nil {
 		for b := range want.Backends {
 			backends = append(backends, b)
 		}
 		slices.Sort(backends)
+	}
+	onnx := slices.ContainsFunc(backends, softshape.ONNXOnCPU)
+	for _, m := range modulePaths {
+		if m != onnxModule || onnx { // a build without -tags onnx lacks it
+			diff("module "+m, e.Modules[m], want.Modules[m])
+		}
 	}
 	for _, b := range backends {
 		diff("backend "+b, e.Backends[b], want.Backends[b])

@@ -173,3 +173,28 @@ func TestRecordDeterministic(t *testing.T) {
 		t.Errorf("recorded twice: %s", d)
 	}
 }
+
+// TestMismatches: an environment matches itself; a different
+// GOEXPERIMENT=simd setting or CPU feature is a mismatch naming it; the
+// ONNX Runtime module and backend count only when ONNX Runtime is checked.
+func TestMismatches(t *testing.T) {
+	rec := Environment{GoVersion: "go1.26.8", GOOS: "linux", GOARCH: "amd64", ArchLevel: "v1", SIMD: true,
+		CPUFeatures: []string{"AVX", "AVX2", "AVX512F"},
+		Modules:     map[string]string{"github.com/gomlx/gomlx": "v0.28.8", "github.com/gomlx/compute": "v0.1.6", onnxModule: "v0.1.5"},
+		Backends:    map[string]string{BackendGo: "Go", BackendONNX: "ONNX Runtime v1.30.0 (CPU), 1 intra-op thread"}}
+	if m := rec.Mismatches(rec, nil); len(m) != 0 {
+		t.Errorf("the same environment: %v", m)
+	}
+	here := rec
+	here.SIMD = false
+	here.CPUFeatures = []string{"AVX", "AVX2"}
+	here.Modules = map[string]string{"github.com/gomlx/gomlx": "v0.28.8", "github.com/gomlx/compute": "v0.1.6"}
+	here.Backends = map[string]string{BackendGo: "Go"}
+	m := here.Mismatches(rec, []string{BackendGo})
+	if len(m) != 2 || !strings.Contains(m[0], "GOEXPERIMENT=simd is \"off\" here, \"on\" in the record") || !strings.Contains(m[1], "AVX512F") {
+		t.Errorf("simd and AVX-512 missing, pure Go only: %q", m)
+	}
+	if m := here.Mismatches(rec, nil); len(m) != 4 || !strings.Contains(m[2], onnxModule) || !strings.Contains(m[3], "backend onnx:cpu") {
+		t.Errorf("with ONNX Runtime: %q", m)
+	}
+}
