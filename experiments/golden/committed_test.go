@@ -1,6 +1,7 @@
 package golden
 
 import (
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -45,6 +46,9 @@ func TestMatchesCommittedRecord(t *testing.T) {
 		backends = append(backends, BackendONNX)
 	}
 	env := CurrentEnvironment()
+	if len(env.Modules) == 0 { // a test binary holds no module versions
+		env.Modules = goModVersions(t, filepath.Join("..", "..", "go.mod"))
+	}
 	for _, name := range backends {
 		b, err := softshape.NewBackend(name)
 		if err != nil {
@@ -104,4 +108,22 @@ func TestCommittedRecordsComplete(t *testing.T) {
 			}
 		}
 	}
+}
+
+// goModVersions reads the versions of modulePaths that the module file at
+// path requires (its require lines list every module of the build).
+func goModVersions(t *testing.T, path string) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for line := range strings.Lines(string(b)) {
+		f := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "require "))
+		if len(f) >= 2 && slices.Contains(modulePaths, f[0]) {
+			out[f[0]] = f[1]
+		}
+	}
+	return out
 }
