@@ -120,10 +120,11 @@ func setGoldenONNXThreads(cases []golden.Case) error {
 	return nil
 }
 
-// reportDifferences prints how the environments of a and b differ, then
-// every difference of their results; an error (exit 1) when any.
+// reportDifferences prints how the environments of a and b differ (for
+// the backends of a's cases), then every difference of their results; an
+// error (exit 1) when any.
 func reportDifferences(w io.Writer, a, b *golden.File, nameA, nameB string) error {
-	for _, m := range b.Environment.Mismatches(a.Environment, nil) {
+	for _, m := range b.Environment.Mismatches(a.Environment, a.BackendNames()) {
 		fmt.Fprintf(w, "note: environments differ: %s (%s against %s)\n", m, nameB, nameA)
 	}
 	diffs := golden.Compare(a, b)

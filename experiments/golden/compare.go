@@ -3,6 +3,7 @@ package golden
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -147,6 +148,18 @@ func (f *File) CaseList() []Case {
 	for i, c := range f.Cases {
 		out[i] = c.Case
 	}
+	return out
+}
+
+// BackendNames lists the backends of f's cases, sorted.
+func (f *File) BackendNames() []string {
+	var out []string
+	for _, c := range f.Cases {
+		if !slices.Contains(out, c.Backend) {
+			out = append(out, c.Backend)
+		}
+	}
+	slices.Sort(out)
 	return out
 }
 
