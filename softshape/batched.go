@@ -659,26 +659,22 @@ func (j *batchJob) dropExecs(si int) {
 }
 
 // runState is one slot's current fold: the per-fold state of Train's
-// session.trainFold.
+// session.trainFold, its record (cfg, bs, fr and the rule's tracker) a
+// foldLog as there.
 type runState struct {
+	foldLog
 	si, want int
 	fold     int
 	fd       *data.FoldData
-	cfg      Config
-	bs       int
 	order    []int
-	fr       *FoldResult
 	best     map[string]*tensors.Tensor
 	// last holds, under fold_reset=carry, the weights the fold ended with:
 	// the next fold of the chain starts from them, not from the selected ones
 	// (the authors' code never restores a selected model), as in FoldChain.
-	last      map[string]*tensors.Tensor
-	prevVal   float64
-	stopCount int
-	incCount  int
-	done      bool
-	err       error
-	start     time.Time
+	last  map[string]*tensors.Tensor
+	done  bool
+	err   error
+	start time.Time
 	// per epoch
 	phase          Phase
 	steps, stepsN  int
@@ -706,9 +702,8 @@ func (j *batchJob) train(ds *data.Dataset, opts RunOptions, manySeeds bool, resu
 				return nil, err
 			}
 			fd := s.chain.fds[k]
-			st := &runState{si: si, want: s.chain.want[k], fold: s.chain.folds[k], fd: fd, cfg: s.chain.cfg,
-				bs: data.BatchSize(len(fd.TrainY), rule), prevVal: math.NaN(), start: time.Now()}
-			st.fr = &FoldResult{Fold: st.fold, BatchSize: st.bs, ValLoss: math.Inf(1)}
+			st := &runState{si: si, want: s.chain.want[k], fold: s.chain.folds[k], fd: fd, start: time.Now()}
+			st.foldLog = newFoldLog(st.fold, s.chain.cfg, data.BatchSize(len(fd.TrainY), rule))
 			st.order = make([]int, len(fd.TrainY))
 			for i := range st.order {
 				st.order[i] = i
@@ -846,9 +841,6 @@ func (j *batchJob) trainRound(states []*runState, opts RunOptions) error {
 		if st.err != nil {
 			continue
 		}
-		if st.fr.ValLoss == math.Inf(1) {
-			st.fr.ValLoss = math.NaN()
-		}
 		if st.cfg.CarriesFolds() {
 			last, err := j.snapshot(st.si, nil)
 			if err != nil {
@@ -967,50 +959,26 @@ func (j *batchJob) trainEpoch(act []*runState, epoch, maxSteps int) error {
 	return nil
 }
 
-// endEpoch is the end of an epoch of Train's session.trainFold for one run:
-// model selection, the history, OnEpoch and the reference's early stopping.
+// endEpoch is the end of an epoch of Train's session.trainFold for one run
+// (foldLog.endEpoch): model selection, the history, OnEpoch and early
+// stopping. A non-finite validation loss fails the run, not the job.
 func (j *batchJob) endEpoch(st *runState, epoch int, evalPhase Phase, valCE []float64, valAcc float64, opts RunOptions) error {
-	cfg := st.cfg
-	valLoss := meanOf(valCE)
-	if math.IsNaN(valLoss) || math.IsInf(valLoss, 0) {
-		st.err = fmt.Errorf("epoch %d (%s phase): validation loss is %v: %w", epoch, evalPhase, valLoss, ErrNonFinite)
-		st.done = true
+	es := EpochStats{Fold: st.fold, Epoch: epoch, Epochs: st.cfg.Epochs, Phase: st.phase, TrainLoss: st.lossSum / float64(st.steps),
+		TrainAcc: st.right / float64(len(st.order)), ValAcc: valAcc, Elapsed: time.Since(st.start)}
+	stop, err := st.foldLog.endEpoch(es, evalPhase, valCE, opts.OnEpoch, func() (err error) {
+		st.best, err = j.snapshot(st.si, st.best)
+		return err
+	})
+	if errors.Is(err, ErrNonFinite) {
+		st.err, st.done = err, true
 		return nil
 	}
-	selLoss := cfg.SelectionLoss(valCE, st.bs)
-	es := EpochStats{Fold: st.fold, Epoch: epoch, Epochs: cfg.Epochs, Phase: st.phase, TrainLoss: st.lossSum / float64(st.steps),
-		TrainAcc: st.right / float64(len(st.order)), ValLoss: valLoss, ValAcc: valAcc, Elapsed: time.Since(st.start)}
-	fr := st.fr
-	if cfg.Selectable(epoch) && selLoss < fr.ValLoss {
-		fr.ValLoss, fr.BestEpoch, fr.SelectedPhase = selLoss, epoch, evalPhase
-		fr.SelectedWarmUp = st.phase == Dense
-		var err error
-		if st.best, err = j.snapshot(st.si, st.best); err != nil {
-			return err
-		}
-		es.Selected = true
+	if err != nil {
+		return err
 	}
-	fr.History = append(fr.History, es)
-	fr.EpochsRun = epoch + 1
-	if opts.OnEpoch != nil {
-		opts.OnEpoch(es)
+	if stop {
+		st.done = true
 	}
-	if epoch > cfg.WarmUpEpochs && cfg.Patience > 0 && !math.IsNaN(st.prevVal) {
-		if math.Abs(selLoss-st.prevVal) <= 1e-4 {
-			st.stopCount++
-		} else {
-			st.stopCount = 0
-		}
-		if selLoss > st.prevVal {
-			st.incCount++
-		} else {
-			st.incCount = 0
-		}
-		if st.stopCount >= cfg.Patience || st.incCount >= cfg.Patience {
-			st.done = true
-		}
-	}
-	st.prevVal = selLoss
 	return nil
 }
 

@@ -8,6 +8,8 @@ import (
 
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/gomlx/gomlx/ui/commandline"
+
+	"github.com/softshape-go/softshape/softshape/fit"
 )
 
 // Hyperparameter names, as stored in a GoMLX model.Store and as written in a
@@ -207,18 +209,27 @@ func (c Config) EvalPhase(phase Phase) Phase {
 	return phase
 }
 
-// Selectable reports whether model selection may choose the given epoch (0-based).
-func (c Config) Selectable(epoch int) bool {
-	return c.SelectionWindow == SelectionWindowAll || epoch >= c.WarmUpEpochs
+// FitRule is the protocol's selection and early-stopping rule of c
+// (warmup_epochs, selection_window, patience, selection_stat), which every
+// training path applies through a fit.Tracker per fold.
+func (c Config) FitRule() fit.Rule {
+	stat := fit.StatMean
+	if c.SelectionStat == SelectionStatBatchScaled {
+		stat = fit.StatBatchScaled
+	}
+	return fit.Rule{WarmUpEpochs: c.WarmUpEpochs, SelectWarmUp: c.SelectionWindow == SelectionWindowAll,
+		Patience: c.Patience, Stat: stat}
 }
 
+// Selectable reports whether model selection may choose the given epoch
+// (0-based): FitRule's.
+func (c Config) Selectable(epoch int) bool { return c.FitRule().Selectable(epoch) }
+
 // SelectionLoss is the validation statistic of selection and early stopping,
-// from the per-sample validation cross-entropies and the training batch size.
+// from the per-sample validation cross-entropies and the training batch size:
+// FitRule's.
 func (c Config) SelectionLoss(valCE []float64, batchSize int) float64 {
-	if c.SelectionStat == SelectionStatBatchScaled {
-		return referenceValLoss(valCE, batchSize)
-	}
-	return meanOf(valCE)
+	return c.FitRule().Statistic(valCE, batchSize)
 }
 
 // CarriesFolds reports whether weights and Adam state carry from fold to fold.

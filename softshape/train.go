@@ -19,6 +19,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/softshape/fit"
 )
 
 // Store parameters that record the data-dependent sizes, so a checkpoint can be
@@ -380,10 +381,9 @@ func (s *session) trainFold(fold int, fd *data.FoldData, opts RunOptions) (*Fold
 		return nil, err
 	}
 	bs := data.BatchSize(len(fd.TrainY), rule)
-	fr := &FoldResult{Fold: fold, BatchSize: bs, ValLoss: math.Inf(1)}
+	rec := newFoldLog(fold, cfg, bs)
+	fr := rec.fr
 	var best map[string]*tensors.Tensor
-	prevVal := math.NaN()
-	stopCount, increaseCount := 0, 0
 	order := make([]int, len(fd.TrainY))
 	for i := range order {
 		order[i] = i
@@ -424,49 +424,18 @@ func (s *session) trainFold(fold int, fd *data.FoldData, opts RunOptions) (*Fold
 		if err != nil {
 			return nil, fmt.Errorf("epoch %d validation: %w", epoch, err)
 		}
-		valLoss := meanOf(valCE)
-		if math.IsNaN(valLoss) || math.IsInf(valLoss, 0) {
-			return nil, fmt.Errorf("epoch %d (%s phase): validation loss is %v: %w", epoch, evalPhase, valLoss, ErrNonFinite)
+		es := EpochStats{Fold: fold, Epoch: epoch, Epochs: cfg.Epochs, Phase: phase, TrainLoss: lossSum / float64(steps),
+			TrainAcc: accLast, ValAcc: valAcc, Elapsed: time.Since(start)}
+		stop, err := rec.endEpoch(es, evalPhase, valCE, opts.OnEpoch, func() (err error) {
+			best, err = s.snapshot(best)
+			return err
+		})
+		if err != nil {
+			return nil, err
 		}
-		// The selection and stopping statistic: the mean CE, or the reference's
-		// batch-scaled sum (Σ_batches mean CE / n_val).
-		selLoss := cfg.SelectionLoss(valCE, bs)
-		st := EpochStats{Fold: fold, Epoch: epoch, Epochs: cfg.Epochs, Phase: phase, TrainLoss: lossSum / float64(steps),
-			TrainAcc: accLast, ValLoss: valLoss, ValAcc: valAcc, Elapsed: time.Since(start)}
-		if cfg.Selectable(epoch) && selLoss < fr.ValLoss {
-			fr.ValLoss, fr.BestEpoch, fr.SelectedPhase = selLoss, epoch, evalPhase
-			fr.SelectedWarmUp = phase == Dense
-			if best, err = s.snapshot(best); err != nil {
-				return nil, err
-			}
-			st.Selected = true
+		if stop {
+			break
 		}
-		fr.History = append(fr.History, st)
-		fr.EpochsRun = epoch + 1
-		if opts.OnEpoch != nil {
-			opts.OnEpoch(st)
-		}
-		// The reference's early stopping, active after the warm-up.
-		if epoch > cfg.WarmUpEpochs && cfg.Patience > 0 && !math.IsNaN(prevVal) {
-			if math.Abs(selLoss-prevVal) <= 1e-4 {
-				stopCount++
-			} else {
-				stopCount = 0
-			}
-			if selLoss > prevVal {
-				increaseCount++
-			} else {
-				increaseCount = 0
-			}
-			if stopCount >= cfg.Patience || increaseCount >= cfg.Patience {
-				prevVal = selLoss
-				break
-			}
-		}
-		prevVal = selLoss
-	}
-	if fr.ValLoss == math.Inf(1) {
-		fr.ValLoss = math.NaN()
 	}
 	// Under fold_reset=carry the next fold continues from the last weights (the
 	// authors' code never restores the selected ones), so keep them aside.
@@ -500,6 +469,58 @@ func (s *session) trainFold(fold int, fd *data.FoldData, opts RunOptions) (*Fold
 		}
 	}
 	return fr, saveErr
+}
+
+// foldLog is one fold's record as it trains: its result so far and the
+// fit.Tracker that applies the protocol's rule to it (which epoch's model is
+// kept, when the fold stops). Train's session and TrainRuns' runs, as model
+// copies or on a run axis, each keep one per fold, so an epoch ends the same
+// way on every path.
+type foldLog struct {
+	cfg   Config
+	bs    int
+	fr    *FoldResult
+	track *fit.Tracker
+}
+
+// newFoldLog starts the record of fold (0-based) trained under cfg in
+// batches of bs; its ValLoss stays NaN until an epoch is selected.
+func newFoldLog(fold int, cfg Config, bs int) foldLog {
+	return foldLog{cfg: cfg, bs: bs, fr: &FoldResult{Fold: fold, BatchSize: bs, ValLoss: math.NaN()},
+		track: fit.NewTracker(cfg.FitRule())}
+}
+
+// endEpoch ends the epoch es describes (all but its validation loss, the
+// mean of valCE, and Selected), validated on evalPhase: when the rule keeps
+// this epoch's model it records the selection in the result and calls keep
+// to save the weights; it appends es to the history, calls onEpoch (if not
+// nil) and reports whether the fold stops after this epoch. A validation loss
+// that is not finite is an error wrapping ErrNonFinite, and nothing is
+// recorded.
+func (l *foldLog) endEpoch(es EpochStats, evalPhase Phase, valCE []float64, onEpoch func(EpochStats), keep func() error) (stop bool, err error) {
+	es.ValLoss = meanOf(valCE)
+	if math.IsNaN(es.ValLoss) || math.IsInf(es.ValLoss, 0) {
+		return false, fmt.Errorf("epoch %d (%s phase): validation loss is %v: %w", es.Epoch, evalPhase, es.ValLoss, ErrNonFinite)
+	}
+	// The selection and stopping statistic: the mean CE, or the reference's
+	// batch-scaled sum (Σ_batches mean CE / n_val).
+	selLoss := l.cfg.SelectionLoss(valCE, l.bs)
+	selected, stop := l.track.Next(selLoss)
+	fr := l.fr
+	if selected {
+		fr.ValLoss, fr.BestEpoch, fr.SelectedPhase = selLoss, es.Epoch, evalPhase
+		fr.SelectedWarmUp = es.Phase == Dense
+		if err := keep(); err != nil {
+			return false, err
+		}
+		es.Selected = true
+	}
+	fr.History = append(fr.History, es)
+	fr.EpochsRun = es.Epoch + 1
+	if onEpoch != nil {
+		onEpoch(es)
+	}
+	return stop, nil
 }
 
 // meanValLoss recomputes the plain mean validation CE of the selected model (so
@@ -583,17 +604,6 @@ func crossEntropy(row []float32, label int) (float64, int) {
 		sum += math.Exp(float64(v) - maxV)
 	}
 	return math.Log(sum) + maxV - float64(row[label]), arg
-}
-
-// referenceValLoss is the authors' validation statistic: the sum over batches of
-// the batch-mean CE, divided by the number of validation samples.
-func referenceValLoss(ce []float64, bs int) float64 {
-	total := 0.0
-	for lo := 0; lo < len(ce); lo += bs {
-		hi := min(lo+bs, len(ce))
-		total += meanOf(ce[lo:hi])
-	}
-	return total / float64(len(ce))
 }
 
 func meanOf(x []float64) float64 {
