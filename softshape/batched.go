@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,6 +20,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/softshape/fit"
 )
 
 // RunSpec is one training run of a batched job (TrainRuns): a configuration,
@@ -516,107 +516,31 @@ func correctCount(logits, y *graph.Node) *graph.Node {
 	return graph.ReduceAllSum(graph.ConvertDType(hit, dtypes.Float32))
 }
 
-// Adam's settings as Train's optimiser has them (optimizer.Adam with
-// Epsilon(1e-8)).
-const (
-	adamBeta1   = 0.9
-	adamBeta2   = 0.999
-	adamEpsilon = 1e-8
-)
-
-// adamUpdate is GoMLX's Adam (optimizer.Adam, the arithmetic of its
-// applyAdamGraph, op for op) with one step counter and learning rate per slot:
-// each trainable variable in the graph is updated with its slot's. Variables of
-// slots not in the graph are untouched.
+// adamUpdate is fit.AdamUpdate with one step counter and learning rate per
+// slot: each trainable variable in the graph is updated with its slot's.
+// Variables of slots not in the graph are untouched.
 func (j *batchJob) adamUpdate(scope *model.Scope, g *graph.Graph, grads []*graph.Node, dtype dtypes.DType) {
-	type slotTerms struct{ lr, b1, d1, b2, d2, eps *graph.Node }
-	terms := map[string]*slotTerms{}
-	termsOf := func(v *model.Variable) *slotTerms {
+	rates := map[string]fit.AdamRates{}
+	fit.AdamUpdate(j.store, scope, g, grads, dtype, func(v *model.Variable) (fit.AdamRates, *graph.Node) {
 		p := v.Path()
 		for _, s := range j.slots {
 			if !strings.HasPrefix(p, s.scope+"/") {
 				continue
 			}
-			if t, ok := terms[s.scope]; ok {
-				return t
+			if r, ok := rates[s.scope]; ok {
+				return r, nil
 			}
 			os := j.store.Scope(s.scope + "/optimizer")
 			lr := os.VariableWithValue("learning_rate", shapes.CastAsDType(s.lr, dtype)).SetTrainable(false).NodeValue(g)
 			stepVar := os.WithInitializer(initializer.Zero).VariableWithShape("adam_step", shapes.Make(dtype)).SetTrainable(false)
 			step := graph.AddScalar(stepVar.NodeValue(g), 1)
 			stepVar.SetNodeValue(step)
-			b1 := graph.Const(g, shapes.CastAsDType(adamBeta1, dtype))
-			b2 := graph.Const(g, shapes.CastAsDType(adamBeta2, dtype))
-			t := &slotTerms{lr: lr, b1: b1, b2: b2,
-				d1:  graph.Reciprocal(graph.OneMinus(graph.Pow(b1, step))),
-				d2:  graph.Reciprocal(graph.OneMinus(graph.Pow(b2, step))),
-				eps: graph.Const(g, shapes.CastAsDType(adamEpsilon, dtype))}
-			terms[s.scope] = t
-			return t
+			r := fit.NewAdamRates(lr, step)
+			rates[s.scope] = r
+			return r, nil
 		}
 		panic(fmt.Sprintf("batched Adam: variable %s belongs to no run", p))
-	}
-	eachGradient(scope, g, grads, func(v *model.Variable, grad *graph.Node) {
-		t := termsOf(v)
-		m1Var, m2Var := adamMoments(j.store, v, dtype)
-		value := v.NodeValue(g)
-		if value.DType() != dtype {
-			value = graph.ConvertDType(value, dtype)
-		}
-		m1, m2, updated := adamArithmetic(value, grad, m1Var.NodeValue(g), m2Var.NodeValue(g), t.lr, t.b1, t.b2, t.d1, t.d2, t.eps)
-		m1Var.SetNodeValue(m1)
-		m2Var.SetNodeValue(m2)
-		if v.Shape().DType != dtype {
-			updated = graph.ConvertDType(updated, v.Shape().DType)
-		}
-		v.SetNodeValue(updated)
 	})
-}
-
-// eachGradient calls fn with each trainable variable that g uses and its
-// gradient, grads being BuildTrainableVariablesGradientsGraph's (the same
-// order); it panics when the two do not pair up.
-func eachGradient(scope *model.Scope, g *graph.Graph, grads []*graph.Node, fn func(v *model.Variable, grad *graph.Node)) {
-	i := 0
-	for v := range scope.IterVariables() {
-		if !v.Trainable || !v.InUseByGraph(g) {
-			continue
-		}
-		if i >= len(grads) {
-			panic("Adam: more trainable variables than gradients")
-		}
-		fn(v, grads[i])
-		i++
-	}
-	if i != len(grads) {
-		panic(fmt.Sprintf("Adam: %d gradients for %d trainable variables", len(grads), i))
-	}
-}
-
-// adamMoments returns Adam's first and second moment variables of v in store
-// (under /adam, zero-initialised), in dtype.
-func adamMoments(store *model.Store, v *model.Variable, dtype dtypes.DType) (m1, m2 *model.Variable) {
-	shape := v.Shape().Clone()
-	shape.DType = dtype
-	ms := store.Scope(path.Join("/adam", v.Scope())).WithInitializer(initializer.Zero)
-	return ms.VariableWithShape(v.Name()+"_1st_moment", shape).SetTrainable(false),
-		ms.VariableWithShape(v.Name()+"_2nd_moment", shape).SetTrainable(false)
-}
-
-// adamArithmetic is one Adam update of value by grad with moments m1Old and
-// m2Old, GoMLX's applyAdamGraph op for op: the new moments and value. lr and
-// the debiasing factors d1 = 1/(1−β₁ᵗ), d2 = 1/(1−β₂ᵗ) are scalars, or
-// shaped to broadcast one per run.
-func adamArithmetic(value, grad, m1Old, m2Old, lr, b1, b2, d1, d2, eps *graph.Node) (m1, m2, updated *graph.Node) {
-	if grad.DType() != value.DType() {
-		grad = graph.ConvertDType(grad, value.DType())
-	}
-	m1 = graph.Add(graph.Mul(b1, m1Old), graph.Mul(graph.OneMinus(b1), grad))
-	debiased1 := graph.Mul(m1, d1)
-	m2 = graph.Add(graph.Mul(b2, m2Old), graph.Mul(graph.OneMinus(b2), graph.Square(grad)))
-	denominator := graph.Add(graph.Sqrt(graph.Mul(m2, d2)), eps)
-	step := graph.Div(graph.Mul(lr, debiased1), denominator)
-	return m1, m2, graph.Sub(value, step)
 }
 
 // evalExec returns the inference graph of parts: one input x per part, its

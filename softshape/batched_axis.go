@@ -13,6 +13,7 @@ import (
 	"github.com/gomlx/gomlx/ml/train/loss"
 
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/softshape/fit"
 )
 
 // The run axis of TrainRuns (RunOptions.RunAxis): a job's runs stacked into
@@ -283,9 +284,9 @@ func runLoss(logits, y, aux *graph.Node, lambda float64) *graph.Node {
 	return l
 }
 
-// axisAdam is adamUpdate on the run axis: the same arithmetic, with each
-// run's step count and learning rate (row i of every variable is run i's),
-// and the runs that sat the step out (on false) left as they were.
+// axisAdam is fit.AdamUpdate on the run axis: each run's step count and
+// learning rate (row i of every variable is run i's), and the runs that sat
+// the step out (on false) left as they were.
 func (j *batchJob) axisAdam(scope *model.Scope, g *graph.Graph, grads []*graph.Node, active, on *graph.Node, dtype dtypes.DType) {
 	ax := j.axis
 	r := len(j.slots)
@@ -298,25 +299,14 @@ func (j *batchJob) axisAdam(scope *model.Scope, g *graph.Graph, grads []*graph.N
 	stepVar := os.WithInitializer(initializer.Zero).VariableWithShape("adam_step", shapes.Make(dtype, r)).SetTrainable(false)
 	step := graph.Add(stepVar.NodeValue(g), graph.ConvertDType(active, dtype))
 	stepVar.SetNodeValue(step)
-	b1 := graph.Const(g, shapes.CastAsDType(adamBeta1, dtype))
-	b2 := graph.Const(g, shapes.CastAsDType(adamBeta2, dtype))
-	eps := graph.Const(g, shapes.CastAsDType(adamEpsilon, dtype))
-	d1 := graph.Reciprocal(graph.OneMinus(graph.Pow(b1, step)))
-	d2 := graph.Reciprocal(graph.OneMinus(graph.Pow(b2, step)))
-	eachGradient(scope, g, grads, func(v *model.Variable, grad *graph.Node) {
+	rates := fit.NewAdamRates(lr, step)
+	fit.AdamUpdate(ax.store, scope, g, grads, dtype, func(v *model.Variable) (fit.AdamRates, *graph.Node) {
 		dims := make([]int, v.Shape().Rank())
 		for k := range dims {
 			dims[k] = 1
 		}
 		dims[0] = r
-		perRun := func(x *graph.Node) *graph.Node { return graph.Reshape(x, dims...) }
-		m1Var, m2Var := adamMoments(ax.store, v, dtype)
-		m1Old, m2Old, value := m1Var.NodeValue(g), m2Var.NodeValue(g), v.NodeValue(g)
-		m1, m2, updated := adamArithmetic(value, grad, m1Old, m2Old, perRun(lr), b1, b2, perRun(d1), perRun(d2), eps)
-		keep := graph.BroadcastToDims(perRun(on), v.Shape().Dimensions...)
-		m1Var.SetNodeValue(graph.Where(keep, m1, m1Old))
-		m2Var.SetNodeValue(graph.Where(keep, m2, m2Old))
-		v.SetNodeValue(graph.Where(keep, updated, value))
+		return rates.Reshape(dims...), graph.BroadcastToDims(graph.Reshape(on, dims...), v.Shape().Dimensions...)
 	})
 }
 
