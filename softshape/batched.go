@@ -583,22 +583,17 @@ func (j *batchJob) dropExecs(si int) {
 }
 
 // runState is one slot's current fold: the per-fold state of Train's
-// session.trainFold, its record (cfg, bs, fr and the rule's tracker) a
-// foldLog as there.
+// session.trainFold, its record (cfg, bs, fr, the rule's tracker, the
+// selected and carried weights) a foldLog as there.
 type runState struct {
 	foldLog
 	si, want int
 	fold     int
 	fd       *data.FoldData
 	order    []int
-	best     map[string]*tensors.Tensor
-	// last holds, under fold_reset=carry, the weights the fold ended with:
-	// the next fold of the chain starts from them, not from the selected ones
-	// (the authors' code never restores a selected model), as in FoldChain.
-	last  map[string]*tensors.Tensor
-	done  bool
-	err   error
-	start time.Time
+	done     bool
+	err      error
+	start    time.Time
 	// per epoch
 	phase          Phase
 	steps, stepsN  int
@@ -627,7 +622,7 @@ func (j *batchJob) train(ds *data.Dataset, opts RunOptions, manySeeds bool, resu
 			}
 			fd := s.chain.fds[k]
 			st := &runState{si: si, want: s.chain.want[k], fold: s.chain.folds[k], fd: fd, start: time.Now()}
-			st.foldLog = newFoldLog(st.fold, s.chain.cfg, data.BatchSize(len(fd.TrainY), rule))
+			st.foldLog = newFoldLog(st.fold, s.chain.cfg, data.BatchSize(len(fd.TrainY), rule), slotWeights{j, si})
 			st.order = make([]int, len(fd.TrainY))
 			for i := range st.order {
 				st.order[i] = i
@@ -667,10 +662,8 @@ func (j *batchJob) train(ds *data.Dataset, opts RunOptions, manySeeds bool, resu
 					}
 				}
 			}
-			if st.last != nil {
-				if err := j.restore(st.last); err != nil {
-					return nil, err
-				}
+			if err := st.resumeCarry(); err != nil {
+				return nil, err
 			}
 		}
 	}
@@ -765,14 +758,7 @@ func (j *batchJob) trainRound(states []*runState, opts RunOptions) error {
 		if st.err != nil {
 			continue
 		}
-		if st.cfg.CarriesFolds() {
-			last, err := j.snapshot(st.si, nil)
-			if err != nil {
-				return err
-			}
-			st.last = last
-		}
-		if err := j.restore(st.best); err != nil {
+		if err := st.restoreSelected(); err != nil {
 			return err
 		}
 		fin = append(fin, st)
@@ -889,10 +875,7 @@ func (j *batchJob) trainEpoch(act []*runState, epoch, maxSteps int) error {
 func (j *batchJob) endEpoch(st *runState, epoch int, evalPhase Phase, valCE []float64, valAcc float64, opts RunOptions) error {
 	es := EpochStats{Fold: st.fold, Epoch: epoch, Epochs: st.cfg.Epochs, Phase: st.phase, TrainLoss: st.lossSum / float64(st.steps),
 		TrainAcc: st.right / float64(len(st.order)), ValAcc: valAcc, Elapsed: time.Since(st.start)}
-	stop, err := st.foldLog.endEpoch(es, evalPhase, valCE, opts.OnEpoch, func() (err error) {
-		st.best, err = j.snapshot(st.si, st.best)
-		return err
-	})
+	stop, err := st.foldLog.endEpoch(es, evalPhase, valCE, opts.OnEpoch)
 	if errors.Is(err, ErrNonFinite) {
 		st.err, st.done = err, true
 		return nil
@@ -998,6 +981,18 @@ func (j *batchJob) snapshot(si int, prev map[string]*tensors.Tensor) (map[string
 func (j *batchJob) restore(snap map[string]*tensors.Tensor) error {
 	return restoreSnapshot(j.store, snap)
 }
+
+// slotWeights are the weights of one slot of a job, as a foldLog keeps them.
+type slotWeights struct {
+	j  *batchJob
+	si int
+}
+
+func (w slotWeights) snapshot(prev map[string]*tensors.Tensor) (map[string]*tensors.Tensor, error) {
+	return w.j.snapshot(w.si, prev)
+}
+
+func (w slotWeights) restore(snap map[string]*tensors.Tensor) error { return w.j.restore(snap) }
 
 func (j *batchJob) paramCount(si int) int {
 	n := 0

@@ -381,9 +381,8 @@ func (s *session) trainFold(fold int, fd *data.FoldData, opts RunOptions) (*Fold
 		return nil, err
 	}
 	bs := data.BatchSize(len(fd.TrainY), rule)
-	rec := newFoldLog(fold, cfg, bs)
+	rec := newFoldLog(fold, cfg, bs, s)
 	fr := rec.fr
-	var best map[string]*tensors.Tensor
 	order := make([]int, len(fd.TrainY))
 	for i := range order {
 		order[i] = i
@@ -426,10 +425,7 @@ func (s *session) trainFold(fold int, fd *data.FoldData, opts RunOptions) (*Fold
 		}
 		es := EpochStats{Fold: fold, Epoch: epoch, Epochs: cfg.Epochs, Phase: phase, TrainLoss: lossSum / float64(steps),
 			TrainAcc: accLast, ValAcc: valAcc, Elapsed: time.Since(start)}
-		stop, err := rec.endEpoch(es, evalPhase, valCE, opts.OnEpoch, func() (err error) {
-			best, err = s.snapshot(best)
-			return err
-		})
+		stop, err := rec.endEpoch(es, evalPhase, valCE, opts.OnEpoch)
 		if err != nil {
 			return nil, err
 		}
@@ -437,15 +433,7 @@ func (s *session) trainFold(fold int, fd *data.FoldData, opts RunOptions) (*Fold
 			break
 		}
 	}
-	// Under fold_reset=carry the next fold continues from the last weights (the
-	// authors' code never restores the selected ones), so keep them aside.
-	var last map[string]*tensors.Tensor
-	if cfg.CarriesFolds() {
-		if last, err = s.snapshot(nil); err != nil {
-			return nil, err
-		}
-	}
-	if err := s.restore(best); err != nil {
+	if err := rec.restoreSelected(); err != nil {
 		return nil, err
 	}
 	if cfg.SelectionStat != SelectionStatMean {
@@ -463,41 +451,80 @@ func (s *session) trainFold(fold int, fd *data.FoldData, opts RunOptions) (*Fold
 		s.store.RootScope().SetParam(paramPhase, fr.SelectedPhase.String())
 		saveErr = SaveCheckpoint(s.store, CheckpointFoldDir(opts.CheckpointDir, fold))
 	}
-	if last != nil {
-		if err := s.restore(last); err != nil {
-			return nil, err
-		}
+	if err := rec.resumeCarry(); err != nil {
+		return nil, err
 	}
 	return fr, saveErr
 }
 
-// foldLog is one fold's record as it trains: its result so far and the
+// foldLog is one fold's record as it trains: its result so far, the
 // fit.Tracker that applies the protocol's rule to it (which epoch's model is
-// kept, when the fold stops). Train's session and TrainRuns' runs, as model
-// copies or on a run axis, each keep one per fold, so an epoch ends the same
-// way on every path.
+// kept, when the fold stops) and the weights it keeps aside (the selected
+// ones; under fold_reset=carry, the last ones). Train's session and
+// TrainRuns' runs, as model copies or on a run axis, each keep one per fold,
+// so an epoch and a fold end the same way on every path.
 type foldLog struct {
 	cfg   Config
 	bs    int
 	fr    *FoldResult
 	track *fit.Tracker
+	w     weights
+	// best holds the selected epoch's weights; last, under
+	// fold_reset=carry, those the fold ended with.
+	best, last map[string]*tensors.Tensor
+}
+
+// weights are the trainable variables of one fold's model, which selection
+// copies and writes back: a session's store (Train) or one run of a batch
+// job (TrainRuns).
+type weights interface {
+	// snapshot copies the weights, reusing prev's map (the snapshot it
+	// replaces, finalized).
+	snapshot(prev map[string]*tensors.Tensor) (map[string]*tensors.Tensor, error)
+	// restore writes a snapshot back.
+	restore(snap map[string]*tensors.Tensor) error
 }
 
 // newFoldLog starts the record of fold (0-based) trained under cfg in
-// batches of bs; its ValLoss stays NaN until an epoch is selected.
-func newFoldLog(fold int, cfg Config, bs int) foldLog {
+// batches of bs on the model whose weights are w; its ValLoss stays NaN
+// until an epoch is selected.
+func newFoldLog(fold int, cfg Config, bs int, w weights) foldLog {
 	return foldLog{cfg: cfg, bs: bs, fr: &FoldResult{Fold: fold, BatchSize: bs, ValLoss: math.NaN()},
-		track: fit.NewTracker(cfg.FitRule())}
+		track: fit.NewTracker(cfg.FitRule()), w: w}
+}
+
+// restoreSelected ends the fold's training: it writes the selected model's
+// weights back for the test evaluation and the checkpoint (none when no
+// epoch was selected). Under fold_reset=carry it first keeps the weights the
+// fold ended with aside, for resumeCarry: the next fold continues from them
+// (the authors' code never restores the selected ones).
+func (l *foldLog) restoreSelected() error {
+	if l.cfg.CarriesFolds() {
+		last, err := l.w.snapshot(nil)
+		if err != nil {
+			return err
+		}
+		l.last = last
+	}
+	return l.w.restore(l.best)
+}
+
+// resumeCarry writes back, under fold_reset=carry, the weights the fold
+// ended with, which the next fold starts from; otherwise it does nothing.
+func (l *foldLog) resumeCarry() error {
+	if l.last == nil {
+		return nil
+	}
+	return l.w.restore(l.last)
 }
 
 // endEpoch ends the epoch es describes (all but its validation loss, the
 // mean of valCE, and Selected), validated on evalPhase: when the rule keeps
-// this epoch's model it records the selection in the result and calls keep
-// to save the weights; it appends es to the history, calls onEpoch (if not
-// nil) and reports whether the fold stops after this epoch. A validation loss
-// that is not finite is an error wrapping ErrNonFinite, and nothing is
-// recorded.
-func (l *foldLog) endEpoch(es EpochStats, evalPhase Phase, valCE []float64, onEpoch func(EpochStats), keep func() error) (stop bool, err error) {
+// this epoch's model it records the selection in the result and snapshots
+// the weights; it appends es to the history, calls onEpoch (if not nil) and
+// reports whether the fold stops after this epoch. A validation loss that is
+// not finite is an error wrapping ErrNonFinite, and nothing is recorded.
+func (l *foldLog) endEpoch(es EpochStats, evalPhase Phase, valCE []float64, onEpoch func(EpochStats)) (stop bool, err error) {
 	es.ValLoss = meanOf(valCE)
 	if math.IsNaN(es.ValLoss) || math.IsInf(es.ValLoss, 0) {
 		return false, fmt.Errorf("epoch %d (%s phase): validation loss is %v: %w", es.Epoch, evalPhase, es.ValLoss, ErrNonFinite)
@@ -510,7 +537,7 @@ func (l *foldLog) endEpoch(es EpochStats, evalPhase Phase, valCE []float64, onEp
 	if selected {
 		fr.ValLoss, fr.BestEpoch, fr.SelectedPhase = selLoss, es.Epoch, evalPhase
 		fr.SelectedWarmUp = es.Phase == Dense
-		if err := keep(); err != nil {
+		if l.best, err = l.w.snapshot(l.best); err != nil {
 			return false, err
 		}
 		es.Selected = true
