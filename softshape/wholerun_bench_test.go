@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gomlx/compute"
+
 	"github.com/softshape-go/softshape/internal/hostinfo"
 )
 
@@ -48,8 +50,11 @@ func BenchmarkWholeRun(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	bbs := benchBackends()
-	bb := bbs[len(bbs)-1] // $GOMLX_BACKEND, else ONNX Runtime, else pure Go
+	bb := benchBackend{"env", strings.TrimSpace(os.Getenv(compute.ConfigEnvVar))}
+	if bb.config == "" {
+		bbs := benchBackends()
+		bb = bbs[len(bbs)-1] // ONNX Runtime, else pure Go
+	}
 	backend := bb.get(b)
 	folds := make([]int, min(numFolds, ProtocolFolds))
 	for i := range folds {
