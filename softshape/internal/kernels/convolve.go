@@ -16,7 +16,7 @@ import (
 // agrees with NestedSameConvs to float32 rounding, not bit for bit.
 //
 // On ONNX Runtime it trains ArrowHead's long sequences faster than the
-// windows (environment.md, "Whole runs: where the time goes"); the pure-Go
+// windows (docs/performance.md, "Whole runs: where the time goes"); the pure-Go
 // backend's convolution is slower than its windows.
 func ConvolveSameConvs(z *Node, ws []*Node, kernels []int) *Node {
 	c := z.Shape().Dimensions[2]

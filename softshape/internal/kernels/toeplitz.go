@@ -68,7 +68,7 @@ func ToeplitzSameConvs(z *Node, ws []*Node, kernels []int) *Node {
 // Inception's 39, 19 and 9 taps of equal widths that is n ≤ 22:
 // MiddlePhalanxTW's 19 tokens and its sparse layer's 11, not ArrowHead's 59
 // and 31. Past it the saved copies did not pay for the extra products on
-// ONNX Runtime (environment.md, "Whole runs: where the time goes").
+// ONNX Runtime (docs/performance.md, "Whole runs: where the time goes").
 func ToeplitzPays(n int, kernels, widths []int) bool {
 	toeplitz, windows := 0, 0
 	for i, k := range kernels {
