@@ -16,7 +16,9 @@ import (
 // with the model's plain graphs and with its speed forms (RunOptions.Fast),
 // the two arms alternating in one process so that their ratio survives a
 // loaded machine. Per dataset and round it logs each arm's wall and process
-// CPU time, the mean test accuracy, and the ratio fast/plain of both times.
+// CPU time, the mean test accuracy, the epochs trained over all folds (early
+// stopping can end the arms' folds at different epochs), and the ratios
+// fast/plain of both times and of the CPU time per epoch.
 //
 // Settings (environment): SOFTSHAPE_WHOLERUN_DATASETS (default
 // MiddlePhalanxTW,ArrowHead; UCR names, bundled or under the shared data
@@ -69,13 +71,14 @@ func BenchmarkWholeRun(b *testing.B) {
 	for range b.N {
 		var out strings.Builder
 		fmt.Fprintf(&out, "backend %s, %s, %d epochs, %d folds\n", backend.Description(), protocol, epochs, len(folds))
-		fmt.Fprintf(&out, "%-18s %5s %6s %9s %9s %7s %10s %10s\n", "dataset", "round", "arm", "wall", "cpu", "acc", "wall/first", "cpu/first")
+		fmt.Fprintf(&out, "%-18s %5s %6s %9s %9s %7s %6s %10s %10s %14s\n", "dataset", "round", "arm", "wall", "cpu", "acc", "epochs", "wall/first", "cpu/first", "cpu/ep./first")
 		for _, name := range names {
 			ds := loadUCR(b, name)
 			cfg := DefaultConfig().WithProtocol(p)
 			cfg.Epochs, cfg.WarmUpEpochs = epochs, min(epochs/2, DefaultConfig().WarmUpEpochs)
 			for r := range max(rounds, 1) {
 				var firstWall, firstCPU time.Duration
+				var firstEpochs int
 				for i, plain := range arms {
 					cpu0, t0 := hostinfo.ProcessCPU(), time.Now()
 					res, err := Train(ds, cfg, RunOptions{Backend: backend, Seed: 42, Folds: folds, MaxRuns: 1,
@@ -84,16 +87,21 @@ func BenchmarkWholeRun(b *testing.B) {
 						b.Fatalf("%s, %s: %v", name, armName(plain), err)
 					}
 					wall, cpu := time.Since(t0), hostinfo.ProcessCPU()-cpu0
-					if i == 0 {
-						firstWall, firstCPU = wall, cpu
+					epochs := 0 // early stopping can end the arms' folds at other epochs
+					for _, f := range res.Folds {
+						epochs += f.EpochsRun
 					}
-					line := fmt.Sprintf("%-18s %5d %6s %8.1fs %8.1fs %7.4f %9.3f× %9.3f×\n", name, r+1, armName(plain),
-						wall.Seconds(), cpu.Seconds(), res.MeanAcc, wall.Seconds()/firstWall.Seconds(), cpu.Seconds()/firstCPU.Seconds())
+					if i == 0 {
+						firstWall, firstCPU, firstEpochs = wall, cpu, epochs
+					}
+					perEpoch := cpu.Seconds() / float64(epochs) / (firstCPU.Seconds() / float64(firstEpochs))
+					line := fmt.Sprintf("%-18s %5d %6s %8.1fs %8.1fs %7.4f %6d %9.3f× %9.3f× %13.3f×\n", name, r+1, armName(plain),
+						wall.Seconds(), cpu.Seconds(), res.MeanAcc, epochs, wall.Seconds()/firstWall.Seconds(), cpu.Seconds()/firstCPU.Seconds(), perEpoch)
 					fmt.Fprint(os.Stderr, line)
 					out.WriteString(line)
 				}
 			}
 		}
-		b.Logf("whole runs, arms alternating; wall/first and cpu/first are this arm's time over the round's first arm's:\n%s", out.String())
+		b.Logf("whole runs, arms alternating; epochs: trained over all folds; wall/first, cpu/first and cpu/ep./first (CPU per epoch) are this arm's over the round's first arm's:\n%s", out.String())
 	}
 }
