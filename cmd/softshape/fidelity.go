@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/softshape-go/softshape/data"
@@ -31,6 +33,7 @@ func runFidelity(args []string, stdout io.Writer) error {
 	results := fs.String("results", filepath.Join(sweep.DefaultRoot, "fidelity"), "results folder; one subfolder per preset (resumable)")
 	reference := fs.String("reference", defaultReferenceRuns(), "the authors' per-seed runs (reference-runs.csv); empty: compare with the paper only")
 	reportOnly := fs.Bool("report", false, "train nothing: report what -results holds")
+	fast := fs.Bool("fast", false, "train the model's speed forms (softshape.RunOptions.Fast) instead of its plain graphs: other runs in the last bits, so give them a -results folder of their own")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: softshape fidelity [flags]\n\nRuns the paper's full protocol (500 epochs, 150 warm-up, 5 folds) on -datasets × -seeds under each\n"+
 			"of -presets and prints ours beside the authors' code (reference-runs.csv: reference_compat against\n"+
@@ -74,15 +77,19 @@ func runFidelity(args []string, stdout io.Writer) error {
 		}
 	}
 	for _, preset := range presetList {
-		if *reportOnly {
-			break
-		}
 		spec := fidelity.Spec{Datasets: dsList, Seeds: seedList, Preset: preset, Settings: *settings}
 		grid, err := spec.Grid()
 		if err != nil {
 			return err
 		}
-		if err := runFidelityGrid(stdout, grid, filepath.Join(*results, preset), *dataRoot, *backend, *offline); err != nil {
+		dir := filepath.Join(*results, preset)
+		if *reportOnly {
+			if err := checkSpeedForms(dir, grid, *fast); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := runFidelityGrid(stdout, grid, dir, *dataRoot, *backend, *offline, *fast); err != nil {
 			return err
 		}
 	}
@@ -94,6 +101,9 @@ func runFidelity(args []string, stdout io.Writer) error {
 		return err
 	}
 	title := "Fidelity: full protocol, ours beside the authors' code and the paper"
+	if *fast {
+		title += " (the speed forms: softshape.RunOptions.Fast)"
+	}
 	if *settings != "" {
 		title += fmt.Sprintf(" (extra settings %q: not the benchmark proper)", *settings)
 	}
@@ -111,10 +121,15 @@ func runFidelity(args []string, stdout io.Writer) error {
 	return nil
 }
 
-// runFidelityGrid trains the grid's missing cells into dir.
-func runFidelityGrid(stdout io.Writer, grid *sweep.Grid, dir, dataRoot, backendName string, offline bool) error {
+// runFidelityGrid trains the grid's missing cells into dir, with the speed
+// forms when fast is set; it refuses a dir holding records of the grid
+// trained the other way, which the report would otherwise mix in.
+func runFidelityGrid(stdout io.Writer, grid *sweep.Grid, dir, dataRoot, backendName string, offline, fast bool) error {
 	store, err := sweep.Open(dir)
 	if err != nil {
+		return err
+	}
+	if err := checkSpeedForms(dir, grid, fast); err != nil {
 		return err
 	}
 	if err := store.SaveGrid(grid); err != nil {
@@ -127,7 +142,7 @@ func runFidelityGrid(stdout io.Writer, grid *sweep.Grid, dir, dataRoot, backendN
 	defer backend.Finalize()
 	fmt.Fprintf(stdout, "fidelity %s: %d runs (datasets × 5 folds × seeds) on %s, results in %s\n",
 		grid.Spec.Settings, len(grid.Cells), backend.Description(), dir)
-	r := &sweep.Runner{Store: store, Backend: backend, DataRoot: dataRoot, Offline: offline, Log: stdout}
+	r := &sweep.Runner{Store: store, Backend: backend, DataRoot: dataRoot, Offline: offline, Log: stdout, SpeedForms: fast}
 	rep, err := r.Run(context.Background(), grid.Cells)
 	if err != nil {
 		return err
@@ -144,3 +159,31 @@ func runFidelityGrid(stdout io.Writer, grid *sweep.Grid, dir, dataRoot, backendN
 // defaultReferenceRuns is $SOFTSHAPE_SHARED/reference/reference-runs.csv, else
 // ../shared/reference/reference-runs.csv, when the file exists; else "".
 func defaultReferenceRuns() string { return fidelity.DefaultReferencePath(".") }
+
+// checkSpeedForms returns an error naming the results folder dir when a
+// record of the grid's cells there was trained with speed forms other than
+// fast asks. It reads records only; a folder not made yet holds none.
+func checkSpeedForms(dir string, grid *sweep.Grid, fast bool) error {
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	store, err := sweep.Open(dir)
+	if err != nil {
+		return err
+	}
+	for _, c := range grid.Cells {
+		rec, err := store.Read(c.Key)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if rec.SpeedForms != fast {
+			form := map[bool]string{false: "plain graphs", true: "speed forms (-fast)"}
+			return fmt.Errorf("-results %s holds runs of the %s (e.g. %s %s fold %d seed %d), and this benchmark trains the %s: give the other form a -results folder of its own",
+				store.Root(), form[rec.SpeedForms], rec.Dataset, rec.Variant, rec.Fold, rec.Seed, form[fast])
+		}
+	}
+	return nil
+}

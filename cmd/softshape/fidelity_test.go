@@ -50,6 +50,19 @@ func TestFidelityCommand(t *testing.T) {
 	if strings.Contains(again, "start ") || !strings.Contains(again, "| GunPoint | reference_fresh | 2 |") {
 		t.Errorf("-report trained or lost the rows:\n%s", again)
 	}
+	// The speed forms train into a folder of their own, never mixed with
+	// the plain graphs' runs in a report.
+	for _, extra := range [][]string{{"-fast"}, {"-fast", "-report"}} {
+		fidelityErr(t, []string{"-results " + filepath.Join(results, "reference_fresh") + " holds runs of the plain graphs", "GunPoint SoftShape fold 1 seed 1"},
+			append(append([]string{}, args...), extra...)...)
+	}
+	fastResults := filepath.Join(dir, "fid-fast")
+	fastArgs := append(append([]string{}, args[:len(args)-4]...), "-results", fastResults, "-reference", ref, "-fast")
+	if out := fidelityOK(t, fastArgs...); !strings.Contains(out, "(the speed forms: softshape.RunOptions.Fast)") {
+		t.Errorf("-fast output does not name the speed forms:\n%s", out)
+	}
+	fidelityErr(t, []string{"-results " + filepath.Join(fastResults, "reference_fresh") + " holds runs of the speed forms (-fast)"},
+		append(append([]string{}, args[:len(args)-4]...), "-results", fastResults, "-reference", ref, "-report")...)
 	fidelityErr(t, []string{`-presets: protocol="authors"`}, "-presets", "authors", "-results", results)
 	fidelityErr(t, []string{"-report: results folder", "not found"}, "-report", "-results", filepath.Join(dir, "none"))
 	fidelityErr(t, []string{"-reference", "no-such.csv"}, "-reference", filepath.Join(dir, "no-such.csv"), "-results", results)

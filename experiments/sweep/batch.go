@@ -119,8 +119,9 @@ func (w *worker) runBatch(cells []Cell) {
 		recs[i].BatchRuns = len(live)
 		st.starting(c)
 	}
-	results, err := safeTrainRuns(ds, runs, softshape.RunOptions{Backend: backend, NumFolds: NumFolds, RefShapeLen: refM, MaxRuns: len(runs),
-		StoppedRuns: st.r.StoppedRuns, RunAxis: st.r.RunAxis})
+	opts := st.r.runOptions(backend, refM)
+	opts.MaxRuns, opts.StoppedRuns, opts.RunAxis = len(runs), st.r.StoppedRuns, st.r.RunAxis
+	results, err := safeTrainRuns(ds, runs, opts)
 	failed := map[int]error{}
 	var runErr *softshape.RunError
 	for _, e := range unwrapJoined(err) {

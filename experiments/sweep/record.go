@@ -105,6 +105,10 @@ type Record struct {
 	// with a run axis (softshape.RunOptions.RunAxis): the same computation,
 	// rounded otherwise in the last bits.
 	RunAxis bool `json:"run_axis,omitempty"`
+	// SpeedForms is true when the run trained the model's speed forms
+	// (Runner.SpeedForms, softshape.RunOptions.Fast) instead of its plain
+	// graphs: the same computation, rounded otherwise in the last bits.
+	SpeedForms bool `json:"speed_forms,omitempty"`
 	// Backend is the GoMLX backend that trained the model.
 	Backend string `json:"backend"`
 	// BackendDetail is that backend's description (softshape.BackendDescription:

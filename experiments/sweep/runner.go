@@ -63,6 +63,11 @@ type Runner struct {
 	// run axis where they allow it (softshape.RunOptions.RunAxis); the zero
 	// value is softshape.RunAxisAuto, the backend's default.
 	RunAxis softshape.RunAxisMode
+	// SpeedForms trains the model's speed forms (softshape.RunOptions.Fast)
+	// instead of its plain graphs: the same computation summed in other
+	// orders, so another run in the last bits, as with another thread count.
+	// Each record says which it trained (Record.SpeedForms).
+	SpeedForms bool
 	// Log receives one line per cell started and finished; nil discards.
 	Log io.Writer
 	// NoReuse trains every cell even when an ok record of the same
@@ -468,7 +473,9 @@ func (st *runState) train(c Cell, ds *data.Dataset, getBackend func() (compute.B
 	}
 	rec.setBackend(backend)
 	st.starting(c)
-	out, err := safeTrain(trainFn, ds, c.Config, c.Fold-1, softshape.RunOptions{Backend: backend, Seed: c.Seed, NumFolds: NumFolds, RefShapeLen: refM})
+	opts := st.r.runOptions(backend, refM)
+	opts.Seed = c.Seed
+	out, err := safeTrain(trainFn, ds, c.Config, c.Fold-1, opts)
 	if err != nil {
 		return rec.finish(StatusFailed, err)
 	}
@@ -478,6 +485,13 @@ func (st *runState) train(c Cell, ds *data.Dataset, getBackend func() (compute.B
 
 // setBackend names in r the backend that trains its run: Backend and
 // BackendDetail.
+// runOptions are the options of every training the runner starts on
+// backend, for a dataset whose authors' shape length is refM; the caller adds
+// what differs per training (a single run's seed, a batch's runs).
+func (r *Runner) runOptions(backend compute.Backend, refM int) softshape.RunOptions {
+	return softshape.RunOptions{Backend: backend, NumFolds: NumFolds, RefShapeLen: refM, Fast: r.SpeedForms}
+}
+
 func (r *Record) setBackend(b compute.Backend) {
 	r.Backend, r.BackendDetail = b.Name(), softshape.BackendDescription(b)
 }
@@ -487,7 +501,7 @@ func (r *Record) setBackend(b compute.Backend) {
 func (st *runState) newRecord(c Cell) *Record {
 	return &Record{Schema: SchemaVersion, Table: c.Table, Dataset: c.Dataset, Variant: c.Variant, Fold: c.Fold, Seed: c.Seed,
 		Quick: c.Quick, Hash: c.Hash, Mode: modeOf(c.Quick), Config: c.Config.String(), Protocol: c.Config.ProtocolName(),
-		Started: time.Now().UTC(), Hostname: st.r.Store.host, PID: st.r.Store.pid, CPU: st.r.Store.cpu,
+		SpeedForms: st.r.SpeedForms, Started: time.Now().UTC(), Hostname: st.r.Store.host, PID: st.r.Store.pid, CPU: st.r.Store.cpu,
 		TestAccuracy: Float(nanValue()), ValLoss: Float(nanValue()), WallSeconds: Float(nanValue()), InferenceSeconds: Float(nanValue())}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -225,5 +226,43 @@ func TestDefaultTrainIsTrainOfOneFold(t *testing.T) {
 	}
 	if out.InferenceSeconds <= 0 {
 		t.Errorf("inference time %v", out.InferenceSeconds)
+	}
+}
+
+// TestRunnerSpeedForms: Runner.SpeedForms reaches the training's options
+// (softshape.RunOptions.Fast) and each record says which form trained it; a
+// plain run's record has no speed_forms field, as records written before it.
+func TestRunnerSpeedForms(t *testing.T) {
+	g := mustGrid(t, GridSpec{Table: "sparse_ratio", Datasets: []string{"CBF-a"}, Folds: []int{1}, Seeds: []int64{1}, Settings: tinySettings})
+	for _, fast := range []bool{false, true} {
+		var got []bool
+		r := &Runner{Store: openStore(t), Load: cbfLoader, NoReuse: true, SpeedForms: fast,
+			Train: func(ds *data.Dataset, cfg softshape.Config, fold int, opts softshape.RunOptions) (*Outcome, error) {
+				got = append(got, opts.Fast)
+				return fakeTrain(0)(ds, cfg, fold, opts)
+			}}
+		c := g.Cells[0]
+		if rep, err := r.Run(context.Background(), []Cell{c}); err != nil || rep.Ran != 1 {
+			t.Fatalf("SpeedForms %v: %+v %v", fast, rep, err)
+		}
+		if len(got) != 1 || got[0] != fast {
+			t.Errorf("SpeedForms %v: the training saw Fast %v", fast, got)
+		}
+		rec, err := r.Store.Read(c.Key)
+		if err != nil || rec.SpeedForms != fast {
+			t.Fatalf("SpeedForms %v: record %+v, %v", fast, rec, err)
+		}
+		raw, err := os.ReadFile(r.Store.RecordPath(c.Key))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if has := strings.Contains(string(raw), `"speed_forms"`); has != fast {
+			t.Errorf("SpeedForms %v: the record file has a speed_forms field: %v", fast, has)
+		}
+	}
+	// The batched path takes its options from the same place.
+	r := &Runner{SpeedForms: true}
+	if opts := r.runOptions(nil, 8); !opts.Fast || opts.RefShapeLen != 8 || opts.NumFolds != NumFolds {
+		t.Errorf("runOptions: %+v", opts)
 	}
 }
