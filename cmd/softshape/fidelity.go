@@ -12,6 +12,7 @@ import (
 
 	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/experiments/fidelity"
+	"github.com/softshape-go/softshape/experiments/pipeline"
 	"github.com/softshape-go/softshape/experiments/sweep"
 	"github.com/softshape-go/softshape/softshape"
 )
@@ -121,29 +122,20 @@ func runFidelity(args []string, stdout io.Writer) error {
 	return nil
 }
 
-// runFidelityGrid trains the grid's missing cells into dir, with the speed
-// forms when fast is set; it refuses a dir holding records of the grid
-// trained the other way, which the report would otherwise mix in.
+// runFidelityGrid trains the grid's missing cells into dir, one at a time,
+// with the speed forms when fast is set; it refuses a dir holding records of
+// the grid trained the other way, which the report would otherwise mix in.
 func runFidelityGrid(stdout io.Writer, grid *sweep.Grid, dir, dataRoot, backendName string, offline, fast bool) error {
-	store, err := sweep.Open(dir)
-	if err != nil {
-		return err
-	}
 	if err := checkSpeedForms(dir, grid, fast); err != nil {
 		return err
 	}
-	if err := store.SaveGrid(grid); err != nil {
+	store, err := pipeline.Open(dir, grid)
+	if err != nil {
 		return err
 	}
-	backend, err := softshape.NewBackend(cliBackend(backendName))
-	if err != nil {
-		return fmt.Errorf("-backend: %w", err)
-	}
-	defer backend.Finalize()
-	fmt.Fprintf(stdout, "fidelity %s: %d runs (datasets × 5 folds × seeds) on %s, results in %s\n",
-		grid.Spec.Settings, len(grid.Cells), backend.Description(), dir)
-	r := &sweep.Runner{Store: store, Backend: backend, DataRoot: dataRoot, Offline: offline, Log: stdout, SpeedForms: fast}
-	rep, err := r.Run(context.Background(), grid.Cells)
+	fmt.Fprintf(stdout, "fidelity %s: %d runs (datasets × 5 folds × seeds)\n", grid.Spec.Settings, len(grid.Cells))
+	rep, err := pipeline.Train(context.Background(), store, grid.Cells, pipeline.Training{Backend: cliBackend(backendName), Workers: 1,
+		DataRoot: dataRoot, Offline: offline, SpeedForms: fast, Log: stdout, BackendName: "-backend"})
 	if err != nil {
 		return err
 	}

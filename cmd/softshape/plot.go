@@ -15,6 +15,7 @@ import (
 
 	"github.com/softshape-go/softshape/ablations"
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/experiments/pipeline"
 	"github.com/softshape-go/softshape/experiments/sweep"
 	"github.com/softshape-go/softshape/experiments/tablefigures"
 	"github.com/softshape-go/softshape/experiments/tables"
@@ -185,7 +186,7 @@ func plotTable(kind string, args []string, stdout io.Writer) error {
 	if *table == "" {
 		return fmt.Errorf("-table is required: one of %s", strings.Join(ablations.TableNames(), ", "))
 	}
-	_, t, err := storedTable(*results, *table, tables.Options{Quick: *quick, Grid: *grid})
+	_, t, err := pipeline.Stored(*results, *table, tables.Options{Quick: *quick, Grid: *grid})
 	if err != nil {
 		return err
 	}

@@ -7,12 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
 
 	"github.com/softshape-go/softshape/ablations"
-	"github.com/softshape-go/softshape/experiments/slurm"
+	"github.com/softshape-go/softshape/experiments/pipeline"
 	"github.com/softshape-go/softshape/experiments/sweep"
 	"github.com/softshape-go/softshape/softshape"
 )
@@ -66,13 +65,7 @@ func runSweep(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	spec := sweep.GridSpec{Table: *table, Quick: *quick, Settings: *settings, Variants: splitList(*variants)}
-	if spec.Datasets = splitList(*datasets); spec.Datasets == nil {
-		var err error
-		if spec.Datasets, err = sweep.DefaultDatasets(*table, *quick, *rf.dataRoot); err != nil {
-			return err
-		}
-	}
+	spec := sweep.GridSpec{Table: *table, Quick: *quick, Settings: *settings, Variants: splitList(*variants), Datasets: splitList(*datasets)}
 	foldList, err := parseFolds(*rf.folds)
 	if err != nil {
 		return err
@@ -91,10 +84,11 @@ func runSweep(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	grid, err := sweep.NewGrid(spec)
+	grid, err := pipeline.NewGrid(spec, *rf.dataRoot)
 	if err != nil {
 		return err
 	}
+	spec = grid.Spec
 	if *sf.emit != "" {
 		if *shard != "" || *dryRun {
 			return errors.New("-emit-slurm writes the job of every shard: leave out -shard and -dry-run")
@@ -115,33 +109,13 @@ func runSweep(args []string, stdout io.Writer) error {
 	if *dryRun {
 		return dryRunCells(stdout, *results, cells)
 	}
-	store, err := sweep.Open(*results)
+	store, err := pipeline.Open(*results, grid)
 	if err != nil {
 		return err
 	}
-	// Locks left on other nodes by Slurm jobs that are gone count as stale.
-	store.SetForeignLockCheck(slurm.LockOwnerAlive())
-	if err := store.SaveGrid(grid); err != nil {
-		return err
-	}
-	plan, err := sweep.PlanWorkers(*workers, cliBackend(*rf.backend), runtime.GOMAXPROCS(0), len(cells))
-	if err != nil {
-		return fmt.Errorf("-workers: %w", err)
-	}
-	r := &sweep.Runner{Store: store, DataRoot: *rf.dataRoot, Offline: *rf.offline, Log: stdout, NoReuse: *noReuse, RetryFailed: *retry,
-		MaxRuns: *maxRuns, StoppedRuns: stopped, RunAxis: runAxis.mode}
-	backend, err := plan.Apply(r, cliBackend(*rf.backend))
-	if err != nil {
-		return fmt.Errorf("-backend: %w", err)
-	}
-	desc := plan.OwnBackend + " (one per worker)"
-	if backend != nil {
-		defer backend.Finalize()
-		desc = softshape.BackendDescription(backend)
-	}
-	fmt.Fprintf(stdout, "backend: %s, %d worker(s), results in %s\n", desc, r.Workers, store.Root())
-	fmt.Fprintf(stdout, "workers: %s\n", plan)
-	rep, err := r.Run(context.Background(), cells)
+	rep, err := pipeline.Train(context.Background(), store, cells, pipeline.Training{Backend: cliBackend(*rf.backend), Workers: *workers,
+		DataRoot: *rf.dataRoot, Offline: *rf.offline, NoReuse: *noReuse, RetryFailed: *retry, MaxRuns: *maxRuns, StoppedRuns: stopped,
+		RunAxis: runAxis.mode, Log: stdout, WorkersName: "-workers", BackendName: "-backend"})
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/softshape-go/softshape/ablations"
+	"github.com/softshape-go/softshape/experiments/pipeline"
 	"github.com/softshape-go/softshape/experiments/sweep"
 	"github.com/softshape-go/softshape/experiments/tables"
 )
@@ -43,7 +44,7 @@ func runTable(args []string, stdout io.Writer) error {
 	if *format != "markdown" && *format != "csv" {
 		return fmt.Errorf("-format %q: want markdown or csv", *format)
 	}
-	store, t, err := storedTable(*results, *table, tables.Options{Quick: *quick, Grid: *grid})
+	store, t, err := pipeline.Stored(*results, *table, tables.Options{Quick: *quick, Grid: *grid})
 	if err != nil {
 		return err
 	}
@@ -71,23 +72,4 @@ func runTable(args []string, stdout io.Writer) error {
 		fmt.Fprintln(out)
 	}
 	return nil
-}
-
-// storedTable opens the results folder written by softshape sweep (which must
-// exist) and builds the named paper table from its records.
-func storedTable(results, table string, opts tables.Options) (*sweep.Store, *tables.Table, error) {
-	if st, err := os.Stat(results); err != nil {
-		return nil, nil, fmt.Errorf("results folder %s not found: run softshape sweep -table %s first", results, table)
-	} else if !st.IsDir() {
-		return nil, nil, fmt.Errorf("results folder %s is a file, not a folder written by softshape sweep", results)
-	}
-	store, err := sweep.Open(results)
-	if err != nil {
-		return nil, nil, err
-	}
-	t, err := tables.Build(store, table, opts)
-	if err != nil {
-		return nil, nil, err
-	}
-	return store, t, nil
 }

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/experiments/pipeline"
 	"github.com/softshape-go/softshape/experiments/sweep"
 	"github.com/softshape-go/softshape/softshape"
 )
@@ -279,11 +280,7 @@ func (p Params) folds() []int {
 	if len(p.Folds) > 0 {
 		return p.Folds
 	}
-	out := make([]int, sweep.NumFolds)
-	for i := range out {
-		out[i] = i + 1
-	}
-	return out
+	return pipeline.AllFolds()
 }
 
 // Mode is "full" or sweep.QuickLabel.

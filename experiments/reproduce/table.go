@@ -5,14 +5,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"runtime"
 	"strings"
 	"time"
 
 	"github.com/janpfeifer/gonb/gonbui"
 
-	"github.com/softshape-go/softshape/ablations"
+	"github.com/softshape-go/softshape/experiments/pipeline"
 	"github.com/softshape-go/softshape/experiments/sweep"
 	"github.com/softshape-go/softshape/experiments/tables"
 	"github.com/softshape-go/softshape/softshape"
@@ -70,49 +68,23 @@ func Table(ctx context.Context, name string, p Params) (*TableResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	store, err := sweep.Open(p.Results)
+	store, err := pipeline.Open(p.Results, grid)
 	if err != nil {
 		return nil, err
 	}
-	if err := store.SaveGrid(grid); err != nil {
-		return nil, err
-	}
 	res := &TableResult{Name: name, Params: p, Grid: grid}
-	var todo []sweep.Cell
-	for _, c := range grid.Cells {
-		if store.CellStatus(c.Key).State == sweep.StateMissing {
-			todo = append(todo, c)
-		}
-	}
+	todo := pipeline.Missing(store, grid.Cells)
 	if len(todo) > 0 && (!p.TrainMissing || p.TrainingOff()) {
 		for _, c := range todo {
 			res.NotTrained = append(res.NotTrained, c.Key)
 		}
 	} else if len(todo) > 0 {
-		plan, err := sweep.PlanWorkers(p.Workers, p.Backend, runtime.GOMAXPROCS(0), len(todo))
-		if err != nil {
-			return nil, fmt.Errorf("Params.Workers (%s): %w", EnvWorkers, err)
-		}
-		r := &sweep.Runner{Store: store, DataRoot: p.DataRoot, Offline: p.Offline}
-		backend, err := plan.Apply(r, p.Backend)
-		if err != nil {
-			return nil, fmt.Errorf("Params.Backend (%s): %w", EnvBackend, err)
-		}
-		desc := plan.OwnBackend + " (one per worker)"
-		if backend != nil {
-			defer backend.Finalize()
-			desc = backend.Description()
-		}
-		log := p.Log
-		if log == nil && gonbui.IsNotebook {
+		log := logOf(p)
+		if p.Log == nil && gonbui.IsNotebook {
 			log = newLiveLog()
-		} else if log == nil {
-			log = os.Stdout
 		}
-		r.Log = log
-		fmt.Fprintf(log, "table %s (%s): training %d of %d runs on %s, results in %s\nworkers: %s\n",
-			name, p.Mode(), len(todo), len(grid.Cells), desc, p.Results, plan)
-		rep, err := r.Run(ctx, todo)
+		fmt.Fprintf(log, "table %s (%s): training %d of %d runs\n", name, p.Mode(), len(todo), len(grid.Cells))
+		rep, err := pipeline.Train(ctx, store, todo, p.training(log))
 		res.Report = rep
 		if err != nil {
 			return nil, err
@@ -122,11 +94,9 @@ func Table(ctx context.Context, name string, p Params) (*TableResult, error) {
 			fmt.Fprintf(log, "  no record: %v\n", e)
 		}
 	}
-	t, err := tables.Build(store, name, tables.Options{Quick: p.Quick, Grid: grid.ID()})
-	if err != nil {
+	if res.Table, err = pipeline.Build(store, grid); err != nil {
 		return nil, err
 	}
-	res.Table = t
 	res.Elapsed = time.Since(start)
 	return res, nil
 }
@@ -140,24 +110,17 @@ func MustTable(ctx context.Context, name string, p Params) *TableResult {
 	return r
 }
 
-// NewGrid returns the sweep grid of a paper table for p, without touching
-// the store.
+// NewGrid returns the sweep grid of a paper table for p
+// (pipeline.NewGrid), without touching the store.
 func NewGrid(name string, p Params) (*sweep.Grid, error) {
-	if _, err := ablations.ForTable(name); err != nil {
-		return nil, fmt.Errorf("%w (tables: %s)", err, strings.Join(ablations.TableNames(), ", "))
-	}
-	spec := sweep.GridSpec{Table: name, Datasets: p.Datasets, Variants: p.Variants, Folds: p.folds(), Seeds: p.Seeds,
-		Quick: p.Quick, Settings: p.Settings}
-	if len(spec.Seeds) == 0 {
-		spec.Seeds = []int64{42}
-	}
-	if len(spec.Datasets) == 0 {
-		var err error
-		if spec.Datasets, err = sweep.DefaultDatasets(name, p.Quick, p.DataRoot); err != nil {
-			return nil, err
-		}
-	}
-	return sweep.NewGrid(spec)
+	return pipeline.NewGrid(sweep.GridSpec{Table: name, Datasets: p.Datasets, Variants: p.Variants, Folds: p.Folds, Seeds: p.Seeds,
+		Quick: p.Quick, Settings: p.Settings}, p.DataRoot)
+}
+
+// training is how p trains (pipeline.Training), logging to log.
+func (p Params) training(log io.Writer) pipeline.Training {
+	return pipeline.Training{Backend: p.Backend, Workers: p.Workers, DataRoot: p.DataRoot, Offline: p.Offline, Log: log,
+		WorkersName: "Params.Workers (" + EnvWorkers + ")", BackendName: "Params.Backend (" + EnvBackend + ")"}
 }
 
 // Status is one line saying where the numbers come from: what this call
