@@ -3,16 +3,12 @@ package reproduce
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 
-	"github.com/gomlx/compute"
-
+	"github.com/softshape-go/softshape/experiments/fidelity"
+	"github.com/softshape-go/softshape/experiments/pipeline"
 	"github.com/softshape-go/softshape/experiments/stats"
 	"github.com/softshape-go/softshape/experiments/sweep"
 	"github.com/softshape-go/softshape/experiments/tables"
@@ -34,144 +30,74 @@ type CompatRow struct {
 type CompatResult struct {
 	Params Params
 	Rows   []CompatRow
-	// Trained counts the protocol runs (one per dataset, seed and setting)
-	// trained by this call; the others were read from the store.
+	// Trained counts the runs (one fold each) that this call trained or
+	// copied from an identical run; the others were read from the store.
 	Trained int
 }
 
-// compatRecord is what Compat stores per dataset, seed and setting.
-type compatRecord struct {
-	Dataset string    `json:"dataset"`
-	Seed    int64     `json:"seed"`
-	Folds   []int     `json:"folds"`
-	Config  string    `json:"config"`
-	Acc     []float64 `json:"test_accuracy"`
-}
-
-// Compat trains every dataset of p (default: sweep.DefaultDatasets("main"))
-// with softshape.Train over p's folds, once with the default protocol and once
-// with reference_compat=true (weights and Adam state carried from fold to
-// fold, evaluation on the sparse path, unshuffled batches, the reference's
-// validation statistic), and compares the accuracies. The whole protocol runs
-// in one call per dataset and seed because the carried weights cross folds,
-// which the per-fold sweep cells cannot express. Results are kept under
-// <Results>/reference_compat, so a second call trains nothing.
+// Compat trains the main table's SoftShape (fidelity.Table,
+// fidelity.Variant) on every dataset of p (default: sweep.DefaultDatasets
+// of "main") over p's folds and seeds, once with the default protocol and
+// once with reference_compat=true (weights and Adam state carried from fold
+// to fold, evaluation on the sparse path, unshuffled batches, the
+// reference's validation statistic), and compares the accuracies. The runs
+// go through the table pipeline into the results store p.Results, one record
+// per fold: the records `softshape sweep -table main -variants SoftShape -set
+// "reference_compat=true;<p.Settings>"` writes, which the runner trains as
+// one chain of carried folds. Recorded runs are read, not trained again, so
+// a second call trains nothing. Runs without a record are an error when
+// training is not allowed (TrainMissing off, or full mode without Train).
 func Compat(ctx context.Context, p Params) (*CompatResult, error) {
 	p, err := p.Resolve()
 	if err != nil {
 		return nil, err
 	}
-	datasets := p.Datasets
-	if len(datasets) == 0 {
-		if datasets, err = sweep.DefaultDatasets("main", p.Quick, p.DataRoot); err != nil {
+	res := &CompatResult{Params: p}
+	var accs [2]map[string][]float64 // off, on: dataset → accuracy per fold and seed
+	var datasets []string
+	for i, on := range []bool{false, true} {
+		setting := fmt.Sprintf("%s=%v", softshape.ParamReferenceCompat, on)
+		grid, err := pipeline.NewGrid(sweep.GridSpec{Table: fidelity.Table, Variants: []string{fidelity.Variant}, Datasets: p.Datasets,
+			Folds: p.Folds, Seeds: p.Seeds, Quick: p.Quick, Settings: joinSettings(p.Settings, setting)}, p.DataRoot)
+		if err != nil {
 			return nil, err
 		}
-	}
-	res := &CompatResult{Params: p}
-	folds := p.folds()
-	var backend compute.Backend
-	for _, name := range datasets {
-		row := CompatRow{Dataset: name}
-		for _, on := range []bool{false, true} {
-			cfg, err := ModelConfig(p, fmt.Sprintf("%s=%v", softshape.ParamReferenceCompat, on))
+		datasets = grid.Spec.Datasets
+		store, err := pipeline.Open(p.Results, grid)
+		if err != nil {
+			return nil, err
+		}
+		if todo := pipeline.Missing(store, grid.Cells); len(todo) > 0 {
+			if !p.TrainMissing || p.TrainingOff() {
+				return nil, fmt.Errorf("%s: %d runs without a record in %s (e.g. %s) and training is off (TrainMissing, or Train in full mode)",
+					setting, len(todo), p.Results, todo[0].Key)
+			}
+			rep, err := pipeline.Train(ctx, store, todo, p.training(logOf(p)))
 			if err != nil {
 				return nil, err
 			}
-			var accs []float64
-			for _, seed := range p.Seeds {
-				if err := ctx.Err(); err != nil {
-					return nil, err
-				}
-				path := filepath.Join(p.Results, "reference_compat", sweep.Slug(name),
-					fmt.Sprintf("seed%d-folds%s-%s.json", seed, foldsTag(folds), sweep.ConfigHash(cfg, p.Quick)))
-				rec, err := readCompat(path)
-				if err != nil {
-					if !p.TrainMissing {
-						return nil, fmt.Errorf("reference_compat %s seed %d (%v): no stored result and TrainMissing is off", name, seed, on)
-					}
-					if backend == nil {
-						if backend, err = softshape.NewBackend(p.Backend); err != nil {
-							return nil, err
-						}
-					}
-					if rec, err = trainCompat(p, name, cfg, seed, folds, backend); err != nil {
-						return nil, err
-					}
-					if err := writeJSON(path, rec); err != nil {
-						return nil, err
-					}
-					res.Trained++
-				}
-				accs = append(accs, rec.Acc...)
-			}
-			if on {
-				row.On, row.OnFolds = mean(accs), accs
-			} else {
-				row.Off, row.OffFolds = mean(accs), accs
+			res.Trained += rep.Ran + rep.Reused
+			if len(rep.Errors) > 0 {
+				return nil, fmt.Errorf("%s: %d runs left without a record, e.g. %w", setting, len(rep.Errors), rep.Errors[0])
 			}
 		}
-		res.Rows = append(res.Rows, row)
+		accs[i] = map[string][]float64{}
+		for _, c := range grid.Cells {
+			rec, err := store.Read(c.Key)
+			if err != nil {
+				return nil, err
+			}
+			if rec.Status != sweep.StatusOK {
+				return nil, fmt.Errorf("%s: run %s is %s (%s): see its record in %s", setting, c.Key, rec.Status, rec.Error, p.Results)
+			}
+			accs[i][c.Dataset] = append(accs[i][c.Dataset], float64(rec.TestAccuracy))
+		}
+	}
+	for _, name := range datasets {
+		off, on := accs[0][name], accs[1][name]
+		res.Rows = append(res.Rows, CompatRow{Dataset: name, Off: mean(off), On: mean(on), OffFolds: off, OnFolds: on})
 	}
 	return res, nil
-}
-
-func trainCompat(p Params, name string, cfg softshape.Config, seed int64, folds []int, backend compute.Backend) (*compatRecord, error) {
-	ds, err := LoadDataset(p, name)
-	if err != nil {
-		return nil, err
-	}
-	opts := softshape.RunOptions{Backend: backend, Seed: seed, NumFolds: sweep.NumFolds, RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length)}
-	for _, f := range folds {
-		opts.Folds = append(opts.Folds, f-1)
-	}
-	fmt.Fprintf(logOf(p), "protocol %s: training %s (folds %v, seed %d)\n", cfg.ProtocolName(), name, folds, seed)
-	r, err := softshape.Train(ds, cfg, opts)
-	if err != nil {
-		return nil, err
-	}
-	rec := &compatRecord{Dataset: name, Seed: seed, Folds: folds, Config: cfg.String()}
-	for _, f := range r.Folds {
-		rec.Acc = append(rec.Acc, f.TestAcc)
-	}
-	return rec, nil
-}
-
-func readCompat(path string) (*compatRecord, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var r compatRecord
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, err
-	}
-	if len(r.Acc) == 0 {
-		return nil, errors.New("empty record")
-	}
-	return &r, nil
-}
-
-func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", " ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
-}
-
-func foldsTag(folds []int) string {
-	var s []string
-	for _, f := range folds {
-		s = append(s, fmt.Sprint(f))
-	}
-	return strings.Join(s, "_")
 }
 
 func mean(x []float64) float64 {
@@ -192,7 +118,7 @@ func (c *CompatResult) Markdown() string {
 	if c.Params.Quick {
 		title += " — " + sweep.QuickLabel
 	}
-	fmt.Fprintf(&b, "### %s\n\nMean test accuracy over folds %v and seeds %v (softshape.Train, the whole protocol per dataset). Off = this project's default protocol.\n\n", title, c.Params.folds(), c.Params.Seeds)
+	fmt.Fprintf(&b, "### %s\n\nMean test accuracy over folds %v and seeds %v (one record per fold in the results store). Off = this project's default protocol.\n\n", title, c.Params.folds(), c.Params.Seeds)
 	b.WriteString("| Dataset | default (off) | reference_compat (on) | Δ on − off |\n|---|---:|---:|---:|\n")
 	for _, r := range c.Rows {
 		fmt.Fprintf(&b, "| %s | %.4f | %.4f | %+.4f |\n", r.Dataset, r.Off, r.On, r.On-r.Off)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/experiments/pipeline"
 	"github.com/softshape-go/softshape/experiments/sweep"
 )
 
@@ -194,6 +195,23 @@ func TestCompatAndPValues(t *testing.T) {
 	}
 	if c.Trained != 2 || len(c.Rows) != 1 {
 		t.Fatalf("trained %d rows %d", c.Trained, len(c.Rows))
+	}
+	// The runs are sweep records of the main table's SoftShape, the ones
+	// `softshape sweep -table main -variants SoftShape -set ...` writes.
+	store, err := sweep.Open(p.Results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, on := range []string{"false", "true"} {
+		q := p
+		q.Variants, q.Settings = []string{"SoftShape"}, p.Settings+";reference_compat="+on
+		g, err := NewGrid("main", q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := pipeline.Missing(store, g.Cells); len(g.Cells) != 1 || len(m) != 0 {
+			t.Errorf("reference_compat=%s: %d cells, %d without a record in the store", on, len(g.Cells), len(m))
+		}
 	}
 	c2, err := Compat(context.Background(), p)
 	if err != nil || c2.Trained != 0 || c2.Rows[0].On != c.Rows[0].On {
