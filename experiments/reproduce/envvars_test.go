@@ -99,15 +99,19 @@ func TestEnvVarsCoverPackage(t *testing.T) {
 }
 
 // TestNotebooksListEnvVars: the parameter cell of every notebook lists the
-// environment variables from the table (reproduce.ShowEnvHelp), so that it
-// misses none, and no notebook names a SOFTSHAPE_* variable that the table
-// lacks (a hand-written list gone stale, a variable read only there).
+// environment variables from the table (reproduce.ShowParams, through
+// ShowEnvHelp), so that it misses none, and no notebook names a SOFTSHAPE_*
+// variable that the table lacks (a hand-written list gone stale, a variable
+// read only there). The parameter cells are one cell, at most 8 lines, that
+// differs between notebooks only by the name given to Defaults, so they
+// cannot drift apart.
 func TestNotebooksListEnvVars(t *testing.T) {
 	nbs, err := filepath.Glob(filepath.Join(RepoRoot(), "notebooks", "*.ipynb"))
 	if err != nil || len(nbs) == 0 {
 		t.Fatalf("no notebooks under %s: %v", filepath.Join(RepoRoot(), "notebooks"), err)
 	}
 	names := tableNames()
+	var firstCell, firstNB string // the parameter cell of the first notebook, its name replaced by NAME
 	for _, nb := range nbs {
 		b, err := os.ReadFile(nb)
 		if err != nil {
@@ -136,19 +140,39 @@ func TestNotebooksListEnvVars(t *testing.T) {
 					t.Errorf("%s cell %d names %s, which reproduce.EnvVars lacks", filepath.Base(nb), i, name)
 				}
 			}
-			if c.CellType != "code" || !strings.Contains(src, "MustParamsFromEnv(") {
+			if c.CellType != "code" || !strings.Contains(src, "NotebookParams(") {
 				continue
 			}
 			params++
-			if !strings.Contains(src, "reproduce.ShowEnvHelp()") {
-				t.Errorf("%s: the parameter cell (cell %d) does not call reproduce.ShowEnvHelp(), which lists the variables %v", filepath.Base(nb), i, names)
+			if !strings.Contains(src, "reproduce.ShowParams(P)") {
+				t.Errorf("%s: the parameter cell (cell %d) does not call reproduce.ShowParams(P), which lists the variables %v", filepath.Base(nb), i, names)
+			}
+			m := notebookName.FindStringSubmatch(src)
+			if m == nil {
+				t.Errorf("%s cell %d: no reproduce.NotebookParams(\"NAME\", ...) call", filepath.Base(nb), i)
+				continue
+			}
+			if _, err := Defaults(m[1]); err != nil {
+				t.Errorf("%s: %v", filepath.Base(nb), err)
+			}
+			if n := strings.Count(strings.TrimRight(src, "\n"), "\n") + 1; n > 8 {
+				t.Errorf("%s: the parameter cell has %d lines, want at most 8", filepath.Base(nb), n)
+			}
+			cell := strings.Replace(src, m[0], `NotebookParams("NAME"`, 1)
+			if firstCell == "" {
+				firstCell, firstNB = cell, filepath.Base(nb)
+			} else if cell != firstCell {
+				t.Errorf("%s: the parameter cell differs from %s's by more than the name:\n%s\n-- %s's:\n%s", filepath.Base(nb), firstNB, cell, firstNB, firstCell)
 			}
 		}
 		if params != 1 {
-			t.Errorf("%s: %d parameter cells (calling reproduce.MustParamsFromEnv), want 1", filepath.Base(nb), params)
+			t.Errorf("%s: %d parameter cells (calling reproduce.NotebookParams), want 1", filepath.Base(nb), params)
 		}
 	}
 }
+
+// notebookName finds the name in a parameter cell's NotebookParams call.
+var notebookName = regexp.MustCompile(`NotebookParams\("([^"]*)"`)
 
 // TestEnvHelp: the help names every variable with its description, and the
 // value of those set (not blank).

@@ -195,7 +195,7 @@ func (m *TrainedFold) meta(title string) plots.Meta {
 // Summary is a Markdown paragraph with the fold's outcome.
 func (m *TrainedFold) Summary() string {
 	if m.NotTrained != "" {
-		return fmt.Sprintf("**%s**, fold %d (seed %d): no saved model (full mode trains nothing unless `Train: true`).", m.Dataset.Name, m.Fold, m.Seed)
+		return fmt.Sprintf("**%s**, fold %d (seed %d): no saved model (full mode trains nothing unless `p.Train = true`).", m.Dataset.Name, m.Fold, m.Seed)
 	}
 	fr := m.Result
 	how := "trained now"
@@ -242,7 +242,7 @@ func (m *TrainedFold) ShowTestSummary() {
 // was not trained (NotTrained).
 func (m *TrainedFold) needTrained() error {
 	if m.NotTrained != "" {
-		return fmt.Errorf("%s fold %d: no saved model under %s (full mode trains nothing unless Train: true)", m.Dataset.Name, m.Fold, m.Dir)
+		return fmt.Errorf("%s fold %d: no saved model under %s (full mode trains nothing unless p.Train = true)", m.Dataset.Name, m.Fold, m.Dir)
 	}
 	return nil
 }

@@ -307,7 +307,7 @@ func (p Params) String() string {
 	}
 	train := fmt.Sprintf("train missing: %v", p.TrainMissing)
 	if p.TrainingOff() {
-		train = "train: false (full mode trains nothing; Train: true to train)"
+		train = "train: false (full mode trains nothing; p.Train = true to train)"
 	}
 	s := fmt.Sprintf("mode: %s | schedule: %s | datasets: %s | folds: %v | seeds: %v | backend: %s | results: %s | data: %s | %s",
 		p.Mode(), p.schedule(), ds, p.folds(), p.Seeds, backend, results, p.DataRoot, train)

@@ -154,7 +154,7 @@ func committedOrLine(mark, name string) (*Committed, error) {
 // without Train instead of training or measuring: what it would do, and how
 // to ask for it.
 func showNotTrained(mark, what string) {
-	markdownAs(mark, fmt.Sprintf("*Not run: full mode trains and measures nothing unless asked, and this cell would %s. Set `Train: true` in the parameter cell (or %s=1) to run it.*", what, EnvTrain))
+	markdownAs(mark, fmt.Sprintf("*Not run: full mode trains and measures nothing unless asked, and this cell would %s. Set `p.Train = true` in the parameter cell (or %s=1) to run it.*", what, EnvTrain))
 }
 
 // ShowRunningTime measures the time of a training step against the series

@@ -150,7 +150,7 @@ func TestFullModeTrainsNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Trained != 0 || len(r.NotTrained) != len(r.Grid.Cells) || !strings.Contains(r.Markdown(), "set `Train: true` in the parameter cell or SOFTSHAPE_TRAIN=1") {
+	if r.Trained != 0 || len(r.NotTrained) != len(r.Grid.Cells) || !strings.Contains(r.Markdown(), "set `p.Train = true` in the parameter cell or SOFTSHAPE_TRAIN=1") {
 		t.Errorf("trained %d, not trained %d of %d:\n%s", r.Trained, len(r.NotTrained), len(r.Grid.Cells), r.Markdown())
 	}
 	out := captureStdout(t, func() {

@@ -37,12 +37,12 @@ type TableResult struct {
 	Elapsed time.Duration
 }
 
-// Table reproduces the named paper table: it builds the grid of the table
-// for p (sweep.NewGrid; datasets from p or sweep.DefaultDatasets), records it
-// in the store at p.Results, trains the cells without a record when
-// p.TrainMissing (otherwise lists them in NotTrained), and builds the table
-// of this grid (tables.Build), whose Missing lists every run without an ok
-// record. A second call with the same p trains nothing. In full mode
+// Table reproduces the named paper table through the pipeline the command
+// line uses (experiments/pipeline): it builds the grid of the table for p
+// (NewGrid; datasets from p or the table's), records it in the store at
+// p.Results, trains the cells without a record when p.TrainMissing
+// (otherwise lists them in NotTrained), and builds the table of this grid,
+// whose Missing lists every run without an ok record. A second call with the same p trains nothing. In full mode
 // without p.Train nothing is trained either: the cells without a record are
 // listed (Params.TrainingOff).
 //
@@ -170,7 +170,7 @@ func (r *TableResult) Markdown() string {
 	if len(r.NotTrained) > 0 {
 		why := fmt.Sprintf("TrainMissing is off; set %s=1 or Params.TrainMissing to train them", EnvTrainMissing)
 		if r.Params.TrainingOff() {
-			why = fmt.Sprintf("full mode trains nothing unless asked: set `Train: true` in the parameter cell or %s=1 to train them here, "+
+			why = fmt.Sprintf("full mode trains nothing unless asked: set `p.Train = true` in the parameter cell or %s=1 to train them here, "+
 				"or run `softshape sweep -table %s -results <folder>` and give that folder as Results", EnvTrain, r.Name)
 		}
 		fmt.Fprintf(&b, "\n**%d runs not trained** (%s):\n\n", len(r.NotTrained), why)
