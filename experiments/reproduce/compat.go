@@ -72,7 +72,7 @@ func Compat(ctx context.Context, p Params) (*CompatResult, error) {
 				return nil, fmt.Errorf("%s: %d runs without a record in %s (e.g. %s) and training is off (TrainMissing, or Train in full mode)",
 					setting, len(todo), p.Results, todo[0].Key)
 			}
-			rep, err := pipeline.Train(ctx, store, todo, p.training(logOf(p)))
+			rep, err := pipeline.Train(ctx, store, todo, p.training(trainLog(p)))
 			if err != nil {
 				return nil, err
 			}

@@ -79,10 +79,7 @@ func Table(ctx context.Context, name string, p Params) (*TableResult, error) {
 			res.NotTrained = append(res.NotTrained, c.Key)
 		}
 	} else if len(todo) > 0 {
-		log := logOf(p)
-		if p.Log == nil && gonbui.IsNotebook {
-			log = newLiveLog()
-		}
+		log := trainLog(p)
 		fmt.Fprintf(log, "table %s (%s): training %d of %d runs\n", name, p.Mode(), len(todo), len(grid.Cells))
 		rep, err := pipeline.Train(ctx, store, todo, p.training(log))
 		res.Report = rep
@@ -115,6 +112,15 @@ func MustTable(ctx context.Context, name string, p Params) *TableResult {
 func NewGrid(name string, p Params) (*sweep.Grid, error) {
 	return pipeline.NewGrid(sweep.GridSpec{Table: name, Datasets: p.Datasets, Variants: p.Variants, Folds: p.Folds, Seeds: p.Seeds,
 		Quick: p.Quick, Settings: p.Settings}, p.DataRoot)
+}
+
+// trainLog is where a call that trains logs: p.Log, else inside a notebook
+// a live panel of the last lines, else stdout.
+func trainLog(p Params) io.Writer {
+	if p.Log == nil && gonbui.IsNotebook {
+		return newLiveLog()
+	}
+	return logOf(p)
 }
 
 // training is how p trains (pipeline.Training), logging to log.
