@@ -582,24 +582,6 @@ func (j *batchJob) dropExecs(si int) {
 	}
 }
 
-// runState is one slot's current fold: the per-fold state of Train's
-// session.trainFold, its record (cfg, bs, fr, the rule's tracker, the
-// selected and carried weights) a foldLog as there.
-type runState struct {
-	foldLog
-	si, want int
-	fold     int
-	fd       *data.FoldData
-	order    []int
-	done     bool
-	err      error
-	start    time.Time
-	// per epoch
-	phase          Phase
-	steps, stepsN  int
-	lossSum, right float64
-}
-
 // train runs the job's chains round by round (round k trains the k-th fold of
 // every chain that has one) and fills results. It returns the failed runs'
 // errors; the error is for failures of the job itself.
@@ -616,24 +598,18 @@ func (j *batchJob) train(ds *data.Dataset, opts RunOptions, manySeeds bool, resu
 			if k >= len(s.chain.folds) || failed[si] {
 				continue
 			}
-			rule, err := data.ParseBatchRule(s.chain.cfg.BatchRule)
+			st, err := newRunState(si, s.chain.want[k], s.chain.folds[k], s.chain.cfg, s.chain.fds[k], slotWeights{j, si}, s.order)
 			if err != nil {
 				return nil, err
 			}
-			fd := s.chain.fds[k]
-			st := &runState{si: si, want: s.chain.want[k], fold: s.chain.folds[k], fd: fd, start: time.Now()}
-			st.foldLog = newFoldLog(st.fold, s.chain.cfg, data.BatchSize(len(fd.TrainY), rule), slotWeights{j, si})
-			st.order = make([]int, len(fd.TrainY))
-			for i := range st.order {
-				st.order[i] = i
-			}
+			st.Rides = j.ride && !s.chain.cfg.CarriesFolds()
 			states = append(states, st)
 		}
-		if err := j.trainRound(states, opts); err != nil {
+		if err := trainRound(j, states, opts); err != nil {
 			return nil, err
 		}
 		for _, st := range states {
-			if st.err != nil {
+			if st.Err != nil {
 				failed[st.si] = true
 				fr := *st.fr
 				fr.TestAcc, fr.ValLoss = math.NaN(), math.NaN()
@@ -644,7 +620,7 @@ func (j *batchJob) train(ds *data.Dataset, opts RunOptions, manySeeds bool, resu
 				want := st.want
 				s := j.slots[st.si]
 				runErrs = append(runErrs, &RunError{Run: want, Spec: RunSpec{Config: s.chain.cfg, Seed: s.chain.seed, Fold: st.fold},
-					Err: fmt.Errorf("dataset %s fold %d: %w", ds.Name, st.fold+1, st.err)})
+					Err: fmt.Errorf("dataset %s fold %d: %w", ds.Name, st.fold+1, st.Err)})
 				continue
 			}
 			if st.want >= 0 {
@@ -670,166 +646,58 @@ func (j *batchJob) train(ds *data.Dataset, opts RunOptions, manySeeds bool, resu
 	return runErrs, nil
 }
 
-// trainRound trains one fold per state, all in the same graphs, to the end of
-// each one's protocol (Train's session.trainFold), leaving each slot's store
-// variables at its selected weights and each state's result filled.
-func (j *batchJob) trainRound(states []*runState, opts RunOptions) error {
-	for epoch := 0; ; epoch++ {
-		// act: the runs training this epoch, in slot order (a graph's key
-		// lists its runs in order): those still going and the riders.
-		var act []*runState
-		going := 0
-		for _, st := range states {
-			if !st.done && epoch < st.cfg.Epochs {
-				going++
-				act = append(act, st)
-			} else if j.canRide(st) {
-				act = append(act, st)
-			}
-		}
-		if going == 0 {
-			break
-		}
-		maxSteps := 0
-		for _, st := range act {
-			st.phase = Sparse
-			if epoch < st.cfg.WarmUpEpochs {
-				st.phase = Dense
-			}
-			if st.cfg.Shuffle {
-				rng := j.slots[st.si].order
-				rng.Shuffle(len(st.order), func(a, b int) { st.order[a], st.order[b] = st.order[b], st.order[a] })
-			}
-			st.stepsN = (len(st.order) + st.bs - 1) / st.bs
-			st.steps, st.lossSum, st.right = 0, 0, 0
-			maxSteps = max(maxSteps, st.stepsN)
-		}
-		train := j.trainEpoch
-		if j.axis != nil {
-			train = j.axisTrainEpoch
-		}
-		if err := train(act, epoch, maxSteps); err != nil {
-			return err
-		}
-		var live []*runState
-		for _, st := range act {
-			if st.err == nil {
-				live = append(live, st)
-			} else {
-				st.done = true
-				j.dropExecs(st.si)
-			}
-		}
-		phases := make([]Phase, len(live))
-		xs := make([][][]float32, len(live))
-		ys := make([][]int, len(live))
-		for i, st := range live {
-			phases[i] = st.cfg.EvalPhase(st.phase)
-			xs[i], ys[i] = st.fd.ValX, st.fd.ValY
-		}
-		validate := j.evaluate
-		if j.axis != nil {
-			validate = j.axisEvaluate
-		}
-		ces, accs, err := validate(live, phases, xs, ys)
-		if err != nil {
-			return fmt.Errorf("epoch %d validation: %w", epoch, err)
-		}
-		for i, st := range live {
-			if j.canRide(st) { // stopped in an earlier epoch: only riding
-				continue
-			}
-			if err := j.endEpoch(st, epoch, phases[i], ces[i], accs[i], opts); err != nil {
-				return err
-			}
-			if st.done && !j.canRide(st) {
-				j.dropExecs(st.si)
-			}
-		}
-	}
-	// Restore the selected weights and evaluate on the test split.
+// trainEpoch is the engine's: on the run axis or as model copies.
+func (j *batchJob) trainEpoch(act []*runState, epoch, maxSteps int) error {
 	if j.axis != nil {
-		if err := j.axisFinish(); err != nil {
-			return err
-		}
+		return j.axisTrainEpoch(act, epoch, maxSteps)
 	}
-	var fin []*runState
-	for _, st := range states {
-		if st.err != nil {
-			continue
-		}
-		if err := st.restoreSelected(); err != nil {
-			return err
-		}
-		fin = append(fin, st)
+	return j.copiesTrainEpoch(act, epoch, maxSteps)
+}
+
+// trainAcc is the engine's: the correct predictions over the epoch.
+func (j *batchJob) trainAcc(st *runState) float64 { return st.Right / float64(len(st.Order)) }
+
+// validate is the engine's: on the run axis or as model copies.
+func (j *batchJob) validate(sts []*runState, sets []evalSet) ([]fit.Scores, error) {
+	if j.axis != nil {
+		return j.axisEvaluate(sts, sets)
 	}
-	phases := make([]Phase, len(fin))
-	xs := make([][][]float32, len(fin))
-	ys := make([][]int, len(fin))
-	for i, st := range fin {
-		phases[i] = st.fr.SelectedPhase
-		xs[i], ys[i] = st.fd.TestX, st.fd.TestY
-	}
-	_, testAccs, err := j.evaluate(fin, phases, xs, ys)
-	if err != nil {
-		return fmt.Errorf("test evaluation: %w", err)
-	}
-	var meanVal []*runState
-	for i, st := range fin {
-		st.fr.TestAcc = testAccs[i]
-		st.fr.RunAxis = j.axis != nil
-		st.fr.Params = j.paramCount(st.si)
-		st.fr.Wall = time.Since(st.start)
-		if st.cfg.SelectionStat != SelectionStatMean {
-			meanVal = append(meanVal, st)
-		}
-	}
-	if len(meanVal) > 0 {
-		phases, xs, ys = phases[:0], xs[:0], ys[:0]
-		for _, st := range meanVal {
-			phases = append(phases, st.fr.SelectedPhase)
-			xs, ys = append(xs, st.fd.ValX), append(ys, st.fd.ValY)
-		}
-		ces, _, err := j.evaluate(meanVal, phases, xs, ys)
-		for i, st := range meanVal {
-			if err != nil {
-				st.fr.ValLoss = math.NaN()
-			} else {
-				st.fr.ValLoss = meanOf(ces[i])
-			}
-		}
+	return j.evaluate(sts, sets)
+}
+
+// leave is the engine's: the graphs that include st's slot go.
+func (j *batchJob) leave(st *runState) { j.dropExecs(st.si) }
+
+// finish is the engine's: on the run axis, every run's current weights are
+// written into its model copy, as the model copies hold them when training
+// ends (the selected ones are restored over them next).
+func (j *batchJob) finish() error {
+	if j.axis != nil {
+		return j.axisFinish()
 	}
 	return nil
 }
 
-// addStep adds one training step's loss and correct predictions to st's
-// epoch, or marks st failed when the loss is not finite.
-func (st *runState) addStep(l, right float64, epoch, k int) {
-	if math.IsNaN(l) || math.IsInf(l, 0) {
-		st.err = fmt.Errorf("epoch %d step %d (%s phase): training loss is %v: %w", epoch, k, st.phase, l, ErrNonFinite)
-		return
-	}
-	st.lossSum += l
-	st.right += right
-	st.steps++
+// scoreSelected is the engine's: the model copies hold the selected weights.
+func (j *batchJob) scoreSelected(sts []*runState, sets []evalSet) ([]fit.Scores, error) {
+	return j.evaluate(sts, sets)
 }
 
-// canRide reports whether st stays in the graphs although it stopped early:
-// StoppedRunsRide, a run that stopped without error, not of a carry chain.
-// What a riding run computes is not used.
-func (j *batchJob) canRide(st *runState) bool {
-	return j.ride && st.done && st.err == nil && !st.cfg.CarriesFolds()
+// describe is the engine's.
+func (j *batchJob) describe(st *runState) {
+	st.fr.RunAxis = j.axis != nil
+	st.fr.Params = j.paramCount(st.si)
 }
 
-// trainEpoch runs the steps of one epoch: step k trains every run that has a
-// k-th batch, in one graph.
-func (j *batchJob) trainEpoch(act []*runState, epoch, maxSteps int) error {
+// copiesTrainEpoch runs the steps of one epoch on the model copies: step k
+// trains every run that has a k-th batch, in one graph.
+func (j *batchJob) copiesTrainEpoch(act []*runState, epoch, maxSteps int) error {
 	for k := range maxSteps {
 		var parts []part
 		var in []*runState
 		for _, st := range act {
-			if k < st.stepsN && st.err == nil {
-				parts = append(parts, part{st.si, st.phase})
+			if k < st.StepsN && st.Err == nil {
+				parts = append(parts, part{st.si, st.phase()})
 				in = append(in, st)
 			}
 		}
@@ -838,11 +706,10 @@ func (j *batchJob) trainEpoch(act []*runState, epoch, maxSteps int) error {
 		}
 		args := make([]any, 0, 2*len(in))
 		for _, st := range in {
-			if err := j.materialize(st.si, st.phase, min(st.bs, len(st.order))); err != nil {
+			if err := j.materialize(st.si, st.phase(), min(st.bs, len(st.Order))); err != nil {
 				return err
 			}
-			lo := k * st.bs
-			x, y := batchTensors(st.fd.TrainX, st.fd.TrainY, st.order[lo:min(lo+st.bs, len(st.order))])
+			x, y := batchTensors(st.fd.TrainX, st.fd.TrainY, st.Batch(k))
 			args = append(args, x, y)
 		}
 		exec, err := j.trainExec(parts)
@@ -857,10 +724,10 @@ func (j *batchJob) trainEpoch(act []*runState, epoch, maxSteps int) error {
 			return fmt.Errorf("epoch %d step %d: %w", epoch, k, err)
 		}
 		for i, st := range in {
-			if j.canRide(st) { // its loss is not used
+			if st.Riding() { // its loss is not used
 				continue
 			}
-			st.addStep(scalarOf(outs[2*i]), scalarOf(outs[2*i+1]), epoch, k)
+			st.addStep(scalarOf(outs[2*i]), scalarOf(outs[2*i+1]), k)
 		}
 		for _, t := range outs {
 			t.FinalizeAll()
@@ -869,92 +736,52 @@ func (j *batchJob) trainEpoch(act []*runState, epoch, maxSteps int) error {
 	return nil
 }
 
-// endEpoch is the end of an epoch of Train's session.trainFold for one run
-// (foldLog.endEpoch): model selection, the history, OnEpoch and early
-// stopping. A non-finite validation loss fails the run, not the job.
-func (j *batchJob) endEpoch(st *runState, epoch int, evalPhase Phase, valCE []float64, valAcc float64, opts RunOptions) error {
-	es := EpochStats{Fold: st.fold, Epoch: epoch, Epochs: st.cfg.Epochs, Phase: st.phase, TrainLoss: st.lossSum / float64(st.steps),
-		TrainAcc: st.right / float64(len(st.order)), ValAcc: valAcc, Elapsed: time.Since(st.start)}
-	stop, err := st.foldLog.endEpoch(es, evalPhase, valCE, opts.OnEpoch)
-	if errors.Is(err, ErrNonFinite) {
-		st.err, st.done = err, true
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if stop {
-		st.done = true
-	}
-	return nil
-}
-
-// evaluate returns, for each run, the per-sample cross-entropy and the
-// accuracy of its current weights on (xs[i], ys[i]) on phases[i], in inference
-// mode: chunk c of every run that has one runs in one graph.
-func (j *batchJob) evaluate(sts []*runState, phases []Phase, xs [][][]float32, ys [][]int) ([][]float64, []float64, error) {
-	ces := make([][]float64, len(sts))
-	correct := make([]int, len(sts))
-	for c := 0; ; c++ {
+// evaluate returns, for each run, the scores of its model copy's weights on
+// its set, in inference mode: pass c of fit.Evaluate runs every run that has
+// samples left in one graph.
+func (j *batchJob) evaluate(sts []*runState, sets []evalSet) ([]fit.Scores, error) {
+	return fit.Evaluate(labelsOf(sets), func(c int, rows []int) ([][]float32, error) {
 		var parts []part
-		var which []int
-		for i, st := range sts {
-			if c*evalChunk < len(ys[i]) {
-				parts = append(parts, part{st.si, phases[i]})
-				which = append(which, i)
+		var args []any
+		for i, n := range rows {
+			if n == 0 {
+				continue
 			}
-		}
-		if len(parts) == 0 {
-			break
-		}
-		args := make([]any, len(which))
-		for a, i := range which {
-			if err := j.materialize(sts[i].si, phases[i], min(evalChunk, len(ys[i]))); err != nil {
-				return nil, nil, err
+			if err := j.materialize(sts[i].si, sets[i].phase, min(fit.EvalChunk, len(sets[i].y))); err != nil {
+				return nil, err
 			}
-			lo, hi := c*evalChunk, min((c+1)*evalChunk, len(ys[i]))
-			idx := make([]int, 0, hi-lo)
-			for r := lo; r < hi; r++ {
-				idx = append(idx, r)
-			}
-			x, _ := batchTensors(xs[i], ys[i], idx)
-			args[a] = x
+			parts = append(parts, part{sts[i].si, sets[i].phase})
+			args = append(args, chunkTensor(sets[i].x, c, n))
 		}
 		exec, err := j.evalExec(parts)
-		if err != nil {
-			return nil, nil, err
+		var outs []*tensors.Tensor
+		if err == nil {
+			outs, err = exec.Call(args...)
 		}
-		outs, err := exec.Call(args...)
 		for _, a := range args {
 			a.(*tensors.Tensor).FinalizeAll()
 		}
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		for a, i := range which {
-			logits, err := tensors.CopyFlatData[float32](outs[a])
-			if err != nil {
-				return nil, nil, err
+		defer func() {
+			for _, t := range outs {
+				t.FinalizeAll()
 			}
-			lo, hi := c*evalChunk, min((c+1)*evalChunk, len(ys[i]))
-			nc := len(logits) / (hi - lo)
-			for r := lo; r < hi; r++ {
-				l, pred := crossEntropy(logits[(r-lo)*nc:(r-lo+1)*nc], ys[i][r])
-				ces[i] = append(ces[i], l)
-				if pred == ys[i][r] {
-					correct[i]++
-				}
+		}()
+		logits := make([][]float32, len(rows))
+		a := 0
+		for i, n := range rows {
+			if n == 0 {
+				continue
 			}
+			if logits[i], err = tensors.CopyFlatData[float32](outs[a]); err != nil {
+				return nil, err
+			}
+			a++
 		}
-		for _, t := range outs {
-			t.FinalizeAll()
-		}
-	}
-	accs := make([]float64, len(sts))
-	for i := range sts {
-		accs[i] = float64(correct[i]) / float64(len(ys[i]))
-	}
-	return ces, accs, nil
+		return logits, nil
+	})
 }
 
 // slotVars yields slot si's trainable variables.

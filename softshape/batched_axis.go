@@ -126,12 +126,12 @@ func (j *batchJob) axisTrainEpoch(act []*runState, epoch, maxSteps int) error {
 	r := len(j.slots)
 	bySlot := make([]*runState, r)
 	for _, st := range act {
-		if st.phase != act[0].phase {
+		if st.phase() != act[0].phase() {
 			return fmt.Errorf("epoch %d: runs on a run axis in different phases", epoch)
 		}
 		bySlot[st.si] = st
 	}
-	phase := act[0].phase
+	phase := act[0].phase()
 	if err := j.axisMaterialize(phase); err != nil {
 		return err
 	}
@@ -141,9 +141,8 @@ func (j *batchJob) axisTrainEpoch(act []*runState, epoch, maxSteps int) error {
 		idxs := make([][]int, r)
 		anyActive := false
 		for si := range j.slots {
-			if st := bySlot[si]; st != nil && st.err == nil && k < st.stepsN {
-				lo := k * st.bs
-				idxs[si] = st.order[lo:min(lo+st.bs, len(st.order))]
+			if st := bySlot[si]; st != nil && st.Err == nil && k < st.StepsN {
+				idxs[si] = st.Batch(k)
 				active[si] = 1
 				anyActive = true
 			} else { // sits the step out: its first samples stand in, masked
@@ -183,7 +182,7 @@ func (j *batchJob) axisTrainEpoch(act []*runState, epoch, maxSteps int) error {
 			if st == nil || active[si] == 0 {
 				continue
 			}
-			st.addStep(float64(losses[si]), float64(rights[si]), epoch, k)
+			st.addStep(float64(losses[si]), float64(rights[si]), k)
 		}
 	}
 	return nil
@@ -311,74 +310,55 @@ func (j *batchJob) axisAdam(scope *model.Scope, g *graph.Graph, grads []*graph.N
 }
 
 // axisEvaluate is evaluate on the run axis (every run in the same phase):
-// chunk c of every run is one block of one batch.
-func (j *batchJob) axisEvaluate(sts []*runState, phases []Phase, xs [][][]float32, ys [][]int) ([][]float64, []float64, error) {
-	r := len(j.slots)
-	ces := make([][]float64, len(sts))
-	correct := make([]int, len(sts))
-	for _, p := range phases {
-		if p != phases[0] {
-			return nil, nil, errors.New("runs on a run axis evaluated in different phases")
+// pass c of fit.Evaluate is one batch, each run's samples one block of it.
+func (j *batchJob) axisEvaluate(sts []*runState, sets []evalSet) ([]fit.Scores, error) {
+	for _, s := range sets {
+		if s.phase != sets[0].phase {
+			return nil, errors.New("runs on a run axis evaluated in different phases")
 		}
 	}
 	if len(sts) > 0 {
-		if err := j.axisMaterialize(phases[0]); err != nil {
-			return nil, nil, err
+		if err := j.axisMaterialize(sets[0].phase); err != nil {
+			return nil, err
 		}
 	}
-	which := make([]int, r) // slot → index in sts, or -1
-	for si := range which {
-		which[si] = -1
-	}
-	for a, st := range sts {
-		which[st.si] = a
-	}
-	for c := 0; len(sts) > 0; c++ {
-		rows := make([]int, r)
+	which := make([]int, len(j.slots)) // slot → index in sts
+	return fit.Evaluate(labelsOf(sets), func(c int, rows []int) ([][]float32, error) {
+		slotRows := make([]int, len(j.slots))
 		for a, st := range sts {
-			rows[st.si] = max(0, min(evalChunk, len(ys[a])-c*evalChunk))
+			slotRows[st.si], which[st.si] = rows[a], a
 		}
-		x, _, block := j.axisBatch(rows, func(si int) ([][]float32, []int, []int) {
+		x, _, block := j.axisBatch(slotRows, func(si int) ([][]float32, []int, []int) {
 			a := which[si]
-			idx := make([]int, rows[si])
+			idx := make([]int, rows[a])
 			for i := range idx {
-				idx[i] = c*evalChunk + i
+				idx[i] = c*fit.EvalChunk + i
 			}
-			return xs[a], ys[a], idx
+			return sets[a].x, sets[a].y, idx
 		})
-		if block == 0 {
-			x.FinalizeAll()
-			break
-		}
-		exec, err := j.axisEvalExec(phases[0], block)
+		exec, err := j.axisEvalExec(sets[0].phase, block)
 		if err != nil {
-			return nil, nil, err
+			x.FinalizeAll()
+			return nil, err
 		}
 		outs, err := exec.Call(x)
 		x.FinalizeAll()
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		logits := tensors.MustCopyFlatData[float32](outs[0])
+		flat, err := tensors.CopyFlatData[float32](outs[0])
 		outs[0].FinalizeAll()
-		nc := len(logits) / (r * block)
-		for a, st := range sts {
-			for i := range rows[st.si] {
-				row := (st.si*block + i) * nc
-				label := ys[a][c*evalChunk+i]
-				l, pred := crossEntropy(logits[row:row+nc], label)
-				ces[a] = append(ces[a], l)
-				if pred == label {
-					correct[a]++
-				}
-			}
+		if err != nil {
+			return nil, err
 		}
-	}
-	accs := make([]float64, len(sts))
-	for a := range sts {
-		accs[a] = float64(correct[a]) / float64(len(ys[a]))
-	}
-	return ces, accs, nil
+		nc := len(flat) / (len(j.slots) * block)
+		logits := make([][]float32, len(sts))
+		for a, st := range sts {
+			at := st.si * block * nc
+			logits[a] = flat[at : at+rows[a]*nc]
+		}
+		return logits, nil
+	})
 }
 
 // axisEvalExec returns the inference graph of the run axis on phase for

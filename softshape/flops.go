@@ -17,6 +17,7 @@ import (
 	"github.com/gomlx/gomlx/ml/train/loss"
 
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/softshape/fit"
 )
 
 // Counting the arithmetic of a training run (docs/performance.md, "Whole
@@ -188,7 +189,7 @@ func CountFLOPs(ds *data.Dataset, cfg Config, opts RunOptions) (*FLOPReport, err
 	}
 	for _, phase := range []Phase{Dense, Sparse} {
 		ec := EpochCount{Phase: phase, EvalPhase: cfg.EvalPhase(phase),
-			TrainBatches: chunks(len(fd.TrainY), bs), ValBatches: chunks(len(fd.ValY), evalChunk)}
+			TrainBatches: chunks(len(fd.TrainY), bs), ValBatches: chunks(len(fd.ValY), fit.EvalChunk)}
 		counted := map[int]GraphCount{}
 		for _, b := range ec.TrainBatches {
 			gc, ok := counted[b]
@@ -499,7 +500,7 @@ func SaveStepModels(ds *data.Dataset, cfg Config, opts RunOptions, dir string) (
 		if err != nil {
 			return nil, err
 		}
-		nv := min(len(fd.ValY), evalChunk)
+		nv := min(len(fd.ValY), fit.EvalChunk)
 		if g, err = e.Compile(shapes.Make(InputDType, nv, m.Shape.SeriesLen)); err != nil {
 			return nil, err
 		}

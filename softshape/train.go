@@ -310,6 +310,9 @@ type session struct {
 	// saved (SaveCarried).
 	shuffle *rand.PCG
 	evals   map[Phase]*model.Exec
+	// acc is the trainer's running mean of the training accuracy over the
+	// epoch so far.
+	acc float64
 }
 
 // Short names of the trainer metrics that trainFold reads: the batch loss
@@ -374,88 +377,83 @@ func newSession(backend compute.Backend, m *Model, seed int64, refShapeLen int) 
 // trainFold trains on one fold and returns its result; the store ends holding the
 // selected weights.
 func (s *session) trainFold(fold int, fd *data.FoldData, opts RunOptions) (*FoldResult, error) {
-	cfg := s.model.Config
-	start := time.Now()
-	rule, err := data.ParseBatchRule(cfg.BatchRule)
+	st, err := newRunState(0, fold, fold, s.model.Config, fd, s, s.rng)
 	if err != nil {
 		return nil, err
 	}
-	bs := data.BatchSize(len(fd.TrainY), rule)
-	rec := newFoldLog(fold, cfg, bs, s)
-	fr := rec.fr
-	order := make([]int, len(fd.TrainY))
-	for i := range order {
-		order[i] = i
-	}
-	for epoch := 0; epoch < cfg.Epochs; epoch++ {
-		phase := Sparse
-		if epoch < cfg.WarmUpEpochs {
-			phase = Dense
-		}
-		if cfg.Shuffle {
-			s.rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		}
-		if err := s.trainer.ResetTrainMetrics(); err != nil {
-			return nil, err
-		}
-		var lossSum, accLast float64
-		steps := 0
-		for lo := 0; lo < len(order); lo += bs {
-			hi := min(lo+bs, len(order))
-			x, y := batchTensors(fd.TrainX, fd.TrainY, order[lo:hi])
-			metrics, err := s.trainer.TrainStep(train.Batch{Inputs: []*tensors.Tensor{x}, Labels: []*tensors.Tensor{y}, Spec: phase})
-			if err != nil {
-				return nil, fmt.Errorf("epoch %d step %d: %w", epoch, steps, err)
-			}
-			l := scalarOf(metrics[s.lossAt])
-			accLast = scalarOf(metrics[s.accAt])
-			for _, t := range metrics {
-				t.FinalizeAll()
-			}
-			if math.IsNaN(l) || math.IsInf(l, 0) {
-				return nil, fmt.Errorf("epoch %d step %d (%s phase): training loss is %v: %w", epoch, steps, phase, l, ErrNonFinite)
-			}
-			lossSum += l
-			steps++
-		}
-		evalPhase := cfg.EvalPhase(phase)
-		valCE, valAcc, err := s.evaluate(fd.ValX, fd.ValY, evalPhase)
-		if err != nil {
-			return nil, fmt.Errorf("epoch %d validation: %w", epoch, err)
-		}
-		es := EpochStats{Fold: fold, Epoch: epoch, Epochs: cfg.Epochs, Phase: phase, TrainLoss: lossSum / float64(steps),
-			TrainAcc: accLast, ValAcc: valAcc, Elapsed: time.Since(start)}
-		stop, err := rec.endEpoch(es, evalPhase, valCE, opts.OnEpoch)
-		if err != nil {
-			return nil, err
-		}
-		if stop {
-			break
-		}
-	}
-	if err := rec.restoreSelected(); err != nil {
+	if err := trainRound(s, []*runState{st}, opts); err != nil {
 		return nil, err
 	}
-	if cfg.SelectionStat != SelectionStatMean {
-		fr.ValLoss = s.meanValLoss(fd, fr.SelectedPhase)
+	if st.Err != nil {
+		return nil, st.Err
 	}
-	_, testAcc, err := s.evaluate(fd.TestX, fd.TestY, fr.SelectedPhase)
-	if err != nil {
-		return nil, fmt.Errorf("test evaluation: %w", err)
-	}
-	fr.TestAcc = testAcc
-	fr.Params = ParameterCount(s.store)
-	fr.Wall = time.Since(start)
+	fr := st.fr
 	var saveErr error // a *SaveError, returned with fr
 	if opts.CheckpointDir != "" {
 		s.store.RootScope().SetParam(paramPhase, fr.SelectedPhase.String())
 		saveErr = SaveCheckpoint(s.store, CheckpointFoldDir(opts.CheckpointDir, fold))
 	}
-	if err := rec.resumeCarry(); err != nil {
+	if err := st.resumeCarry(); err != nil {
 		return nil, err
 	}
 	return fr, saveErr
 }
+
+// trainEpoch is the engine's: the steps of the session's one run, each by
+// the trainer (GoMLX's optimizer.Adam).
+func (s *session) trainEpoch(act []*runState, epoch, _ int) error {
+	if err := s.trainer.ResetTrainMetrics(); err != nil {
+		return err
+	}
+	for _, st := range act {
+		for k := range st.StepsN {
+			x, y := batchTensors(st.fd.TrainX, st.fd.TrainY, st.Batch(k))
+			metrics, err := s.trainer.TrainStep(train.Batch{Inputs: []*tensors.Tensor{x}, Labels: []*tensors.Tensor{y}, Spec: st.phase()})
+			if err != nil {
+				return fmt.Errorf("epoch %d step %d: %w", epoch, k, err)
+			}
+			l := scalarOf(metrics[s.lossAt])
+			s.acc = scalarOf(metrics[s.accAt])
+			for _, t := range metrics {
+				t.FinalizeAll()
+			}
+			if st.addStep(l, 0, k); st.Err != nil {
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// trainAcc is the engine's: the trainer's running mean of the accuracy.
+func (s *session) trainAcc(*runState) float64 { return s.acc }
+
+// validate is the engine's.
+func (s *session) validate(sts []*runState, sets []evalSet) ([]fit.Scores, error) {
+	scores := make([]fit.Scores, len(sets))
+	for i, set := range sets {
+		ce, acc, err := s.evaluate(set.x, set.y, set.phase)
+		if err != nil {
+			return nil, err
+		}
+		scores[i] = fit.Scores{CE: ce, Acc: acc}
+	}
+	return scores, nil
+}
+
+// leave is the engine's: nothing to release.
+func (s *session) leave(*runState) {}
+
+// finish is the engine's: the store holds the weights.
+func (s *session) finish() error { return nil }
+
+// scoreSelected is the engine's: validate.
+func (s *session) scoreSelected(sts []*runState, sets []evalSet) ([]fit.Scores, error) {
+	return s.validate(sts, sets)
+}
+
+// describe is the engine's.
+func (s *session) describe(st *runState) { st.fr.Params = ParameterCount(s.store) }
 
 // foldLog is one fold's record as it trains: its result so far, the
 // fit.Tracker that applies the protocol's rule to it (which epoch's model is
@@ -550,19 +548,6 @@ func (l *foldLog) endEpoch(es EpochStats, evalPhase Phase, valCE []float64, onEp
 	return stop, nil
 }
 
-// meanValLoss recomputes the plain mean validation CE of the selected model (so
-// the reported value is comparable across protocols); NaN on error.
-func (s *session) meanValLoss(fd *data.FoldData, phase Phase) float64 {
-	ce, _, err := s.evaluate(fd.ValX, fd.ValY, phase)
-	if err != nil {
-		return math.NaN()
-	}
-	return meanOf(ce)
-}
-
-// evalChunk bounds the batch of an evaluation pass (memory, and few distinct shapes).
-const evalChunk = 256
-
 // evaluate returns the per-sample cross-entropy and the accuracy of the current
 // weights on (x, y), running the given phase in inference mode (no dropout).
 func (s *session) evaluate(x [][]float32, y []int, phase Phase) ([]float64, float64, error) {
@@ -570,37 +555,21 @@ func (s *session) evaluate(x [][]float32, y []int, phase Phase) ([]float64, floa
 	if err != nil {
 		return nil, 0, err
 	}
-	ce := make([]float64, 0, len(y))
-	correct := 0
-	idx := make([]int, 0, evalChunk)
-	for lo := 0; lo < len(y); lo += evalChunk {
-		hi := min(lo+evalChunk, len(y))
-		idx = idx[:0]
-		for i := lo; i < hi; i++ {
-			idx = append(idx, i)
-		}
-		xt, _ := batchTensors(x, y, idx)
+	scores, err := fit.Evaluate([][]int{y}, func(c int, rows []int) ([][]float32, error) {
+		xt := chunkTensor(x, c, rows[0])
 		out, err := exec.Call(xt)
 		xt.FinalizeAll()
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		logits, err := tensors.CopyFlatData[float32](out[0])
 		out[0].FinalizeAll()
-		if err != nil {
-			return nil, 0, err
-		}
-		c := len(logits) / (hi - lo)
-		for i := lo; i < hi; i++ {
-			row := logits[(i-lo)*c : (i-lo+1)*c]
-			l, pred := crossEntropy(row, y[i])
-			ce = append(ce, l)
-			if pred == y[i] {
-				correct++
-			}
-		}
+		return [][]float32{logits}, err
+	})
+	if err != nil {
+		return nil, 0, err
 	}
-	return ce, float64(correct) / float64(len(y)), nil
+	return scores[0].CE, scores[0].Acc, nil
 }
 
 func (s *session) evalExec(phase Phase) (*model.Exec, error) {
@@ -618,21 +587,6 @@ func (s *session) evalExec(phase Phase) (*model.Exec, error) {
 	return e, nil
 }
 
-// crossEntropy returns −log softmax(row)[label] and the arg-max of row.
-func crossEntropy(row []float32, label int) (float64, int) {
-	maxV, arg := math.Inf(-1), 0
-	for j, v := range row {
-		if float64(v) > maxV {
-			maxV, arg = float64(v), j
-		}
-	}
-	sum := 0.0
-	for _, v := range row {
-		sum += math.Exp(float64(v) - maxV)
-	}
-	return math.Log(sum) + maxV - float64(row[label]), arg
-}
-
 func meanOf(x []float64) float64 {
 	if len(x) == 0 {
 		return math.NaN()
@@ -642,14 +596,31 @@ func meanOf(x []float64) float64 {
 
 // batchTensors packs the rows idx of x and y into tensors [B, T] float32 and [B, 1] int32.
 func batchTensors(x [][]float32, y []int, idx []int) (*tensors.Tensor, *tensors.Tensor) {
-	t := len(x[idx[0]])
-	flat := make([]float32, 0, len(idx)*t)
 	labels := make([]int32, len(idx))
 	for i, r := range idx {
-		flat = append(flat, x[r]...)
 		labels[i] = int32(y[r])
 	}
-	return tensors.FromFlatDataAndDimensions(flat, len(idx), t), tensors.FromFlatDataAndDimensions(labels, len(idx), 1)
+	return seriesTensor(x, idx), tensors.FromFlatDataAndDimensions(labels, len(idx), 1)
+}
+
+// seriesTensor packs the rows idx of x into a tensor [B, T] float32.
+func seriesTensor(x [][]float32, idx []int) *tensors.Tensor {
+	t := len(x[idx[0]])
+	flat := make([]float32, 0, len(idx)*t)
+	for _, r := range idx {
+		flat = append(flat, x[r]...)
+	}
+	return tensors.FromFlatDataAndDimensions(flat, len(idx), t)
+}
+
+// chunkTensor packs the n series of pass c of fit.Evaluate, x's rows
+// c·fit.EvalChunk onward, into a tensor [n, T] float32.
+func chunkTensor(x [][]float32, c, n int) *tensors.Tensor {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = c*fit.EvalChunk + i
+	}
+	return seriesTensor(x, idx)
 }
 
 // scalarOf reads a scalar float tensor as float64.

@@ -11,6 +11,7 @@ import (
 	"github.com/gomlx/gomlx/ml/model/checkpoint"
 
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/softshape/fit"
 )
 
 // Trained is a trained SoftShape model ready for inference: evaluation,
@@ -101,9 +102,9 @@ func (t *Trained) Interpret(x [][]float32) (*Interpretation, error) {
 	for i := range idx {
 		idx[i] = i
 	}
-	for lo := 0; lo < len(x); lo += evalChunk {
-		hi := min(lo+evalChunk, len(x))
-		xt, _ := batchTensors(x, make([]int, len(x)), idx[lo:hi])
+	for lo := 0; lo < len(x); lo += fit.EvalChunk {
+		hi := min(lo+fit.EvalChunk, len(x))
+		xt := seriesTensor(x, idx[lo:hi])
 		outs, err := exec.Call(xt)
 		xt.FinalizeAll()
 		if err != nil {

@@ -1,9 +1,13 @@
-// Package fit holds the rules of the training protocol that do not depend on
-// the model: the validation statistic (selection_stat), which epoch's model a
-// fold keeps (selection_window, the lowest statistic), and when a fold stops
-// early (patience). Every training path of softshape (Train one run at a
-// time, TrainRuns as model copies or on a run axis) follows one Tracker per
-// fold, so the rules are written once.
+// Package fit holds the parts of the training protocol that do not depend
+// on the model: the epoch loop (Train: batch order, steps, validation, the
+// end of each epoch, runs that stop, fail or ride along), evaluation
+// (Evaluate: cross-entropy and accuracy, chunk by chunk), the validation
+// statistic (selection_stat), which epoch's model a fold keeps
+// (selection_window, the lowest statistic), when a fold stops early
+// (patience), and Adam for the graphs that apply it themselves. Every
+// training path of softshape (Train one run at a time, TrainRuns as model
+// copies or on a run axis) runs its folds through Train, Evaluate and one
+// Tracker per fold, so the protocol is written once.
 package fit
 
 import (

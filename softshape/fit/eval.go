@@ -1,0 +1,88 @@
+package fit
+
+import (
+	"fmt"
+	"math"
+)
+
+// EvalChunk is the most samples of one set that an evaluation pass takes
+// (memory, and few distinct input shapes to compile).
+const EvalChunk = 256
+
+// Scores are a model's results on one labelled set: the cross-entropy of
+// each sample, in order, and the accuracy (NaN on an empty set).
+type Scores struct {
+	CE  []float64
+	Acc float64
+}
+
+// Logits computes pass c of Evaluate: rows[i] is the number of set i's
+// samples in it, samples c·EvalChunk to c·EvalChunk+rows[i]−1 (0 when set i
+// has none left). It returns for each set with rows its logits, rows[i]
+// rows of the classes' scores one after the other, and nil for the others.
+type Logits func(c int, rows []int) ([][]float32, error)
+
+// Evaluate scores a model on sets of samples, labels[i] being set i's labels,
+// EvalChunk samples of each set per pass: every training path validates and
+// tests through it, one set per run, so a run's scores do not depend on how
+// its logits were computed (one run, model copies or a run axis).
+func Evaluate(labels [][]int, logits Logits) ([]Scores, error) {
+	scores := make([]Scores, len(labels))
+	correct := make([]int, len(labels))
+	for c := 0; ; c++ {
+		rows := make([]int, len(labels))
+		more := false
+		for i, y := range labels {
+			rows[i] = max(0, min(EvalChunk, len(y)-c*EvalChunk))
+			more = more || rows[i] > 0
+		}
+		if !more {
+			break
+		}
+		out, err := logits(c, rows)
+		if err != nil {
+			return nil, err
+		}
+		if len(out) != len(labels) {
+			return nil, fmt.Errorf("evaluation pass %d: logits of %d sets, want %d", c, len(out), len(labels))
+		}
+		for i, y := range labels {
+			n := rows[i]
+			if n == 0 {
+				continue
+			}
+			if len(out[i]) == 0 || len(out[i])%n != 0 {
+				return nil, fmt.Errorf("evaluation pass %d: set %d has %d logits for %d samples", c, i, len(out[i]), n)
+			}
+			classes := len(out[i]) / n
+			lo := c * EvalChunk
+			for r := range n {
+				l, pred := crossEntropy(out[i][r*classes:(r+1)*classes], y[lo+r])
+				scores[i].CE = append(scores[i].CE, l)
+				if pred == y[lo+r] {
+					correct[i]++
+				}
+			}
+		}
+	}
+	for i, y := range labels {
+		scores[i].Acc = float64(correct[i]) / float64(len(y))
+	}
+	return scores, nil
+}
+
+// crossEntropy returns −log softmax(row)[label] and the arg-max of row (the
+// first on ties).
+func crossEntropy(row []float32, label int) (float64, int) {
+	maxV, arg := math.Inf(-1), 0
+	for j, v := range row {
+		if float64(v) > maxV {
+			maxV, arg = float64(v), j
+		}
+	}
+	sum := 0.0
+	for _, v := range row {
+		sum += math.Exp(float64(v) - maxV)
+	}
+	return math.Log(sum) + maxV - float64(row[label]), arg
+}

@@ -1,0 +1,159 @@
+package fit
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// Run is one run's fold as Train drives it: what it trains (the number of
+// training samples, their batch size, the epochs and the batch order's
+// generator) and how far it got.
+type Run struct {
+	// Epochs is the most epochs the fold trains.
+	Epochs int
+	// BatchSize is the number of training samples of a step (the last
+	// step of an epoch may have fewer).
+	BatchSize int
+	// Shuffle, when not nil, shuffles Order at the start of every epoch.
+	Shuffle *rand.Rand
+	// Rides keeps the run in its engine's graphs after it stops early, for
+	// engines where leaving costs more than riding along; what it computes
+	// then is not used.
+	Rides bool
+
+	// Order is the order of the training samples in the epoch in progress.
+	Order []int
+	// Epoch is the epoch in progress (0-based) and StepsN its number of
+	// steps; Steps, LossSum and Right sum what its steps trained so far
+	// (AddStep).
+	Epoch, StepsN, Steps int
+	LossSum, Right       float64
+	// Done says that the run trains no more: it stopped early, trained
+	// its epochs or failed (Err).
+	Done bool
+	Err  error
+}
+
+// NewRun returns the Run of a fold of samples training samples.
+func NewRun(samples, batchSize, epochs int, shuffle *rand.Rand) Run {
+	r := Run{Epochs: epochs, BatchSize: batchSize, Shuffle: shuffle, Order: make([]int, samples)}
+	for i := range r.Order {
+		r.Order[i] = i
+	}
+	return r
+}
+
+// Riding reports whether the run stays in its engine's graphs although it
+// stopped early: it rides and stopped without failing.
+func (r *Run) Riding() bool { return r.Rides && r.Done && r.Err == nil }
+
+// Batch returns the sample indices of step k of the epoch in progress.
+func (r *Run) Batch(k int) []int {
+	lo := k * r.BatchSize
+	return r.Order[lo:min(lo+r.BatchSize, len(r.Order))]
+}
+
+// AddStep adds one step's training loss and correct predictions to the
+// epoch in progress.
+func (r *Run) AddStep(loss, right float64) {
+	r.LossSum += loss
+	r.Right += right
+	r.Steps++
+}
+
+// TrainLoss is the mean training loss of the epoch's steps.
+func (r *Run) TrainLoss() float64 { return r.LossSum / float64(r.Steps) }
+
+// begin starts epoch: the batch order, the number of steps, the sums.
+func (r *Run) begin(epoch int) {
+	r.Epoch = epoch
+	if r.Shuffle != nil {
+		r.Shuffle.Shuffle(len(r.Order), func(a, b int) { r.Order[a], r.Order[b] = r.Order[b], r.Order[a] })
+	}
+	r.StepsN = (len(r.Order) + r.BatchSize - 1) / r.BatchSize
+	r.Steps, r.LossSum, r.Right = 0, 0, 0
+}
+
+// Runner is a run as Train drives it: a Run and whatever else its engine
+// keeps of it.
+type Runner interface {
+	FitRun() *Run
+}
+
+// Engine computes what Train asks of runs of type R: their steps and
+// validations, and what an epoch's end records.
+type Engine[R Runner] interface {
+	// TrainEpoch runs the steps of the epoch of the runs act (begun, all
+	// at one epoch; maxSteps is the most steps one of them has): step k
+	// trains every run that has a k-th batch, and adds its loss to it
+	// (Run.AddStep). A run that fails (a loss that is not finite) gets its
+	// Err set; the error returned is a failure of the engine.
+	TrainEpoch(act []R, maxSteps int) error
+	// Validate scores each run's current weights on its validation set.
+	Validate(live []R) ([]Scores, error)
+	// EndEpoch ends run r's epoch, validated with val: selection, the
+	// record, early stopping (Run.Done) or failure (Run.Err, Run.Done).
+	// The error returned is a failure of the engine.
+	EndEpoch(r R, val Scores) error
+	// Leave releases what only r uses: it stopped or failed.
+	Leave(r R)
+}
+
+// Train trains runs in lockstep until none goes on: each epoch trains
+// the runs still going (those not Done within their Epochs) and those
+// riding, validates those that did not fail, and ends the epoch of each
+// run that was going. Written once, it drives every training path: a run
+// on its own (R = 1) or R runs that share an engine's graphs.
+func Train[R Runner](e Engine[R], runs []R) error {
+	for epoch := 0; ; epoch++ {
+		// act: the runs training this epoch, in the given order (an
+		// engine's graphs may list their runs in it).
+		var act []R
+		going := 0
+		for _, r := range runs {
+			if fr := r.FitRun(); !fr.Done && epoch < fr.Epochs {
+				going++
+				act = append(act, r)
+			} else if fr.Riding() {
+				act = append(act, r)
+			}
+		}
+		if going == 0 {
+			return nil
+		}
+		maxSteps := 0
+		for _, r := range act {
+			fr := r.FitRun()
+			fr.begin(epoch)
+			maxSteps = max(maxSteps, fr.StepsN)
+		}
+		if err := e.TrainEpoch(act, maxSteps); err != nil {
+			return err
+		}
+		var live []R
+		for _, r := range act {
+			if fr := r.FitRun(); fr.Err != nil {
+				fr.Done = true
+				e.Leave(r)
+			} else {
+				live = append(live, r)
+			}
+		}
+		scores, err := e.Validate(live)
+		if err != nil {
+			return fmt.Errorf("epoch %d validation: %w", epoch, err)
+		}
+		for i, r := range live {
+			fr := r.FitRun()
+			if fr.Riding() { // stopped in an earlier epoch: only riding
+				continue
+			}
+			if err := e.EndEpoch(r, scores[i]); err != nil {
+				return err
+			}
+			if fr.Done && !fr.Riding() {
+				e.Leave(r)
+			}
+		}
+	}
+}

@@ -1,0 +1,215 @@
+package softshape
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/softshape/fit"
+)
+
+// The training loop: one fold per run, trained epoch by epoch to the end of
+// its protocol. It is written once for every path (fit.Train, and
+// trainRound around it): Train's session trains one run, TrainRuns'
+// batchJob R runs in one graph, as model copies or on a run axis. What
+// differs between them, how a step and an evaluation are computed, is an
+// engine.
+
+// engine computes the steps and evaluations of the runs that trainRound
+// drives.
+type engine interface {
+	// trainEpoch runs the steps of epoch of the runs act (begun by
+	// fit.Train): step k trains every run that has a k-th batch. It adds
+	// each step's loss to its run (addStep), which marks a run whose loss
+	// is not finite failed; its error is a failure of the engine.
+	trainEpoch(act []*runState, epoch, maxSteps int) error
+	// trainAcc returns st's training accuracy over the epoch just trained.
+	trainAcc(st *runState) float64
+	// validate scores the runs' current weights during training: run
+	// sts[i] on sets[i].
+	validate(sts []*runState, sets []evalSet) ([]fit.Scores, error)
+	// leave releases what only st uses: it stopped or failed.
+	leave(st *runState)
+	// finish ends the training: the current weights of the runs that did
+	// not fail are where restoreSelected and scoreSelected take them.
+	finish() error
+	// scoreSelected is validate after finish, of the selected weights.
+	scoreSelected(sts []*runState, sets []evalSet) ([]fit.Scores, error)
+	// describe fills what st's result says of the model it trained
+	// (Params, RunAxis).
+	describe(st *runState)
+}
+
+// evalSet is what one run is scored on: samples, labels and the phase.
+type evalSet struct {
+	phase Phase
+	x     [][]float32
+	y     []int
+}
+
+// labelsOf returns the labels of each set.
+func labelsOf(sets []evalSet) [][]int {
+	ys := make([][]int, len(sets))
+	for i, s := range sets {
+		ys[i] = s.y
+	}
+	return ys
+}
+
+// runState is one run's current fold as trainRound trains it: its progress
+// (fit.Run), its record (cfg, bs, fr, the rule's tracker, the selected and
+// carried weights) and its data.
+type runState struct {
+	fit.Run
+	foldLog
+	// si is the run's index in its engine (its slot of a batchJob), want
+	// the index of its result in TrainRuns' runs (-1: none wanted).
+	si, want int
+	fold     int
+	fd       *data.FoldData
+	start    time.Time
+}
+
+// newRunState starts run si's fold (0-based) under cfg on fd, its weights w,
+// its batch order drawn from shuffle (when cfg shuffles).
+func newRunState(si, want, fold int, cfg Config, fd *data.FoldData, w weights, shuffle *rand.Rand) (*runState, error) {
+	rule, err := data.ParseBatchRule(cfg.BatchRule)
+	if err != nil {
+		return nil, err
+	}
+	if !cfg.Shuffle {
+		shuffle = nil
+	}
+	bs := data.BatchSize(len(fd.TrainY), rule)
+	return &runState{Run: fit.NewRun(len(fd.TrainY), bs, cfg.Epochs, shuffle), foldLog: newFoldLog(fold, cfg, bs, w),
+		si: si, want: want, fold: fold, fd: fd, start: time.Now()}, nil
+}
+
+// FitRun is fit.Runner's.
+func (st *runState) FitRun() *fit.Run { return &st.Run }
+
+// phase is the phase of the epoch in progress: dense during the warm-up.
+func (st *runState) phase() Phase {
+	if st.Epoch < st.cfg.WarmUpEpochs {
+		return Dense
+	}
+	return Sparse
+}
+
+// addStep adds step k's loss and correct predictions to st's epoch, or
+// marks st failed when the loss is not finite.
+func (st *runState) addStep(l, right float64, k int) {
+	if math.IsNaN(l) || math.IsInf(l, 0) {
+		st.Err = fmt.Errorf("epoch %d step %d (%s phase): training loss is %v: %w", st.Epoch, k, st.phase(), l, ErrNonFinite)
+		return
+	}
+	st.AddStep(l, right)
+}
+
+// endEpoch ends st's epoch (foldLog.endEpoch), validated on evalPhase:
+// model selection, the history, onEpoch and early stopping. A non-finite
+// validation loss fails the run, not the round.
+func (st *runState) endEpoch(evalPhase Phase, val fit.Scores, trainAcc float64, onEpoch func(EpochStats)) error {
+	es := EpochStats{Fold: st.fold, Epoch: st.Epoch, Epochs: st.cfg.Epochs, Phase: st.phase(), TrainLoss: st.TrainLoss(),
+		TrainAcc: trainAcc, ValAcc: val.Acc, Elapsed: time.Since(st.start)}
+	stop, err := st.foldLog.endEpoch(es, evalPhase, val.CE, onEpoch)
+	if errors.Is(err, ErrNonFinite) {
+		st.Err, st.Done = err, true
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if stop {
+		st.Done = true
+	}
+	return nil
+}
+
+// round is fit.Train's engine for a round of trainRound: e's steps and
+// validations, the epoch's end recorded as the options say.
+type round struct {
+	e    engine
+	opts RunOptions
+}
+
+func (r round) TrainEpoch(act []*runState, maxSteps int) error {
+	return r.e.trainEpoch(act, act[0].Epoch, maxSteps)
+}
+
+func (r round) Validate(live []*runState) ([]fit.Scores, error) {
+	sets := make([]evalSet, len(live))
+	for i, st := range live {
+		sets[i] = evalSet{st.cfg.EvalPhase(st.phase()), st.fd.ValX, st.fd.ValY}
+	}
+	return r.e.validate(live, sets)
+}
+
+func (r round) EndEpoch(st *runState, val fit.Scores) error {
+	return st.endEpoch(st.cfg.EvalPhase(st.phase()), val, r.e.trainAcc(st), r.opts.OnEpoch)
+}
+
+func (r round) Leave(st *runState) { r.e.leave(st) }
+
+// trainRound trains one fold per state on e, all in lockstep, to the end of
+// each one's protocol: every epoch trains the runs still going (and those
+// riding), validates them, and lets each one's rule keep its model and stop
+// it. It ends with each run's selected weights restored, its test accuracy
+// and the rest of its result filled. A run that fails keeps its error in
+// its state; the error returned is a failure of the round.
+func trainRound(e engine, states []*runState, opts RunOptions) error {
+	if err := fit.Train(round{e, opts}, states); err != nil {
+		return err
+	}
+	// Restore the selected weights and evaluate on the test split.
+	if err := e.finish(); err != nil {
+		return err
+	}
+	var fin []*runState
+	for _, st := range states {
+		if st.Err != nil {
+			continue
+		}
+		if err := st.restoreSelected(); err != nil {
+			return err
+		}
+		fin = append(fin, st)
+	}
+	sets := make([]evalSet, len(fin))
+	for i, st := range fin {
+		sets[i] = evalSet{st.fr.SelectedPhase, st.fd.TestX, st.fd.TestY}
+	}
+	tests, err := e.scoreSelected(fin, sets)
+	if err != nil {
+		return fmt.Errorf("test evaluation: %w", err)
+	}
+	var meanVal []*runState
+	for i, st := range fin {
+		st.fr.TestAcc = tests[i].Acc
+		e.describe(st)
+		st.fr.Wall = time.Since(st.start)
+		if st.cfg.SelectionStat != SelectionStatMean {
+			meanVal = append(meanVal, st)
+		}
+	}
+	if len(meanVal) > 0 {
+		// The plain mean validation loss of the selected model, so that
+		// the reported value is comparable across protocols (NaN on error).
+		sets = sets[:0]
+		for _, st := range meanVal {
+			sets = append(sets, evalSet{st.fr.SelectedPhase, st.fd.ValX, st.fd.ValY})
+		}
+		vals, err := e.scoreSelected(meanVal, sets)
+		for i, st := range meanVal {
+			if err != nil {
+				st.fr.ValLoss = math.NaN()
+			} else {
+				st.fr.ValLoss = meanOf(vals[i].CE)
+			}
+		}
+	}
+	return nil
+}
