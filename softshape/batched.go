@@ -602,6 +602,12 @@ func (j *batchJob) train(ds *data.Dataset, opts RunOptions, manySeeds bool, resu
 			if err != nil {
 				return nil, err
 			}
+			if opts.CheckpointDir != "" && st.want >= 0 {
+				st.checkpoint = CheckpointFoldDir(opts.CheckpointDir, st.fold)
+				if manySeeds {
+					st.checkpoint = CheckpointFoldDir(filepath.Join(opts.CheckpointDir, fmt.Sprintf("seed-%d", s.chain.seed)), st.fold)
+				}
+			}
 			st.Rides = j.ride && !s.chain.cfg.CarriesFolds()
 			states = append(states, st)
 		}
@@ -625,21 +631,9 @@ func (j *batchJob) train(ds *data.Dataset, opts RunOptions, manySeeds bool, resu
 			}
 			if st.want >= 0 {
 				results[st.want] = *st.fr
-				if opts.CheckpointDir != "" {
-					dir := CheckpointFoldDir(opts.CheckpointDir, st.fold)
-					if manySeeds {
-						dir = CheckpointFoldDir(filepath.Join(opts.CheckpointDir, fmt.Sprintf("seed-%d", j.slots[st.si].chain.seed)), st.fold)
-					}
-					if err := j.saveRun(st, dir); err != nil {
-						if !onlySaveErrors(err) {
-							return nil, err
-						}
-						runErrs = append(runErrs, err) // the result stands
-					}
-				}
 			}
-			if err := st.resumeCarry(); err != nil {
-				return nil, err
+			if st.saveErr != nil {
+				runErrs = append(runErrs, st.saveErr) // the result stands
 			}
 		}
 	}
@@ -856,7 +850,8 @@ func (j *batchJob) runStore(si int, seed int64) (*model.Store, error) {
 	return store, nil
 }
 
-func (j *batchJob) saveRun(st *runState, dir string) error {
+// save is the engine's: a store of st's slot alone (runStore).
+func (j *batchJob) save(st *runState, dir string) error {
 	s := j.slots[st.si]
 	store, err := j.runStore(st.si, s.chain.seed+int64(s.chain.folds[0]))
 	if err != nil {

@@ -41,6 +41,9 @@ type engine interface {
 	// describe fills what st's result says of the model it trained
 	// (Params, RunAxis).
 	describe(st *runState)
+	// save writes st's selected model (restored) to the checkpoint
+	// folder dir.
+	save(st *runState, dir string) error
 }
 
 // evalSet is what one run is scored on: samples, labels and the phase.
@@ -71,6 +74,10 @@ type runState struct {
 	fold     int
 	fd       *data.FoldData
 	start    time.Time
+	// checkpoint is the folder that receives the selected model ("" none),
+	// saveErr the *SaveError of a checkpoint not saved (the result stands).
+	checkpoint string
+	saveErr    error
 }
 
 // newRunState starts run si's fold (0-based) under cfg on fd, its weights w,
@@ -155,11 +162,13 @@ func (r round) EndEpoch(st *runState, val fit.Scores) error {
 func (r round) Leave(st *runState) { r.e.leave(st) }
 
 // trainRound trains one fold per state on e, all in lockstep, to the end of
-// each one's protocol: every epoch trains the runs still going (and those
-// riding), validates them, and lets each one's rule keep its model and stop
-// it. It ends with each run's selected weights restored, its test accuracy
-// and the rest of its result filled. A run that fails keeps its error in
-// its state; the error returned is a failure of the round.
+// each one's protocol (fit.Train): every epoch trains the runs still going
+// (and those riding), validates them, and lets each one's rule keep its
+// model and stop it. Then each run that did not fail has its selected
+// weights restored, tested and saved (a checkpoint not saved is its
+// saveErr), its result filled, and, under fold_reset=carry, the weights it
+// ended with written back for its next fold. A run that fails keeps its
+// error in its state; the error returned is a failure of the round.
 func trainRound(e engine, states []*runState, opts RunOptions) error {
 	if err := fit.Train(round{e, opts}, states); err != nil {
 		return err
@@ -209,6 +218,19 @@ func trainRound(e engine, states []*runState, opts RunOptions) error {
 			} else {
 				st.fr.ValLoss = meanOf(vals[i].CE)
 			}
+		}
+	}
+	for _, st := range fin {
+		if st.checkpoint != "" {
+			if err := e.save(st, st.checkpoint); err != nil {
+				if !onlySaveErrors(err) {
+					return err
+				}
+				st.saveErr = err
+			}
+		}
+		if err := st.resumeCarry(); err != nil {
+			return err
 		}
 	}
 	return nil

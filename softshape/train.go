@@ -381,22 +381,22 @@ func (s *session) trainFold(fold int, fd *data.FoldData, opts RunOptions) (*Fold
 	if err != nil {
 		return nil, err
 	}
+	if opts.CheckpointDir != "" {
+		st.checkpoint = CheckpointFoldDir(opts.CheckpointDir, fold)
+	}
 	if err := trainRound(s, []*runState{st}, opts); err != nil {
 		return nil, err
 	}
 	if st.Err != nil {
 		return nil, st.Err
 	}
-	fr := st.fr
-	var saveErr error // a *SaveError, returned with fr
-	if opts.CheckpointDir != "" {
-		s.store.RootScope().SetParam(paramPhase, fr.SelectedPhase.String())
-		saveErr = SaveCheckpoint(s.store, CheckpointFoldDir(opts.CheckpointDir, fold))
-	}
-	if err := st.resumeCarry(); err != nil {
-		return nil, err
-	}
-	return fr, saveErr
+	return st.fr, st.saveErr
+}
+
+// save is the engine's: the session's store.
+func (s *session) save(st *runState, dir string) error {
+	s.store.RootScope().SetParam(paramPhase, st.fr.SelectedPhase.String())
+	return SaveCheckpoint(s.store, dir)
 }
 
 // trainEpoch is the engine's: the steps of the session's one run, each by
