@@ -700,7 +700,7 @@ func (j *batchJob) copiesTrainEpoch(act []*runState, epoch, maxSteps int) error 
 		}
 		args := make([]any, 0, 2*len(in))
 		for _, st := range in {
-			if err := j.materialize(st.si, st.phase(), min(st.bs, len(st.Order))); err != nil {
+			if err := j.materialize(st.si, st.phase(), min(st.BatchSize, len(st.Order))); err != nil {
 				return err
 			}
 			x, y := batchTensors(st.fd.TrainX, st.fd.TrainY, st.Batch(k))
@@ -803,7 +803,7 @@ func (j *batchJob) restore(snap map[string]*tensors.Tensor) error {
 	return restoreSnapshot(j.store, snap)
 }
 
-// slotWeights are the weights of one slot of a job, as a foldLog keeps them.
+// slotWeights are the weights of one slot of a job, as a runState keeps them.
 type slotWeights struct {
 	j  *batchJob
 	si int

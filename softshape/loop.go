@@ -1,11 +1,12 @@
 package softshape
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"github.com/gomlx/gomlx/core/tensors"
 
 	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/softshape/fit"
@@ -63,11 +64,20 @@ func labelsOf(sets []evalSet) [][]int {
 }
 
 // runState is one run's current fold as trainRound trains it: its progress
-// (fit.Run), its record (cfg, bs, fr, the rule's tracker, the selected and
-// carried weights) and its data.
+// (fit.Run), its result so far, the fit.Tracker that applies the protocol's
+// rule to it (which epoch's model is kept, when the fold stops), the weights
+// it keeps aside (the selected ones; under fold_reset=carry, the last ones)
+// and its data. Every path keeps one per fold, so an epoch and a fold end
+// the same way on every path.
 type runState struct {
 	fit.Run
-	foldLog
+	cfg   Config
+	fr    *FoldResult
+	track *fit.Tracker
+	w     weights
+	// best holds the selected epoch's weights; last, under
+	// fold_reset=carry, those the fold ended with.
+	best, last map[string]*tensors.Tensor
 	// si is the run's index in its engine (its slot of a batchJob), want
 	// the index of its result in TrainRuns' runs (-1: none wanted).
 	si, want int
@@ -80,8 +90,20 @@ type runState struct {
 	saveErr    error
 }
 
+// weights are the trainable variables of one fold's model, which selection
+// copies and writes back: a session's store (Train) or one run of a batch
+// job (TrainRuns).
+type weights interface {
+	// snapshot copies the weights, reusing prev's map (the snapshot it
+	// replaces, finalized).
+	snapshot(prev map[string]*tensors.Tensor) (map[string]*tensors.Tensor, error)
+	// restore writes a snapshot back.
+	restore(snap map[string]*tensors.Tensor) error
+}
+
 // newRunState starts run si's fold (0-based) under cfg on fd, its weights w,
-// its batch order drawn from shuffle (when cfg shuffles).
+// its batch order drawn from shuffle (when cfg shuffles); its ValLoss stays
+// NaN until an epoch is selected.
 func newRunState(si, want, fold int, cfg Config, fd *data.FoldData, w weights, shuffle *rand.Rand) (*runState, error) {
 	rule, err := data.ParseBatchRule(cfg.BatchRule)
 	if err != nil {
@@ -91,7 +113,8 @@ func newRunState(si, want, fold int, cfg Config, fd *data.FoldData, w weights, s
 		shuffle = nil
 	}
 	bs := data.BatchSize(len(fd.TrainY), rule)
-	return &runState{Run: fit.NewRun(len(fd.TrainY), bs, cfg.Epochs, shuffle), foldLog: newFoldLog(fold, cfg, bs, w),
+	return &runState{Run: fit.NewRun(len(fd.TrainY), bs, cfg.Epochs, shuffle),
+		cfg: cfg, fr: &FoldResult{Fold: fold, BatchSize: bs, ValLoss: math.NaN()}, track: fit.NewTracker(cfg.FitRule()), w: w,
 		si: si, want: want, fold: fold, fd: fd, start: time.Now()}, nil
 }
 
@@ -116,24 +139,69 @@ func (st *runState) addStep(l, right float64, k int) {
 	st.AddStep(l, right)
 }
 
-// endEpoch ends st's epoch (foldLog.endEpoch), validated on evalPhase:
-// model selection, the history, onEpoch and early stopping. A non-finite
-// validation loss fails the run, not the round.
+// endEpoch ends st's epoch, validated on evalPhase with val, its training
+// accuracy trainAcc: when the rule keeps this epoch's model it records the
+// selection in the result and snapshots the weights; it appends the
+// epoch's EpochStats to the history, calls onEpoch (if not nil) and marks
+// st done when the rule stops the fold. A validation loss that is not
+// finite fails the run (an error wrapping ErrNonFinite, and nothing
+// recorded), not the round.
 func (st *runState) endEpoch(evalPhase Phase, val fit.Scores, trainAcc float64, onEpoch func(EpochStats)) error {
 	es := EpochStats{Fold: st.fold, Epoch: st.Epoch, Epochs: st.cfg.Epochs, Phase: st.phase(), TrainLoss: st.TrainLoss(),
-		TrainAcc: trainAcc, ValAcc: val.Acc, Elapsed: time.Since(st.start)}
-	stop, err := st.foldLog.endEpoch(es, evalPhase, val.CE, onEpoch)
-	if errors.Is(err, ErrNonFinite) {
-		st.Err, st.Done = err, true
+		TrainAcc: trainAcc, ValLoss: meanOf(val.CE), ValAcc: val.Acc, Elapsed: time.Since(st.start)}
+	if math.IsNaN(es.ValLoss) || math.IsInf(es.ValLoss, 0) {
+		st.Err = fmt.Errorf("epoch %d (%s phase): validation loss is %v: %w", es.Epoch, evalPhase, es.ValLoss, ErrNonFinite)
+		st.Done = true
 		return nil
 	}
-	if err != nil {
-		return err
+	// The selection and stopping statistic: the mean CE, or the reference's
+	// batch-scaled sum (Σ_batches mean CE / n_val).
+	selLoss := st.cfg.SelectionLoss(val.CE, st.BatchSize)
+	selected, stop := st.track.Next(selLoss)
+	fr := st.fr
+	if selected {
+		fr.ValLoss, fr.BestEpoch, fr.SelectedPhase = selLoss, es.Epoch, evalPhase
+		fr.SelectedWarmUp = es.Phase == Dense
+		var err error
+		if st.best, err = st.w.snapshot(st.best); err != nil {
+			return err
+		}
+		es.Selected = true
+	}
+	fr.History = append(fr.History, es)
+	fr.EpochsRun = es.Epoch + 1
+	if onEpoch != nil {
+		onEpoch(es)
 	}
 	if stop {
 		st.Done = true
 	}
 	return nil
+}
+
+// restoreSelected ends the fold's training: it writes the selected model's
+// weights back for the test evaluation and the checkpoint (none when no
+// epoch was selected). Under fold_reset=carry it first keeps the weights the
+// fold ended with aside, for resumeCarry: the next fold continues from them
+// (the authors' code never restores the selected ones).
+func (st *runState) restoreSelected() error {
+	if st.cfg.CarriesFolds() {
+		last, err := st.w.snapshot(nil)
+		if err != nil {
+			return err
+		}
+		st.last = last
+	}
+	return st.w.restore(st.best)
+}
+
+// resumeCarry writes back, under fold_reset=carry, the weights the fold
+// ended with, which the next fold starts from; otherwise it does nothing.
+func (st *runState) resumeCarry() error {
+	if st.last == nil {
+		return nil
+	}
+	return st.w.restore(st.last)
 }
 
 // round is fit.Train's engine for a round of trainRound: e's steps and
