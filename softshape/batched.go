@@ -521,7 +521,7 @@ func correctCount(logits, y *graph.Node) *graph.Node {
 // Variables of slots not in the graph are untouched.
 func (j *batchJob) adamUpdate(scope *model.Scope, g *graph.Graph, grads []*graph.Node, dtype dtypes.DType) {
 	rates := map[string]fit.AdamRates{}
-	fit.AdamUpdate(j.store, scope, g, grads, dtype, func(v *model.Variable) (fit.AdamRates, *graph.Node) {
+	fit.AdamUpdate(j.store, "/adam", scope, g, grads, dtype, func(v *model.Variable) (fit.AdamRates, *graph.Node) {
 		p := v.Path()
 		for _, s := range j.slots {
 			if !strings.HasPrefix(p, s.scope+"/") {

@@ -299,7 +299,7 @@ func (j *batchJob) axisAdam(scope *model.Scope, g *graph.Graph, grads []*graph.N
 	step := graph.Add(stepVar.NodeValue(g), graph.ConvertDType(active, dtype))
 	stepVar.SetNodeValue(step)
 	rates := fit.NewAdamRates(lr, step)
-	fit.AdamUpdate(ax.store, scope, g, grads, dtype, func(v *model.Variable) (fit.AdamRates, *graph.Node) {
+	fit.AdamUpdate(ax.store, "/adam", scope, g, grads, dtype, func(v *model.Variable) (fit.AdamRates, *graph.Node) {
 		dims := make([]int, v.Shape().Rank())
 		for k := range dims {
 			dims[k] = 1

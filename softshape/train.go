@@ -15,7 +15,6 @@ import (
 	"github.com/gomlx/gomlx/ml/train"
 	"github.com/gomlx/gomlx/ml/train/loss"
 	"github.com/gomlx/gomlx/ml/train/metric"
-	"github.com/gomlx/gomlx/ml/train/optimizer"
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/softshape-go/softshape/data"
@@ -355,7 +354,7 @@ func newSession(backend compute.Backend, m *Model, seed int64, refShapeLen int) 
 		}
 		return []*graph.Node{out.Logits}
 	}
-	opt := optimizer.Adam().LearningRate(m.Config.LearningRate).Epsilon(1e-8).Done()
+	opt := fit.Adam{LearningRate: m.Config.LearningRate}
 	trainer := train.NewTrainer(backend, store, modelFn, loss.SparseCategoricalCrossEntropyLogits, opt,
 		[]metric.Interface{metric.NewSparseCategoricalAccuracy("Accuracy", accMetric)}, nil)
 	lossAt, err := metricIndex(trainer, lossMetric)
@@ -400,7 +399,7 @@ func (s *session) save(st *runState, dir string) error {
 }
 
 // trainEpoch is the engine's: the steps of the session's one run, each by
-// the trainer (GoMLX's optimizer.Adam).
+// the trainer (with fit.Adam).
 func (s *session) trainEpoch(act []*runState, epoch, _ int) error {
 	if err := s.trainer.ResetTrainMetrics(); err != nil {
 		return err

@@ -37,13 +37,13 @@ import (
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/gomlx/gomlx/ml/train"
 	"github.com/gomlx/gomlx/ml/train/loss"
-	"github.com/gomlx/gomlx/ml/train/optimizer"
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/experiments/stats"
 	"github.com/softshape-go/softshape/internal/hostinfo"
 	"github.com/softshape-go/softshape/softshape"
+	"github.com/softshape-go/softshape/softshape/fit"
 )
 
 // BaseDataset is the dataset whose series are concatenated (paper Fig 3).
@@ -401,7 +401,7 @@ func NewTrainer(backend compute.Backend, cfg softshape.Config, seriesLen, numCla
 		}
 		return []*graph.Node{out.Logits}
 	}
-	opt := optimizer.Adam().LearningRate(cfg.LearningRate).Epsilon(1e-8).Done()
+	opt := fit.Adam{LearningRate: cfg.LearningRate}
 	tr := train.NewTrainer(backend, store, modelFn, loss.SparseCategoricalCrossEntropyLogits, opt, nil, nil)
 	return &Trainer{Model: m, Store: store, trainer: tr}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/gomlx/gomlx/ml/model/initializer"
+	"github.com/gomlx/gomlx/ml/train/optimizer"
 )
 
 // Adam's settings, as softshape.Train's optimiser has them (GoMLX's
@@ -47,20 +48,21 @@ func (r AdamRates) Reshape(dims ...int) AdamRates {
 // AdamUpdate is one step of GoMLX's Adam (optimizer.Adam, the arithmetic of
 // its applyAdamGraph, op for op) on every trainable variable of scope that g
 // uses, grads being scope.BuildTrainableVariablesGradientsGraph's (the same
-// order). A variable's moments are variables of store under /adam and its
-// scope, zero at first, in dtype, the dtype of the loss. rates(v) gives v's
+// order). A variable's moments are variables of store under the scope
+// moments and its own scope (moments "/adam": /adam/layer/w_1st_moment for
+// /layer/w), zero at first, in dtype, the dtype of the loss. rates(v) gives v's
 // AdamRates and keep: nil updates all of v; a boolean node of v's shape
 // leaves v and its moments as they were where it is false (runs of a run
 // axis that sit the step out). AdamUpdate panics when the variables and
 // gradients do not pair up.
-func AdamUpdate(store *model.Store, scope *model.Scope, g *graph.Graph, grads []*graph.Node, dtype dtypes.DType,
+func AdamUpdate(store *model.Store, moments string, scope *model.Scope, g *graph.Graph, grads []*graph.Node, dtype dtypes.DType,
 	rates func(v *model.Variable) (r AdamRates, keep *graph.Node)) {
 	b1 := graph.Const(g, shapes.CastAsDType(AdamBeta1, dtype))
 	b2 := graph.Const(g, shapes.CastAsDType(AdamBeta2, dtype))
 	eps := graph.Const(g, shapes.CastAsDType(AdamEpsilon, dtype))
 	eachGradient(scope, g, grads, func(v *model.Variable, grad *graph.Node) {
 		r, keep := rates(v)
-		m1Var, m2Var := adamMoments(store, v, dtype)
+		m1Var, m2Var := adamMoments(store, moments, v, dtype)
 		m1Old, m2Old, old := m1Var.NodeValue(g), m2Var.NodeValue(g), v.NodeValue(g)
 		value := old
 		if value.DType() != dtype {
@@ -100,11 +102,11 @@ func eachGradient(scope *model.Scope, g *graph.Graph, grads []*graph.Node, fn fu
 }
 
 // adamMoments returns Adam's first and second moment variables of v in store
-// (under /adam, zero-initialised), in dtype.
-func adamMoments(store *model.Store, v *model.Variable, dtype dtypes.DType) (m1, m2 *model.Variable) {
+// (under the scope moments, zero-initialised), in dtype.
+func adamMoments(store *model.Store, moments string, v *model.Variable, dtype dtypes.DType) (m1, m2 *model.Variable) {
 	shape := v.Shape().Clone()
 	shape.DType = dtype
-	ms := store.Scope(path.Join("/adam", v.Scope())).WithInitializer(initializer.Zero)
+	ms := store.Scope(path.Join(moments, v.Scope())).WithInitializer(initializer.Zero)
 	return ms.VariableWithShape(v.Name()+"_1st_moment", shape).SetTrainable(false),
 		ms.VariableWithShape(v.Name()+"_2nd_moment", shape).SetTrainable(false)
 }
@@ -123,4 +125,38 @@ func adamArithmetic(value, grad, m1Old, m2Old, lr, b1, b2, d1, d2, eps *graph.No
 	denominator := graph.Add(graph.Sqrt(graph.Mul(m2, d2)), eps)
 	step := graph.Div(graph.Mul(lr, debiased1), denominator)
 	return m1, m2, graph.Sub(value, step)
+}
+
+// Adam is softshape.Train's optimiser, GoMLX's optimizer.Adam with
+// LearningRate and Epsilon(AdamEpsilon), as an optimizer.Interface for a
+// train.Trainer whose update is AdamUpdate's: one Adam for every training
+// path. Its variables are those of GoMLX's Adam (the learning rate, the
+// global step, the step count and moments under AdamOptimizer), so the
+// stores and checkpoints of either one are the other's.
+type Adam struct {
+	LearningRate float64
+}
+
+// UpdateGraph is optimizer.Interface's: one Adam step of the trainable
+// variables of scope on loss, a scalar.
+func (a Adam) UpdateGraph(scope *model.Scope, g *graph.Graph, loss *graph.Node) {
+	if !loss.Shape().IsScalar() {
+		panic(fmt.Sprintf("Adam: the loss must be a scalar, not %s", loss.Shape()))
+	}
+	grads := scope.BuildTrainableVariablesGradientsGraph(loss)
+	if len(grads) == 0 {
+		panic("Adam: no trainable variables")
+	}
+	dtype := loss.DType()
+	lr := optimizer.LearningRateVar(scope, dtype, a.LearningRate).NodeValue(g)
+	optimizer.IncrementGlobalStep(g, dtype)
+	step := optimizer.IncrementCounter(scope.At("%s", optimizer.AdamDefaultScope), g, "step", dtype)
+	rates := NewAdamRates(lr, step)
+	AdamUpdate(scope.Store(), path.Join("/", optimizer.AdamDefaultScope), scope, g, grads, dtype,
+		func(*model.Variable) (AdamRates, *graph.Node) { return rates, nil })
+}
+
+// Clear is optimizer.Interface's: it deletes the step count and moments.
+func (a Adam) Clear(scope *model.Scope) error {
+	return scope.In("%s", optimizer.AdamDefaultScope).DeleteVariablesInScope()
 }

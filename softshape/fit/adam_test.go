@@ -2,6 +2,7 @@ package fit
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/gomlx/compute"
@@ -10,6 +11,7 @@ import (
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/train/optimizer"
 )
 
 // adamSteps trains w (initial values w0, dimensions dims) on the loss
@@ -30,7 +32,7 @@ func adamSteps(t *testing.T, w0, x []float32, dims []int, steps int,
 		g := xs.Graph()
 		loss := graph.ReduceAllSum(graph.Mul(wVar.NodeValue(g), xs))
 		grads := scope.BuildTrainableVariablesGradientsGraph(loss)
-		AdamUpdate(store, scope, g, grads, dtypes.Float32, func(*model.Variable) (AdamRates, *graph.Node) {
+		AdamUpdate(store, "/adam", scope, g, grads, dtypes.Float32, func(*model.Variable) (AdamRates, *graph.Node) {
 			return rates(step), keep(g)
 		})
 		return loss
@@ -109,4 +111,82 @@ func TestAdamUpdateRunAxis(t *testing.T) {
 	if want := []float32{f * 3, f * -0.5, 0, 0}; !near(m1, want) {
 		t.Errorf("first moment after 3 steps: %v, want %v", m1, want)
 	}
+}
+
+// TestAdamIsGoMLXAdam trains a small variable for five steps on a loss with
+// a gradient that changes every step (Σ w²·x), once with GoMLX's
+// optimizer.Adam as softshape configured it and once with Adam, and checks
+// that both end with the same variables, the same names (checkpoints of one
+// load in the other) and the same values to the bit.
+func TestAdamIsGoMLXAdam(t *testing.T) {
+	backend, err := compute.NewWithConfig("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer backend.Finalize()
+	train := func(opt optimizer.Interface) map[string][]float32 {
+		store := model.NewStore()
+		defer store.Finalize()
+		wVar := store.RootScope().In("layer").VariableWithValue("w", []float32{1, -2, 0.5})
+		exec, err := model.NewExec(backend, store, func(scope *model.Scope, xs *graph.Node) *graph.Node {
+			g := xs.Graph()
+			w := wVar.NodeValue(g)
+			loss := graph.ReduceAllSum(graph.Mul(graph.Mul(w, w), xs))
+			opt.UpdateGraph(scope, g, loss)
+			return loss
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer exec.Finalize()
+		for range 5 {
+			out, err := exec.Call([]float32{3, -0.5, 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[0].FinalizeAll()
+		}
+		vars := map[string][]float32{}
+		for v := range store.IterVariables() {
+			val, err := v.Value()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Shape().DType == dtypes.Float32 {
+				vars[v.Path()] = tensors.MustCopyFlatData[float32](val)
+			} else {
+				vars[v.Path()] = nil // the global step, an int64
+			}
+		}
+		return vars
+	}
+	want := train(optimizer.Adam().LearningRate(0.1).Epsilon(AdamEpsilon).Done())
+	got := train(Adam{LearningRate: 0.1})
+	if len(got) != len(want) {
+		t.Errorf("Adam has variables %v, GoMLX's Adam %v", keys(got), keys(want))
+	}
+	for p, w := range want {
+		g, ok := got[p]
+		if !ok {
+			t.Errorf("Adam has no variable %s (it has %v)", p, keys(got))
+			continue
+		}
+		for i := range w {
+			if math.Float32bits(g[i]) != math.Float32bits(w[i]) {
+				t.Errorf("%s[%d] = %v, GoMLX's Adam %v", p, i, g[i], w[i])
+			}
+		}
+	}
+	if w := want["/layer/w"]; len(w) != 3 || w[0] == 1 {
+		t.Errorf("w after 5 steps %v: did not train", w)
+	}
+}
+
+func keys(m map[string][]float32) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
 }
