@@ -4,10 +4,11 @@
 // (Evaluate: cross-entropy and accuracy, chunk by chunk), the validation
 // statistic (selection_stat), which epoch's model a fold keeps
 // (selection_window, the lowest statistic), when a fold stops early
-// (patience), and Adam for the graphs that apply it themselves. Every
-// training path of softshape (Train one run at a time, TrainRuns as model
-// copies or on a run axis) runs its folds through Train, Evaluate and one
-// Tracker per fold, so the protocol is written once.
+// (patience), and Adam (Adam for GoMLX's trainer, AdamUpdate for the graphs
+// that apply it themselves). Every training path of softshape (Train one
+// run at a time, TrainRuns as model copies or on a run axis) runs its folds
+// through Train, Evaluate, one Tracker per fold and AdamUpdate's
+// arithmetic, so the protocol is written once.
 package fit
 
 import (
