@@ -34,7 +34,7 @@ func runFidelity(args []string, stdout io.Writer) error {
 	results := fs.String("results", filepath.Join(sweep.DefaultRoot, "fidelity"), "results folder; one subfolder per preset (resumable)")
 	reference := fs.String("reference", defaultReferenceRuns(), "the authors' per-seed runs (reference-runs.csv); empty: compare with the paper only")
 	reportOnly := fs.Bool("report", false, "train nothing: report what -results holds")
-	fast := fs.Bool("fast", false, "train the model's speed forms (softshape.RunOptions.Fast) instead of its plain graphs: other runs in the last bits, so give them a -results folder of their own")
+	fast := fs.Bool("fast", false, speedFormsHelp+"; give them a -results folder of their own")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: softshape fidelity [flags]\n\nRuns the paper's full protocol (500 epochs, 150 warm-up, 5 folds) on -datasets × -seeds under each\n"+
 			"of -presets and prints ours beside the authors' code (reference-runs.csv: reference_compat against\n"+

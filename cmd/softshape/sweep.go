@@ -36,6 +36,7 @@ func runSweep(args []string, stdout io.Writer) error {
 	settings := fs.String("set", "", "hyperparameters applied before each variant, e.g. \"embed_dim=64\" (part of every run's key)")
 	dryRun := fs.Bool("dry-run", false, "list the cells of this shard and their state; train nothing, write nothing")
 	retry := fs.Bool("retry-failed", false, "run again the cells whose record says failed")
+	fast := fs.Bool("fast", false, speedFormsHelp+"; each record says which form trained it (speed_forms)")
 	noReuse := fs.Bool("no-reuse", false, "train even when the same computation was recorded for another variant or table")
 	sf := addSlurmFlags(fs)
 	fs.Usage = func() {
@@ -115,7 +116,7 @@ func runSweep(args []string, stdout io.Writer) error {
 	}
 	rep, err := pipeline.Train(context.Background(), store, cells, pipeline.Training{Backend: cliBackend(*rf.backend), Workers: *workers,
 		DataRoot: *rf.dataRoot, Offline: *rf.offline, NoReuse: *noReuse, RetryFailed: *retry, MaxRuns: *maxRuns, StoppedRuns: stopped,
-		RunAxis: runAxis.mode, Log: stdout, WorkersName: "-workers", BackendName: "-backend"})
+		RunAxis: runAxis.mode, SpeedForms: *fast, Log: stdout, WorkersName: "-workers", BackendName: "-backend"})
 	if err != nil {
 		return err
 	}

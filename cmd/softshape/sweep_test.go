@@ -57,6 +57,27 @@ func TestSweepCommand(t *testing.T) {
 	out, _ = sweepCLI(t, results, "-dry-run")
 	contains(t, out, "dry run: 2 cells (2 done)")
 
+	// -fast trains the speed forms, and the records say so; plain records do not.
+	fastResults := filepath.Join(t.TempDir(), "fast")
+	if out, err := sweepCLI(t, fastResults, "-fast", "-variants", "SoftShape"); err != nil || !strings.Contains(out, "1 trained (0 failed, 0 invalid)") {
+		t.Fatalf("-fast: %v\n%s", err, out)
+	}
+	for dir, want := range map[string]bool{fastResults: true, results: false} {
+		recs, _ := filepath.Glob(filepath.Join(dir, "ablation", "ItalyPowerDemand", "*", "fold1-seed42-*.json"))
+		if len(recs) == 0 {
+			t.Fatalf("%s: no records", dir)
+		}
+		for _, rec := range recs {
+			raw, err := os.ReadFile(rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(string(raw), `"speed_forms": true`); got != want {
+				t.Errorf("%s: speed_forms true in the record: %v, want %v", rec, got, want)
+			}
+		}
+	}
+
 	// A configuration that every dataset rejects is recorded as invalid, not an error.
 	out, err = sweepCLI(t, filepath.Join(t.TempDir(), "r"), "-set", "experts_k=0")
 	if err != nil || !strings.Contains(out, "2 trained (0 failed, 2 invalid)") || !strings.Contains(out, "workers: "+autoPlan(t, 2)+"\n") {

@@ -26,6 +26,7 @@ func runTrain(args []string, stdout io.Writer) error {
 	quiet := fs.Bool("quiet", false, "no progress on stderr (a bar on a terminal; elsewhere a line per finished fold and at most one every 10 s)")
 	maxRuns := fs.Int("max-runs", 0, maxRunsHelp+"; the folds of a fold_reset=fresh configuration then train together")
 	stoppedFlag := fs.String("stopped-runs", string(softshape.StoppedRunsLeave), stoppedRunsHelp)
+	fast := fs.Bool("fast", false, speedFormsHelp)
 	runAxis := addRunAxisFlag(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: softshape train [flags]\n\nTrains SoftShape on one dataset with the paper's protocol (stratified 5 folds, 60/20/20,\nmodel selection by validation loss) and prints the per-fold table.\n\nFlags:\n")
@@ -81,7 +82,7 @@ func runTrain(args []string, stdout io.Writer) error {
 	opts := softshape.RunOptions{
 		Backend: backend, Seed: *seed, Folds: foldList, CheckpointDir: *checkpoints,
 		RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length), MaxRuns: *maxRuns, StoppedRuns: stopped,
-		RunAxis: runAxis.mode,
+		RunAxis: runAxis.mode, Fast: *fast,
 	}
 	runs := opts.MaxRuns
 	if runs == 0 {
