@@ -34,6 +34,7 @@ func runFidelity(args []string, stdout io.Writer) error {
 	results := fs.String("results", filepath.Join(sweep.DefaultRoot, "fidelity"), "results folder; one subfolder per preset (resumable)")
 	reference := fs.String("reference", defaultReferenceRuns(), "the authors' per-seed runs (reference-runs.csv); empty: compare with the paper only")
 	reportOnly := fs.Bool("report", false, "train nothing: report what -results holds")
+	baseline := fs.String("baseline", "", "also compare with the same benchmark's runs in this results folder, paired by seed (e.g. -fast's runs against the plain graphs' in reproduction/fidelity)")
 	fast := fs.Bool("fast", false, speedFormsHelp+"; give them a -results folder of their own")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: softshape fidelity [flags]\n\nRuns the paper's full protocol (500 epochs, 150 warm-up, 5 folds) on -datasets × -seeds under each\n"+
@@ -117,9 +118,19 @@ func runFidelity(args []string, stdout io.Writer) error {
 	}
 	if leaks := fidelity.Leaks(rows); len(leaks) > 0 {
 		fmt.Fprintf(stdout, "\n### The fold leak: reference_compat − reference_fresh, paired by seed\n\n")
-		return fidelity.WriteLeaks(stdout, leaks)
+		if err := fidelity.WriteLeaks(stdout, leaks); err != nil {
+			return err
+		}
 	}
-	return nil
+	if *baseline == "" {
+		return nil
+	}
+	base, err := fidelity.Report(fidelity.ReportSpec{Results: *baseline, Datasets: dsList, Seeds: seedList, Presets: presetList, Settings: *settings}, nil)
+	if err != nil {
+		return fmt.Errorf("-baseline: %w", err)
+	}
+	fmt.Fprintf(stdout, "\n### Against the runs in %s: ours − baseline, paired by seed\n\n", *baseline)
+	return fidelity.WriteShifts(stdout, fidelity.Shifts(rows, base))
 }
 
 // runFidelityGrid trains the grid's missing cells into dir, one at a time,

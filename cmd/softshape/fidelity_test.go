@@ -61,6 +61,15 @@ func TestFidelityCommand(t *testing.T) {
 	if out := fidelityOK(t, fastArgs...); !strings.Contains(out, "(the speed forms: softshape.RunOptions.Fast)") {
 		t.Errorf("-fast output does not name the speed forms:\n%s", out)
 	}
+	// -baseline pairs them by seed with the plain graphs' runs.
+	out = fidelityOK(t, append(fastArgs, "-report", "-baseline", results)...)
+	for _, want := range []string{"### Against the runs in " + results + ": ours − baseline, paired by seed",
+		"| dataset | preset | seeds | ours | baseline | ours − baseline (± SE) | beyond 2 SE |", "| GunPoint | reference_fresh | 2 | "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("-baseline output lacks %q:\n%s", want, out)
+		}
+	}
+	fidelityErr(t, []string{"-baseline: results folder", "not found"}, append(fastArgs, "-report", "-baseline", filepath.Join(dir, "none"))...)
 	fidelityErr(t, []string{"-results " + filepath.Join(fastResults, "reference_fresh") + " holds runs of the speed forms (-fast)"},
 		append(append([]string{}, args[:len(args)-4]...), "-results", fastResults, "-reference", ref, "-report")...)
 	fidelityErr(t, []string{`-presets: protocol="authors"`}, "-presets", "authors", "-results", results)

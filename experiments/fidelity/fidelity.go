@@ -136,6 +136,12 @@ type Estimate struct {
 	N        int
 }
 
+// BeyondTwoSE says whether the mean exceeds two standard errors (a finding,
+// not noise); false without a standard error.
+func (e Estimate) BeyondTwoSE() bool {
+	return !math.IsNaN(e.SE) && math.Abs(e.Mean) > 2*e.SE
+}
+
 // EstimateOf summarises per-seed values.
 func EstimateOf(perSeed []float64) Estimate {
 	e := Estimate{Mean: math.NaN(), SE: math.NaN(), N: len(perSeed)}

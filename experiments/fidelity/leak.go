@@ -84,31 +84,102 @@ func Leaks(rows []Row) []Leak {
 		if c.Preset != softshape.ProtocolReferenceCompat || !ok {
 			continue
 		}
-		l := Leak{Dataset: c.Dataset}
-		var diffs []float64
-		for i, seed := range c.Seeds {
-			for j, s := range f.Seeds {
-				if s == seed {
-					l.Seeds = append(l.Seeds, seed)
-					l.Compat, l.Fresh = append(l.Compat, c.PerSeed[i]), append(l.Fresh, f.PerSeed[j])
-					diffs = append(diffs, c.PerSeed[i]-f.PerSeed[j])
-				}
-			}
-		}
-		if len(diffs) == 0 {
+		p, ok := pairBySeed(c, f)
+		if !ok {
 			continue
 		}
-		l.Diff = EstimateOf(diffs)
-		out = append(out, l)
+		out = append(out, Leak{Dataset: c.Dataset, Seeds: p.seeds, Compat: p.a, Fresh: p.b, Diff: p.diff})
 	}
 	return out
 }
 
+// seedPairs are two rows' 5-fold means over the seeds both recorded, and the
+// mean of their differences (a − b) with its standard error.
+type seedPairs struct {
+	seeds []int64
+	a, b  []float64
+	diff  Estimate
+}
+
+// pairBySeed pairs the per-seed means of rows a and b by seed; false when no
+// seed is in both.
+func pairBySeed(a, b Row) (seedPairs, bool) {
+	var p seedPairs
+	var diffs []float64
+	for i, seed := range a.Seeds {
+		for j, s := range b.Seeds {
+			if s == seed {
+				p.seeds = append(p.seeds, seed)
+				p.a, p.b = append(p.a, a.PerSeed[i]), append(p.b, b.PerSeed[j])
+				diffs = append(diffs, a.PerSeed[i]-b.PerSeed[j])
+			}
+		}
+	}
+	p.diff = EstimateOf(diffs)
+	return p, len(diffs) > 0
+}
+
+// Shift is one dataset and preset's runs against the same benchmark's runs
+// in a baseline results folder (e.g. the speed forms against the plain
+// graphs), paired by seed.
+type Shift struct {
+	Dataset, Preset string
+	// Seeds recorded in both; Ours and Baseline their 5-fold means.
+	Seeds          []int64
+	Ours, Baseline []float64
+	// Diff is the mean over seeds of Ours − Baseline with its standard
+	// error (of the per-seed differences; NaN for one seed).
+	Diff Estimate
+}
+
+// Shifts pairs each row of rows with the baseline row of the same dataset and
+// preset, by seed. Rows without a seed in both are left out.
+func Shifts(rows, baseline []Row) []Shift {
+	var out []Shift
+	for _, r := range rows {
+		for _, b := range baseline {
+			if b.Dataset != r.Dataset || b.Preset != r.Preset {
+				continue
+			}
+			if p, ok := pairBySeed(r, b); ok {
+				out = append(out, Shift{Dataset: r.Dataset, Preset: r.Preset, Seeds: p.seeds, Ours: p.a, Baseline: p.b, Diff: p.diff})
+			}
+		}
+	}
+	return out
+}
+
+// Finding says whether the shift is beyond noise: its mean exceeds two
+// standard errors of the paired differences.
+func (s Shift) Finding() bool { return s.Diff.BeyondTwoSE() }
+
+// WriteShifts writes the shift table: per dataset and preset, the paired
+// seeds, both means and the difference with its standard error.
+func WriteShifts(w io.Writer, shifts []Shift) error {
+	var b strings.Builder
+	b.WriteString("| dataset | preset | seeds | ours | baseline | ours − baseline (± SE) | beyond 2 SE |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|:---:|\n")
+	for _, s := range shifts {
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s |\n", s.Dataset, s.Preset, len(s.Seeds),
+			estimate(EstimateOf(s.Ours)), estimate(EstimateOf(s.Baseline)), signedEstimate(s.Diff), yesNo(s.Finding()))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// signedEstimate formats a difference with its standard error ("—" when
+// there is none).
+func signedEstimate(e Estimate) string {
+	se := "—"
+	if !math.IsNaN(e.SE) {
+		se = fmt.Sprintf("%.4f", e.SE)
+	}
+	return fmt.Sprintf("%+.4f ± %s", e.Mean, se)
+}
+
 // Finding says whether the leak is beyond noise: its mean exceeds two
 // standard errors of the paired differences.
-func (l Leak) Finding() bool {
-	return !math.IsNaN(l.Diff.SE) && math.Abs(l.Diff.Mean) > 2*l.Diff.SE
-}
+func (l Leak) Finding() bool { return l.Diff.BeyondTwoSE() }
 
 // WriteLeaks writes the leak table: per dataset, the paired seeds, both
 // presets' means and the difference with its standard error.
@@ -117,12 +188,8 @@ func WriteLeaks(w io.Writer, leaks []Leak) error {
 	b.WriteString("| dataset | seeds | reference_compat (leak) | reference_fresh | leak = compat − fresh (± SE) | beyond 2 SE |\n")
 	b.WriteString("|---|---:|---:|---:|---:|:---:|\n")
 	for _, l := range leaks {
-		se := "—"
-		if !math.IsNaN(l.Diff.SE) {
-			se = fmt.Sprintf("%.4f", l.Diff.SE)
-		}
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %+.4f ± %s | %s |\n", l.Dataset, len(l.Seeds),
-			estimate(EstimateOf(l.Compat)), estimate(EstimateOf(l.Fresh)), l.Diff.Mean, se, yesNo(l.Finding()))
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s |\n", l.Dataset, len(l.Seeds),
+			estimate(EstimateOf(l.Compat)), estimate(EstimateOf(l.Fresh)), signedEstimate(l.Diff), yesNo(l.Finding()))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

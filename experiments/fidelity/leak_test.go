@@ -44,3 +44,45 @@ func TestLeaksByHand(t *testing.T) {
 		t.Errorf("one seed: %+v", one)
 	}
 }
+
+// TestShiftsByHand: runs against a baseline folder's runs pair by dataset,
+// preset and seed; the mean and standard error are those of the per-seed
+// differences, computed by hand.
+func TestShiftsByHand(t *testing.T) {
+	row := func(ds, preset string, seeds []int64, perSeed []float64) Row {
+		return Row{Comparison: Comparison{Dataset: ds, Preset: preset, Seeds: seeds, PerSeed: perSeed}}
+	}
+	ours := []Row{
+		row("ECG200", "reference_fresh", []int64{42, 0, 1}, []float64{0.88, 0.86, 0.83}),
+		row("ECG200", "reference_compat", []int64{42}, []float64{0.95}),
+		row("GunPoint", "reference_fresh", []int64{7}, []float64{1.0}),
+	}
+	baseline := []Row{
+		row("ECG200", "reference_compat", []int64{42}, []float64{0.96}),
+		row("ECG200", "reference_fresh", []int64{0, 1, 42, 2}, []float64{0.85, 0.84, 0.86, 0.9}),
+		row("GunPoint", "reference_fresh", []int64{42}, []float64{0.99}),
+	}
+	shifts := Shifts(ours, baseline)
+	if len(shifts) != 2 || shifts[0].Preset != "reference_fresh" || shifts[1].Preset != "reference_compat" {
+		t.Fatalf("shifts %+v: want ECG200 under both presets (GunPoint shares no seed)", shifts)
+	}
+	// reference_fresh, seeds 42, 0, 1: differences 0.02, 0.01, −0.01: mean
+	// 0.006667, sd 0.015275, SE 0.008819.
+	s := shifts[0]
+	if len(s.Seeds) != 3 || math.Abs(s.Diff.Mean-0.02/3) > 1e-12 || math.Abs(s.Diff.SE-0.0088192) > 1e-6 {
+		t.Errorf("shift %+v, want 0.006667 ± 0.008819 over 3 seeds", s)
+	}
+	if s.Finding() {
+		t.Error("a shift of 0.76 standard errors is reported beyond noise")
+	}
+	var b strings.Builder
+	if err := WriteShifts(&b, shifts); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| ECG200 | reference_fresh | 3 | 0.8567 ± 0.0145 | 0.8500 ± 0.0058 | +0.0067 ± 0.0088 | no |",
+		"| ECG200 | reference_compat | 1 | 0.9500 (1 seed) | 0.9600 (1 seed) | -0.0100 ± — | no |"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("shift table lacks %q:\n%s", want, b.String())
+		}
+	}
+}
