@@ -12,12 +12,13 @@ import (
 	"github.com/gomlx/compute"
 
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/internal/backends"
 	"github.com/softshape-go/softshape/paper"
 	"github.com/softshape-go/softshape/softshape"
 )
 
 // sharedBackend is started once for the test binary.
-var sharedBackend = sync.OnceValues(func() (compute.Backend, error) { return softshape.NewBackend("") })
+var sharedBackend = sync.OnceValues(func() (compute.Backend, error) { return backends.New("") })
 
 func testBackend(t testing.TB) compute.Backend {
 	t.Helper()

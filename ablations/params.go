@@ -13,7 +13,7 @@ import (
 // the authors' shape length refShapeLen (0 if unknown), its variables created
 // by running the sparse-phase graph once. The MoE exists only when some layer
 // is sparse (or moe_layers=all), as in training. A nil backend means
-// softshape.NewBackend("").
+// backends.New("").
 func ParameterCount(cfg softshape.Config, seriesLen, numClasses, refShapeLen int, backend compute.Backend) (int, error) {
 	return softshape.ConfigParameterCount(cfg, seriesLen, numClasses, refShapeLen, backend)
 }

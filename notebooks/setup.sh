@@ -78,7 +78,7 @@ fi
 
 # --- ONNX Runtime: the notebooks' fast CPU backend -------------------------------
 # The cells build with `%goflags -tags=onnx` (set-up cell) and Backend "fastest":
-# ONNX Runtime when cgo works and the library is found (softshape.FindONNXRuntime
+# ONNX Runtime when cgo works and the library is found (backends.FindONNXRuntime
 # looks where the installer puts it), else pure Go with a one-line hint.
 if [ "$ONNX" = 1 ]; then
   if ORT_LIB="$("$REPO/scripts/install-onnxruntime.sh" --print-path -q)"; then

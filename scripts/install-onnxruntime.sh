@@ -14,7 +14,7 @@
 #   ${SOFTSHAPE_ORT_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/softshape/onnxruntime/<version>}
 # as libonnxruntime.so.<version> plus the links libonnxruntime.so.1 and
 # libonnxruntime.so. Running the script again when the library is there downloads
-# nothing (idempotent). softshape.NewBackend also finds it there by itself.
+# nothing (idempotent). backends.New also finds it there by itself.
 #
 # Output: the line `export ONNXRUNTIME_SHARED_LIBRARY_PATH=...` on stdout (so
 # `eval "$(scripts/install-onnxruntime.sh)"` works), progress on stderr.

@@ -12,16 +12,17 @@ import (
 	"github.com/gomlx/gomlx/ml/train"
 
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/internal/backends"
 	"github.com/softshape-go/softshape/softshape/internal/kernels"
 )
 
 // Cross-backend agreement: the same model, weights and batch must give the same
-// losses on another backend as on the pure-Go one (DefaultBackend), step by
+// losses on another backend as on the pure-Go one (backends.Default), step by
 // step from identical weights, and training the same fold with the same seed
 // must learn on both. TestONNX* (backend_onnx_test.go, -tags onnx) checks ONNX Runtime;
 // TestBackendAgreesWithGo and TestBackendAccuracyMatchesGo check the backend
 // named by $SOFTSHAPE_AGREE_BACKEND (e.g. "xla:cuda,tf32=false" on a GPU, see
-// environment.md), and when it is unset SingleThreadBackend, the executor a
+// environment.md), and when it is unset backends.SingleThread, the executor a
 // sweep gives each worker of a single-threaded plan. The tolerances:
 const (
 	// agreeLossRelTol bounds the relative difference of the training loss of
@@ -49,7 +50,7 @@ const (
 const agreeBackendEnvVar = "SOFTSHAPE_AGREE_BACKEND"
 
 // goBackend is the pure-Go backend whatever $GOMLX_BACKEND says.
-var goBackend = sync.OnceValues(func() (compute.Backend, error) { return NewBackend(DefaultBackend) })
+var goBackend = sync.OnceValues(func() (compute.Backend, error) { return backends.New(backends.Default) })
 
 func testGoBackend(t *testing.T) compute.Backend {
 	t.Helper()
@@ -64,9 +65,9 @@ func testGoBackend(t *testing.T) compute.Backend {
 var agreeBackend = sync.OnceValues(func() (compute.Backend, error) {
 	config := strings.TrimSpace(os.Getenv(agreeBackendEnvVar))
 	if config == "" {
-		config = SingleThreadBackend
+		config = backends.SingleThread
 	}
-	return NewBackend(config)
+	return backends.New(config)
 })
 
 func testAgreeBackend(t *testing.T) compute.Backend {

@@ -4,28 +4,26 @@ package softshape
 
 import (
 	"math"
-	"os"
-	"runtime"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 
 	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
+
+	"github.com/softshape-go/softshape/internal/backends"
 )
 
 // ONNX Runtime against pure Go (run with `go test -tags onnx -run TestONNX
 // ./softshape/`, ONNX Runtime installed by scripts/install-onnxruntime.sh): the
 // checks and tolerances of backend_agree_test.go.
 
-var onnxBackend = sync.OnceValues(func() (compute.Backend, error) { return NewBackend("onnx:cpu") })
+var onnxBackend = sync.OnceValues(func() (compute.Backend, error) { return backends.New("onnx:cpu") })
 
 func testONNXBackend(t *testing.T) compute.Backend {
 	t.Helper()
-	if FindONNXRuntime() == "" {
-		t.Fatalf("ONNX Runtime library not found: run scripts/install-onnxruntime.sh and export %s", ONNXLibraryEnvVar)
+	if backends.FindONNXRuntime() == "" {
+		t.Fatalf("ONNX Runtime library not found: run scripts/install-onnxruntime.sh and export %s", backends.ONNXLibraryEnvVar)
 	}
 	b, err := onnxBackend()
 	if err != nil {
@@ -127,40 +125,5 @@ func TestONNXMergeIsExactAndRepeatable(t *testing.T) {
 				t.Fatalf("call %d differs from call 0 at element %d: %v vs %v (not bitwise repeatable)", call, i, got[i], first[i])
 			}
 		}
-	}
-}
-
-// TestONNXNewBackendSetsThreads: starting the ONNX Runtime CPU backend with
-// $ORT_INTRA_OP_NUM_THREADS unset sets it to the CPUs the process may use
-// before any session exists, keeps a value the user gave, and refuses a bad one with an
-// error naming the variable.
-func TestONNXNewBackendSetsThreads(t *testing.T) {
-	if FindONNXRuntime() == "" {
-		t.Fatalf("ONNX Runtime library not found: run scripts/install-onnxruntime.sh and export %s", ONNXLibraryEnvVar)
-	}
-	unsetEnv(t, ONNXThreadsEnvVar)
-	b, err := NewBackend("onnx:cpu")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := os.Getenv(ONNXThreadsEnvVar), strconv.Itoa(runtime.NumCPU()); got != want {
-		t.Fatalf("%s=%q after NewBackend(\"onnx:cpu\"), want %q", ONNXThreadsEnvVar, got, want)
-	}
-	if d, want := BackendDescription(b), strconv.Itoa(runtime.NumCPU())+" intra-op thread"; !strings.Contains(d, want) {
-		t.Errorf("BackendDescription = %q, want it to say %q", d, want)
-	}
-	if g := testBackend(t); BackendDescription(g) != g.Description() && !strings.Contains(g.Description(), "ONNX") {
-		t.Errorf("BackendDescription(%q) = %q, want the description unchanged", g.Description(), BackendDescription(g))
-	}
-	t.Setenv(ONNXThreadsEnvVar, "2")
-	if _, err := NewBackend("onnx:cpu"); err != nil {
-		t.Fatal(err)
-	}
-	if got := os.Getenv(ONNXThreadsEnvVar); got != "2" {
-		t.Fatalf("NewBackend overwrote the user's %s=2 with %q", ONNXThreadsEnvVar, got)
-	}
-	t.Setenv(ONNXThreadsEnvVar, "many")
-	if _, err := NewBackend("onnx:cpu"); err == nil || !strings.Contains(err.Error(), ONNXThreadsEnvVar) {
-		t.Fatalf("NewBackend with %s=many: error %v, want one naming the variable", ONNXThreadsEnvVar, err)
 	}
 }

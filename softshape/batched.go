@@ -20,6 +20,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/internal/backends"
 	"github.com/softshape-go/softshape/softshape/fit"
 )
 
@@ -120,7 +121,7 @@ func trainRunsCounted(ds *data.Dataset, runs []RunSpec, opts RunOptions, maxRuns
 	}
 	backend := opts.Backend
 	if backend == nil {
-		if backend, err = NewBackend(""); err != nil {
+		if backend, err = backends.New(""); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -176,7 +177,7 @@ func trainRunsCounted(ds *data.Dataset, runs []RunSpec, opts RunOptions, maxRuns
 //   - ONNX Runtime: 1. A step is bound by arithmetic; with ORT's own thread
 //     pool on both cores R runs in one graph ran 0.84–0.89× as fast per step
 //     and 0.66–0.81× over the protocol, and with one thread in a one-core
-//     cpuset (ONNXThreads) 0.81–0.91× over a 20-epoch protocol and
+//     cpuset (backends.ONNXThreads) 0.81–0.91× over a 20-epoch protocol and
 //     0.95–1.00× over the full one (GunPoint, ECG200); a run axis 0.91–1.01×.
 //   - XLA on a GPU: 10, with the run axis DefaultRunAxis turns on there. A
 //     step is latency-bound, and one kernel serves all R runs: on an H100

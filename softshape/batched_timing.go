@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/internal/backends"
 )
 
 // BatchTiming is one measurement of CompareBatched: all the runs of one
@@ -78,7 +79,7 @@ func TimeRuns(ds *data.Dataset, cfg Config, seeds []int64, r int, opts RunOption
 		opts.NumFolds = ProtocolFolds
 	}
 	if opts.Backend == nil {
-		b, err := NewBackend("")
+		b, err := backends.New("")
 		if err != nil {
 			return BatchTiming{}, err
 		}

@@ -13,6 +13,8 @@ import (
 	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/train"
+
+	"github.com/softshape-go/softshape/internal/backends"
 )
 
 // The performance suite. Configuration of the authors' PyTorch timing (see
@@ -52,13 +54,13 @@ var benchBackendCache sync.Map // config → compute.Backend
 
 // benchBackends lists the backends available here (see the top of the file).
 func benchBackends() []benchBackend {
-	list := []benchBackend{{"go", DefaultBackend}}
-	if onnxCompiledIn() && FindONNXRuntime() != "" {
+	list := []benchBackend{{"go", backends.Default}}
+	if backends.ONNXCompiledIn() && backends.FindONNXRuntime() != "" {
 		list = append(list, benchBackend{"onnx", "onnx:cpu"})
 	}
-	if env := strings.TrimSpace(os.Getenv(compute.ConfigEnvVar)); env != "" && !strings.EqualFold(env, FastestBackend) {
+	if env := strings.TrimSpace(os.Getenv(compute.ConfigEnvVar)); env != "" && !strings.EqualFold(env, backends.Fastest) {
 		name, _, _ := strings.Cut(env, ":")
-		if name != "go" && !isONNXName(name) {
+		if name != "go" && !backends.IsONNXName(name) {
 			list = append(list, benchBackend{name, env})
 		}
 	}
@@ -70,7 +72,7 @@ func (bb benchBackend) get(b *testing.B) compute.Backend {
 	if v, ok := benchBackendCache.Load(bb.config); ok {
 		return v.(compute.Backend)
 	}
-	backend, err := NewBackend(bb.config)
+	backend, err := backends.New(bb.config)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -255,7 +257,7 @@ func BenchmarkSweepThroughput(b *testing.B) {
 				backend := benchBackend{name: config, config: config}.get(b)
 				if r > 0 && own {
 					// Each run gets its own backend (its own worker pool).
-					be, err := NewBackend(config)
+					be, err := backends.New(config)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -278,8 +280,8 @@ func BenchmarkSweepThroughput(b *testing.B) {
 		})
 	}
 	names := []string{"1run-all-cores", "2runs-shared", "2runs-1-thread"}
-	sweep(names[0], DefaultBackend, 1, false)
-	sweep(names[1], DefaultBackend, 2, false)
+	sweep(names[0], backends.Default, 1, false)
+	sweep(names[1], backends.Default, 2, false)
 	sweep(names[2], "go:parallelism=0", 2, true)
 	best := ""
 	for _, n := range names {

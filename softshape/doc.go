@@ -84,8 +84,9 @@
 //
 // # Backends
 //
-// NewBackend picks the GoMLX backend: the argument, else $GOMLX_BACKEND, else the
-// pure-Go backend with parallelism=-1 (which avoids its 2-core deadlock). XLA/PJRT
+// A nil backend (RunOptions.Backend and the like) is started by the module's
+// internal/backends package: the one $GOMLX_BACKEND names, else the pure-Go
+// backend with parallelism=-1 (which avoids its 2-core deadlock). XLA/PJRT
 // (xla:cpu, xla:cuda) is compiled in when cgo is available; see environment.md
 // and, for a GPU, docs/gpu.md.
 package softshape

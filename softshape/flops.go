@@ -17,6 +17,7 @@ import (
 	"github.com/gomlx/gomlx/ml/train/loss"
 
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/internal/backends"
 	"github.com/softshape-go/softshape/softshape/fit"
 )
 
@@ -458,7 +459,7 @@ func SaveStepModels(ds *data.Dataset, cfg Config, opts RunOptions, dir string) (
 	if err != nil {
 		return nil, err
 	}
-	if !keepONNXModels(backend) {
+	if !backends.KeepONNXModels(backend) {
 		return nil, fmt.Errorf("saving ONNX models: the backend is %s, not ONNX Runtime", backend.Name())
 	}
 	fd, bs, err := firstFold(ds, cfg, splits)
@@ -491,7 +492,7 @@ func SaveStepModels(ds *data.Dataset, cfg Config, opts RunOptions, dir string) (
 			return nil, err
 		}
 		path := filepath.Join(dir, fmt.Sprintf("train-%s-b%d.onnx", phase, bs))
-		if err := saveONNXModel(backend, g.Executable(), path); err != nil {
+		if err := backends.SaveONNXModel(backend, g.Executable(), path); err != nil {
 			return nil, err
 		}
 		files = append(files, path)
@@ -508,7 +509,7 @@ func SaveStepModels(ds *data.Dataset, cfg Config, opts RunOptions, dir string) (
 		if slices.Contains(files, path) { // both phases validate on one path
 			continue
 		}
-		if err := saveONNXModel(backend, g.Executable(), path); err != nil {
+		if err := backends.SaveONNXModel(backend, g.Executable(), path); err != nil {
 			return nil, err
 		}
 		files = append(files, path)

@@ -10,10 +10,12 @@ import (
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
+
+	"github.com/softshape-go/softshape/internal/backends"
 )
 
 // sharedBackend is started once for the whole test binary.
-var sharedBackend = sync.OnceValues(func() (compute.Backend, error) { return NewBackend("") })
+var sharedBackend = sync.OnceValues(func() (compute.Backend, error) { return backends.New("") })
 
 // testBackend returns the deadlock-free pure-Go backend (or $GOMLX_BACKEND).
 func testBackend(t testing.TB) compute.Backend {

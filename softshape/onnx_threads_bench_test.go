@@ -10,11 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/softshape-go/softshape/internal/backends"
 	"github.com/softshape-go/softshape/internal/hostinfo"
 )
 
 // BenchmarkONNXThreads measures what ONNX Runtime's intra-op thread count
-// does to whole training runs (ONNXThreads): one fold of each case,
+// does to whole training runs (backends.ONNXThreads): one fold of each case,
 // SOFTSHAPE_THREADS_EPOCHS epochs (default 20, half of them warm-up), once
 // per thread setting in SOFTSHAPE_THREADS_ARMS (default "1,0"; 0 is ORT's
 // own default, one spinning thread per physical core per session), the arms
@@ -26,7 +27,7 @@ import (
 // GunPoint under the default protocol, and ItalyPowerDemand under
 // reference_fresh at depth 2 and 4 (batch 512, the reproduction's Table 6).
 //
-//	GOEXPERIMENT=simd go test -tags onnx -run '^$' -bench ONNXThreads -benchtime 1x ./softshape/
+//	GOEXPERIMENT=simd go test -tags onnx -run '^$' -bench backends.ONNXThreads -benchtime 1x ./softshape/
 //
 // Confine the process to the cores it should use (a cpuset cgroup, see
 // environment.md "Pinning such processes") and keep other work off them.
@@ -41,11 +42,11 @@ func BenchmarkONNXThreads(b *testing.B) {
 	})
 	cases := strings.Fields(envOr("SOFTSHAPE_THREADS_CASES",
 		"GunPoint/default ItalyPowerDemand/reference_fresh/depth=2 ItalyPowerDemand/reference_fresh/depth=4"))
-	backend, err := NewBackend("onnx:cpu")
+	backend, err := backends.New("onnx:cpu")
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Setenv(ONNXThreadsEnvVar, os.Getenv(ONNXThreadsEnvVar)) // restored afterwards
+	b.Setenv(backends.ONNXThreadsEnvVar, os.Getenv(backends.ONNXThreadsEnvVar)) // restored afterwards
 	for range b.N {
 		var out strings.Builder
 		fmt.Fprintf(&out, "%-45s %7s %5s %9s %9s %8s %6s\n", "case", "threads", "round", "wall", "cpu", "vs first", "acc")
@@ -69,7 +70,7 @@ func BenchmarkONNXThreads(b *testing.B) {
 			first := map[int]time.Duration{}
 			for r := range max(rounds, 1) {
 				for i, arm := range arms {
-					os.Setenv(ONNXThreadsEnvVar, arm)
+					os.Setenv(backends.ONNXThreadsEnvVar, arm)
 					cpu0, t0 := hostinfo.ProcessCPU(), time.Now()
 					res, err := Train(ds, cfg, RunOptions{Backend: backend, Seed: 42, Folds: []int{0}, MaxRuns: 1,
 						RefShapeLen: RefShapeLength(ds.Name, ds.Length)})

@@ -7,6 +7,8 @@ import (
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
+
+	"github.com/softshape-go/softshape/internal/backends"
 )
 
 // NewLogitsExec builds a fresh variable store holding m's hyperparameters
@@ -34,14 +36,14 @@ func NewLogitsExec(backend compute.Backend, m *Model, phase Phase, seed int64) (
 // unknown), creates every variable by running the sparse-phase graph once on
 // zeros (NewLogitsExec), and returns the number of trainable parameters
 // (ParameterCount). The MoE exists only when some layer is sparse (or
-// moe_layers=all), as in training. A nil backend means NewBackend("").
+// moe_layers=all), as in training. A nil backend means backends.New("").
 func ConfigParameterCount(cfg Config, seriesLen, numClasses, refShapeLen int, backend compute.Backend) (n int, err error) {
 	m, err := New(cfg, seriesLen, numClasses, refShapeLen)
 	if err != nil {
 		return 0, err
 	}
 	if backend == nil {
-		if backend, err = NewBackend(""); err != nil {
+		if backend, err = backends.New(""); err != nil {
 			return 0, err
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/internal/backends"
 	"github.com/softshape-go/softshape/softshape/fit"
 )
 
@@ -33,7 +34,7 @@ const (
 // RunOptions are the settings of a training run that are not hyperparameters of
 // the model.
 type RunOptions struct {
-	// Backend runs the graphs; nil means NewBackend("") (honours $GOMLX_BACKEND).
+	// Backend runs the graphs; nil means backends.New("") (honours $GOMLX_BACKEND).
 	Backend compute.Backend
 	// Seed makes a run repeatable on one backend: it fixes the folds, the
 	// initial weights, dropout and the batch order.
@@ -227,7 +228,7 @@ var ErrNonFinite = errors.New("non-finite loss")
 // result.
 func Train(ds *data.Dataset, cfg Config, opts RunOptions) (*Result, error) {
 	if opts.Backend == nil {
-		b, err := NewBackend("")
+		b, err := backends.New("")
 		if err != nil {
 			return nil, err
 		}
@@ -270,7 +271,7 @@ func Train(ds *data.Dataset, cfg Config, opts RunOptions) (*Result, error) {
 }
 
 // setUp resolves what every training entry point needs: the backend (opts.Backend
-// or NewBackend), the validated model, and the dataset's folds (opts.NumFolds,
+// or backends.New), the validated model, and the dataset's folds (opts.NumFolds,
 // default 5, is filled in).
 func setUp(ds *data.Dataset, cfg Config, opts *RunOptions) (compute.Backend, *Model, []data.Split, error) {
 	if opts.NumFolds == 0 {
@@ -279,7 +280,7 @@ func setUp(ds *data.Dataset, cfg Config, opts *RunOptions) (compute.Backend, *Mo
 	backend := opts.Backend
 	if backend == nil {
 		var err error
-		if backend, err = NewBackend(""); err != nil {
+		if backend, err = backends.New(""); err != nil {
 			return nil, nil, nil, err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/gomlx/gomlx/ml/model/checkpoint"
 
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/internal/backends"
 	"github.com/softshape-go/softshape/softshape/fit"
 )
 
@@ -187,7 +188,7 @@ func SaveCheckpoint(store *model.Store, dir string) error {
 }
 
 // LoadCheckpoint reads a model saved by Trained.Save (or by Train with
-// RunOptions.CheckpointDir) from dir. A nil backend means NewBackend("").
+// RunOptions.CheckpointDir) from dir. A nil backend means backends.New("").
 func LoadCheckpoint(dir string, backend compute.Backend) (*Trained, error) {
 	if _, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", dir, err)
@@ -199,7 +200,7 @@ func LoadCheckpoint(dir string, backend compute.Backend) (*Trained, error) {
 	}
 	if backend == nil {
 		var err error
-		if backend, err = NewBackend(""); err != nil {
+		if backend, err = backends.New(""); err != nil {
 			return nil, err
 		}
 	}

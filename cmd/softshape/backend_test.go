@@ -6,7 +6,7 @@ import (
 
 	"github.com/gomlx/compute"
 
-	"github.com/softshape-go/softshape/softshape"
+	"github.com/softshape-go/softshape/internal/backends"
 )
 
 // TestMain runs this package's tests on the pure-Go backend, which their
@@ -25,8 +25,8 @@ func TestMain(m *testing.M) {
 // backend built in and installed.
 func TestCLIBackend(t *testing.T) {
 	t.Setenv(compute.ConfigEnvVar, "")
-	if got := cliBackend(""); got != softshape.FastestBackend {
-		t.Errorf("no flag, no $GOMLX_BACKEND: %q, want %q", got, softshape.FastestBackend)
+	if got := cliBackend(""); got != backends.Fastest {
+		t.Errorf("no flag, no $GOMLX_BACKEND: %q, want %q", got, backends.Fastest)
 	}
 	t.Setenv(compute.ConfigEnvVar, "xla:cpu")
 	if got := cliBackend(" "); got != "xla:cpu" {

@@ -13,6 +13,7 @@ import (
 	"github.com/gomlx/compute"
 
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/internal/backends"
 	"github.com/softshape-go/softshape/softshape"
 )
 
@@ -20,7 +21,7 @@ import (
 const backendHelp = "GoMLX backend: go, onnx:cpu (binary built with -tags onnx), xla:cpu, xla:cuda, or fastest (the fastest one built in and installed); default $GOMLX_BACKEND, else fastest"
 
 // cliBackend is the backend config a command runs on: its -backend flag,
-// else $GOMLX_BACKEND, else softshape.FastestBackend: ONNX Runtime in a binary
+// else $GOMLX_BACKEND, else backends.Fastest: ONNX Runtime in a binary
 // built with -tags onnx where its library is installed, else XLA on CPU where
 // a PJRT plugin is, else pure Go, saying on stderr in one line what would be
 // faster. A CGO_ENABLED=0 build has neither ONNX Runtime nor XLA, and runs on
@@ -32,7 +33,7 @@ func cliBackend(flagValue string) string {
 	if v := strings.TrimSpace(os.Getenv(compute.ConfigEnvVar)); v != "" {
 		return v
 	}
-	return softshape.FastestBackend
+	return backends.Fastest
 }
 
 // runFlags are the flags shared by the commands that train: where the data is,

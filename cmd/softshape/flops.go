@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/internal/backends"
 	"github.com/softshape-go/softshape/softshape"
 )
 
@@ -56,11 +57,11 @@ func runFLOPs(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	backend, err := softshape.NewBackend(cliBackend(*backendName))
+	backend, err := backends.New(cliBackend(*backendName))
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "backend: %s\n", softshape.BackendDescription(backend))
+	fmt.Fprintf(stdout, "backend: %s\n", backends.Description(backend))
 	rep, err := softshape.CountFLOPs(ds, cfg, softshape.RunOptions{Backend: backend, Seed: *seed,
 		RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length), Fast: *fast})
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/softshape-go/softshape/experiments/golden"
-	"github.com/softshape-go/softshape/softshape"
+	"github.com/softshape-go/softshape/internal/backends"
 )
 
 // runGolden implements "softshape golden": record the golden training
@@ -110,9 +110,9 @@ func runGolden(args []string, stdout io.Writer) error {
 // (golden.Record refuses any other count).
 func setGoldenONNXThreads(cases []golden.Case) error {
 	for _, c := range cases {
-		if softshape.ONNXOnCPU(c.Backend) {
-			if _, set := os.LookupEnv(softshape.ONNXThreadsEnvVar); !set {
-				return os.Setenv(softshape.ONNXThreadsEnvVar, "1")
+		if backends.ONNXOnCPU(c.Backend) {
+			if _, set := os.LookupEnv(backends.ONNXThreadsEnvVar); !set {
+				return os.Setenv(backends.ONNXThreadsEnvVar, "1")
 			}
 			return nil
 		}

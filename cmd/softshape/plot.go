@@ -19,6 +19,7 @@ import (
 	"github.com/softshape-go/softshape/experiments/sweep"
 	"github.com/softshape-go/softshape/experiments/tablefigures"
 	"github.com/softshape-go/softshape/experiments/tables"
+	"github.com/softshape-go/softshape/internal/backends"
 	"github.com/softshape-go/softshape/plots"
 	"github.com/softshape-go/softshape/plots/modelplots"
 	"github.com/softshape-go/softshape/plots/tsne"
@@ -285,7 +286,7 @@ func plotCurves(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		backend, err := softshape.NewBackend(cliBackend(*rf.backend))
+		backend, err := backends.New(cliBackend(*rf.backend))
 		if err != nil {
 			return err
 		}
@@ -378,7 +379,7 @@ func plotModel(kind string, args []string, stdout io.Writer) error {
 	if err := checkDataRoot(fs, *rf.dataRoot); err != nil {
 		return err
 	}
-	backend, err := softshape.NewBackend(cliBackend(*rf.backend))
+	backend, err := backends.New(cliBackend(*rf.backend))
 	if err != nil {
 		return err
 	}

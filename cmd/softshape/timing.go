@@ -14,6 +14,7 @@ import (
 
 	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/experiments/timing"
+	"github.com/softshape-go/softshape/internal/backends"
 	"github.com/softshape-go/softshape/plots"
 	"github.com/softshape-go/softshape/softshape"
 )
@@ -109,7 +110,7 @@ func runTiming(args []string, stdout io.Writer) error {
 		return fmt.Errorf("-set %s: timing takes the sparse ratios from -ratios (percent), which would override it; leave it out of -set", softshape.ParamSparseRatio)
 	}
 	opts.Config = &cfg
-	if opts.Backend, err = softshape.NewBackend(cliBackend(*backendName)); err != nil {
+	if opts.Backend, err = backends.New(cliBackend(*backendName)); err != nil {
 		return err
 	}
 	// Status lines go to stderr when stdout carries CSV.
@@ -117,7 +118,7 @@ func runTiming(args []string, stdout io.Writer) error {
 	if *format == "csv" {
 		status = os.Stderr
 	}
-	fmt.Fprintf(status, "backend: %s\n", softshape.BackendDescription(opts.Backend))
+	fmt.Fprintf(status, "backend: %s\n", backends.Description(opts.Backend))
 	if *paired != 0 {
 		return runPaired(stdout, opts, *paired, *rounds, bounds)
 	}

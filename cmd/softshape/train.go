@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/internal/backends"
 	"github.com/softshape-go/softshape/softshape"
 )
 
@@ -72,11 +73,11 @@ func runTrain(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	backend, err := softshape.NewBackend(cliBackend(*rf.backend))
+	backend, err := backends.New(cliBackend(*rf.backend))
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "backend: %s\n", softshape.BackendDescription(backend))
+	fmt.Fprintf(stdout, "backend: %s\n", backends.Description(backend))
 	fmt.Fprintf(stdout, "dataset: %s (%d series, %d classes, length %d)\n", ds.Name, len(ds.Series), ds.NumClasses(), ds.Length)
 
 	opts := softshape.RunOptions{

@@ -10,6 +10,7 @@ import (
 
 	"github.com/softshape-go/softshape/ablations"
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/internal/backends"
 	"github.com/softshape-go/softshape/softshape"
 )
 
@@ -67,7 +68,7 @@ func runVariants(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	backend, err := softshape.NewBackend(cliBackend(*backendName))
+	backend, err := backends.New(cliBackend(*backendName))
 	if err != nil {
 		return err
 	}

@@ -46,7 +46,7 @@ const (
 // (some stop early, some run all 12 epochs, the selected epochs vary).
 const Protocol = "epochs=12;warmup_epochs=4;patience=3;embed_dim=16;learning_rate=0.01"
 
-// Backend configs of the cases (softshape.NewBackend).
+// Backend configs of the cases (backends.New).
 const (
 	BackendGo   = "go"
 	BackendONNX = "onnx:cpu"

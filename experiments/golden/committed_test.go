@@ -8,9 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gomlx/compute"
-
-	"github.com/softshape-go/softshape/softshape"
+	"github.com/softshape-go/softshape/internal/backends"
 )
 
 // checkedCases are the cases of the committed record that
@@ -40,28 +38,28 @@ func TestMatchesCommittedRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	backends := []string{BackendGo}
-	if slices.Contains(compute.List(), "onnx") && softshape.FindONNXRuntime() != "" {
-		t.Setenv(softshape.ONNXThreadsEnvVar, "1")
-		backends = append(backends, BackendONNX)
+	configs := []string{BackendGo}
+	if backends.ONNXCompiledIn() && backends.FindONNXRuntime() != "" {
+		t.Setenv(backends.ONNXThreadsEnvVar, "1")
+		configs = append(configs, BackendONNX)
 	}
 	env := CurrentEnvironment()
 	if len(env.Modules) == 0 { // a test binary holds no module versions
 		env.Modules = goModVersions(t, filepath.Join("..", "..", "go.mod"))
 	}
-	for _, name := range backends {
-		b, err := softshape.NewBackend(name)
+	for _, name := range configs {
+		b, err := backends.New(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		env.Backends[name] = softshape.BackendDescription(b)
+		env.Backends[name] = backends.Description(b)
 		b.Finalize()
 	}
-	if m := env.Mismatches(want.Environment, backends); len(m) > 0 {
+	if m := env.Mismatches(want.Environment, configs); len(m) > 0 {
 		t.Skipf("this is not the environment of %s, so its bits need not be reproduced here: %s", committedRecord(), strings.Join(m, "; "))
 	}
 	var names []string
-	for _, b := range backends {
+	for _, b := range configs {
 		for _, n := range checkedCases {
 			names = append(names, strings.ReplaceAll(n, "%s", b))
 		}

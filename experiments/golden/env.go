@@ -10,8 +10,8 @@ import (
 
 	"github.com/klauspost/cpuid/v2"
 
+	"github.com/softshape-go/softshape/internal/backends"
 	"github.com/softshape-go/softshape/internal/hostinfo"
-	"github.com/softshape-go/softshape/softshape"
 )
 
 // Environment is where a record was made. The fields Matches compares are
@@ -48,7 +48,7 @@ type Environment struct {
 	// Modules are the versions of the GoMLX modules compiled in.
 	Modules map[string]string `json:"modules"`
 	// Backends maps each backend config a record used ("go", "onnx:cpu")
-	// to its softshape.BackendDescription.
+	// to its backends.Description.
 	Backends map[string]string `json:"backends"`
 }
 
@@ -112,9 +112,9 @@ func gitCommit() (string, bool) {
 }
 
 // Mismatches lists how e differs from want in what the numbers can depend
-// on, for the given backends (nil: every backend of want); none means a
+// on, for the given backend configs (nil: every backend of want); none means a
 // record made here must reproduce want's bit for bit.
-func (e Environment) Mismatches(want Environment, backends []string) []string {
+func (e Environment) Mismatches(want Environment, configs []string) []string {
 	var out []string
 	diff := func(what, got, wanted string) {
 		if got != wanted {
@@ -126,19 +126,19 @@ func (e Environment) Mismatches(want Environment, backends []string) []string {
 	diff("the architecture level (GOAMD64/GOARM64)", e.ArchLevel, want.ArchLevel)
 	diff("GOEXPERIMENT=simd", onOff(e.SIMD), onOff(want.SIMD))
 	diff("the CPU's vector features", strings.Join(e.CPUFeatures, " "), strings.Join(want.CPUFeatures, " "))
-	if backends == nil {
+	if configs == nil {
 		for b := range want.Backends {
-			backends = append(backends, b)
+			configs = append(configs, b)
 		}
-		slices.Sort(backends)
+		slices.Sort(configs)
 	}
-	onnx := slices.ContainsFunc(backends, softshape.ONNXOnCPU)
+	onnx := slices.ContainsFunc(configs, backends.ONNXOnCPU)
 	for _, m := range modulePaths {
 		if m != onnxModule || onnx { // a build without -tags onnx lacks it
 			diff("module "+m, e.Modules[m], want.Modules[m])
 		}
 	}
-	for _, b := range backends {
+	for _, b := range configs {
 		diff("backend "+b, e.Backends[b], want.Backends[b])
 	}
 	return out

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/internal/backends"
 	"github.com/softshape-go/softshape/softshape"
 )
 
@@ -109,18 +110,18 @@ func recordCase(c Case) (*CaseResult, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("case %s: %w", c.Name(), err)
 	}
-	if softshape.ONNXOnCPU(c.Backend) {
-		if n, err := softshape.ONNXThreads(); err != nil || n != 1 {
+	if backends.ONNXOnCPU(c.Backend) {
+		if n, err := backends.ONNXThreads(); err != nil || n != 1 {
 			return nil, "", fmt.Errorf("case %s: ONNX Runtime would run %d intra-op threads (%v): records use 1; set $%s=1",
-				c.Name(), n, err, softshape.ONNXThreadsEnvVar)
+				c.Name(), n, err, backends.ONNXThreadsEnvVar)
 		}
 	}
-	backend, err := softshape.NewBackend(c.Backend)
+	backend, err := backends.New(c.Backend)
 	if err != nil {
 		return nil, "", fmt.Errorf("case %s: %w", c.Name(), err)
 	}
 	defer backend.Finalize()
-	desc := softshape.BackendDescription(backend)
+	desc := backends.Description(backend)
 	opts := softshape.RunOptions{Backend: backend, NumFolds: softshape.ProtocolFolds,
 		RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length)}
 	var folds []int

@@ -21,6 +21,7 @@ import (
 	"github.com/softshape-go/softshape/experiments/slurm"
 	"github.com/softshape-go/softshape/experiments/sweep"
 	"github.com/softshape-go/softshape/experiments/tables"
+	"github.com/softshape-go/softshape/internal/backends"
 	"github.com/softshape-go/softshape/softshape"
 )
 
@@ -89,7 +90,7 @@ func Missing(store *sweep.Store, cells []sweep.Cell) []sweep.Cell {
 // is, and the runner's options (sweep.Runner's fields of the same names).
 type Training struct {
 	// Backend is the backend configuration ("go", "onnx:cpu", "xla:cuda",
-	// softshape.FastestBackend, ...).
+	// backends.Fastest, ...).
 	Backend string
 	// Workers is the number of cells trained at once; 0 is automatic
 	// (sweep.PlanWorkers).
@@ -134,7 +135,7 @@ func Train(ctx context.Context, store *sweep.Store, cells []sweep.Cell, t Traini
 	desc := plan.OwnBackend + " (one per worker)"
 	if backend != nil {
 		defer backend.Finalize()
-		desc = softshape.BackendDescription(backend)
+		desc = backends.Description(backend)
 	}
 	fmt.Fprintf(log, "backend: %s, %d worker(s), results in %s\n", desc, r.Workers, store.Root())
 	fmt.Fprintf(log, "workers: %s\n", plan)

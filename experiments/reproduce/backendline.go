@@ -8,23 +8,23 @@ import (
 
 	"github.com/gomlx/compute"
 
-	"github.com/softshape-go/softshape/softshape"
+	"github.com/softshape-go/softshape/internal/backends"
 )
 
 // BackendLine says in one Markdown line which backend the notebook's runs
-// use, without starting one: Params.Backend, with softshape.FastestBackend
+// use, without starting one: Params.Backend, with backends.Fastest
 // ("fastest", the notebooks' default) resolved to the one it takes here
-// (softshape.FastestCandidates), and when it falls back to a slower one, what
+// (backends.FastestCandidates), and when it falls back to a slower one, what
 // makes ONNX Runtime available to the notebooks.
 func BackendLine(p Params) string {
-	candidates, _ := softshape.FastestCandidates()
-	hint := notebookHint(slices.Contains(compute.List(), "onnx"), softshape.FindONNXRuntime(), candidates[0])
+	candidates, _ := backends.FastestCandidates()
+	hint := notebookHint(slices.Contains(compute.List(), "onnx"), backends.FindONNXRuntime(), candidates[0])
 	return backendLine(p.Backend, os.Getenv(compute.ConfigEnvVar), candidates, hint)
 }
 
 // notebookHint says what gives the notebooks ONNX Runtime when "fastest"
 // takes first, another backend: "" when first is ONNX Runtime, or XLA (as
-// softshape.FastestCandidates, which gives no hint then either).
+// backends.FastestCandidates, which gives no hint then either).
 func notebookHint(onnxIn bool, lib, first string) string {
 	name, _, _ := strings.Cut(first, ":")
 	if name == "onnx" || name == "xla" {
@@ -48,9 +48,9 @@ func backendLine(asked, env string, candidates []string, hint string) string {
 	case config == "" && env != "":
 		config, how = env, "from $GOMLX_BACKEND"
 	case config == "":
-		config, how = softshape.DefaultBackend, "the default"
+		config, how = backends.Default, "the default"
 	}
-	if strings.EqualFold(config, softshape.FastestBackend) {
+	if strings.EqualFold(config, backends.Fastest) {
 		line := fmt.Sprintf("**Backend:** %s (`%s`), the fastest built in and installed here", backendName(candidates[0]), shortConfig(candidates[0]))
 		if hint != "" {
 			return line + ". *Faster:* " + hint + "."
@@ -65,7 +65,7 @@ func backendName(config string) string {
 	name, opts, _ := strings.Cut(strings.ToLower(strings.TrimSpace(config)), ":")
 	switch {
 	case name == "onnx" || name == "onnxruntime":
-		if softshape.ONNXOnCPU(config) {
+		if backends.ONNXOnCPU(config) {
 			return "ONNX Runtime on CPU"
 		}
 		return "ONNX Runtime"

@@ -4,14 +4,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/softshape-go/softshape/softshape"
+	"github.com/softshape-go/softshape/internal/backends"
 )
 
 // TestBackendLine: the line names the backend "fastest" takes and, when it
 // falls back, the hint that says how to get a faster one; a backend set
 // explicitly or by $GOMLX_BACKEND is named as such.
 func TestBackendLine(t *testing.T) {
-	ort := []string{"onnx:cpu,/home/u/.cache/softshape/onnxruntime/1.30.0/libonnxruntime.so", softshape.DefaultBackend}
+	ort := []string{"onnx:cpu,/home/u/.cache/softshape/onnxruntime/1.30.0/libonnxruntime.so", backends.Default}
 	for _, c := range []struct {
 		asked, env string
 		candidates []string
@@ -19,7 +19,7 @@ func TestBackendLine(t *testing.T) {
 		want, not  []string
 	}{
 		{"fastest", "", ort, "", []string{"ONNX Runtime on CPU (`onnx:cpu`)", "fastest"}, []string{"/home/u", "Faster"}},
-		{"fastest", "", []string{softshape.DefaultBackend}, "rebuild with `-tags onnx`",
+		{"fastest", "", []string{backends.Default}, "rebuild with `-tags onnx`",
 			[]string{"pure Go (`go:parallelism=-1`)", "*Faster:* rebuild with `-tags onnx`."}, nil},
 		{"xla:cuda", "", ort, "", []string{"XLA on CUDA (`xla:cuda`, as set)"}, []string{"ONNX"}},
 		{"", "onnx:cpu", ort, "", []string{"ONNX Runtime on CPU (`onnx:cpu`, from $GOMLX_BACKEND)"}, nil},
@@ -47,9 +47,9 @@ func TestBackendLine(t *testing.T) {
 	}{
 		{true, "/lib/libonnxruntime.so", "onnx:cpu,/lib/libonnxruntime.so", ""},
 		{false, "", "xla:cpu", ""},
-		{false, "", softshape.DefaultBackend, "notebooks/setup.sh"},
-		{false, "/lib/libonnxruntime.so", softshape.DefaultBackend, "built without it"},
-		{true, "", softshape.DefaultBackend, "library is missing"},
+		{false, "", backends.Default, "notebooks/setup.sh"},
+		{false, "/lib/libonnxruntime.so", backends.Default, "built without it"},
+		{true, "", backends.Default, "library is missing"},
 	} {
 		got := notebookHint(c.onnxIn, c.lib, c.first)
 		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/softshape-go/softshape/ablations"
-	"github.com/softshape-go/softshape/softshape"
+	"github.com/softshape-go/softshape/internal/backends"
 )
 
 // Names of the notebooks that are not about one paper table, for Defaults.
@@ -23,7 +23,7 @@ var singleFold = []string{NotebookQuickstart, NotebookInterpretability}
 
 // Defaults returns the parameters a notebook starts from, before its
 // parameter cell and the environment change them (NotebookParams): quick
-// mode, seed 42, the fastest backend installed (softshape.FastestBackend),
+// mode, seed 42, the fastest backend installed (backends.Fastest),
 // training what the results store lacks (in full mode only with Train),
 // folders as Resolve fills them. Datasets are the table's (nil) and the folds
 // all five, except in the notebooks that train single models
@@ -35,7 +35,7 @@ func Defaults(name string) (Params, error) {
 		return Params{}, fmt.Errorf("notebook defaults %q: unknown, want a table or notebook name: %s", name, strings.Join(known, ", "))
 	}
 	p := DefaultParams()
-	p.Backend = softshape.FastestBackend
+	p.Backend = backends.Fastest
 	if slices.Contains(singleFold, name) {
 		p.Folds = []int{1}
 	}

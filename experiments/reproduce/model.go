@@ -12,6 +12,7 @@ import (
 
 	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/internal/backends"
 	"github.com/softshape-go/softshape/plots"
 	"github.com/softshape-go/softshape/plots/modelplots"
 	"github.com/softshape-go/softshape/plots/tsne"
@@ -94,7 +95,7 @@ func TrainModel(p Params, dataset string, fold int, settings string, live bool) 
 	if m.Data, err = data.Prepare(ds, splits[fold-1]); err != nil {
 		return nil, err
 	}
-	backend, err := softshape.NewBackend(p.Backend)
+	backend, err := backends.New(p.Backend)
 	if err != nil {
 		return nil, err
 	}

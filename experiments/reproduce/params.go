@@ -41,7 +41,7 @@ const (
 	// (fidelity.DefaultReferencePath).
 	EnvShared = "SOFTSHAPE_SHARED"
 	// EnvORTDir is the folder of the ONNX Runtime library for the onnx
-	// backends (softshape.FindONNXRuntime).
+	// backends (backends.FindONNXRuntime).
 	EnvORTDir = "SOFTSHAPE_ORT_DIR"
 )
 

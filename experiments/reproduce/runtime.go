@@ -11,8 +11,8 @@ import (
 
 	"github.com/softshape-go/softshape/experiments/sweep"
 	"github.com/softshape-go/softshape/experiments/timing"
+	"github.com/softshape-go/softshape/internal/backends"
 	"github.com/softshape-go/softshape/plots"
-	"github.com/softshape-go/softshape/softshape"
 )
 
 // EpochTimes is a Markdown table of the time per training epoch and the
@@ -139,7 +139,7 @@ func RunningTime(p Params, lengths []int, ratios []float64) (string, *plots.Figu
 	if err != nil {
 		return "", nil, err
 	}
-	backend, err := softshape.NewBackend(p.Backend)
+	backend, err := backends.New(p.Backend)
 	if err != nil {
 		return "", nil, err
 	}
@@ -174,7 +174,7 @@ func PairedTiming(p Params, T int, ratios []float64, rounds int) (string, error)
 	if err != nil {
 		return "", err
 	}
-	backend, err := softshape.NewBackend(p.Backend)
+	backend, err := backends.New(p.Backend)
 	if err != nil {
 		return "", err
 	}

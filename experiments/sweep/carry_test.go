@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/softshape-go/softshape/internal/backends"
 	"github.com/softshape-go/softshape/softshape"
 )
 
@@ -26,7 +27,7 @@ func TestCarrySweepMatchesTrain(t *testing.T) {
 	if !g.Cells[0].Config.CarriesFolds() {
 		t.Fatalf("settings %q: the grid's configuration does not carry folds", settings)
 	}
-	backend, err := softshape.NewBackend("")
+	backend, err := backends.New("")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -111,7 +111,7 @@ type Record struct {
 	SpeedForms bool `json:"speed_forms,omitempty"`
 	// Backend is the GoMLX backend that trained the model.
 	Backend string `json:"backend"`
-	// BackendDetail is that backend's description (softshape.BackendDescription:
+	// BackendDetail is that backend's description (backends.Description:
 	// version and, for ONNX Runtime on CPU, its intra-op threads, which change
 	// both the wall time and the last bits of the results). Empty in records
 	// written before it was recorded.

@@ -15,6 +15,7 @@ import (
 	"github.com/gomlx/compute"
 
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/internal/backends"
 	"github.com/softshape-go/softshape/softshape"
 )
 
@@ -26,7 +27,7 @@ type Runner struct {
 	// PlanWorkers and AutoWorkers choose it (and NewBackend) for the machine.
 	Workers int
 	// Backend runs the graphs of every worker when NewBackend is nil; nil
-	// means softshape.NewBackend(""), started at the first cell trained and
+	// means backends.New(""), started at the first cell trained and
 	// finalized when Run returns. A Backend given here is the caller's to
 	// finalize.
 	Backend compute.Backend
@@ -450,7 +451,7 @@ func (st *runState) getBackend() (compute.Backend, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.backend == nil {
-		b, err := softshape.NewBackend("")
+		b, err := backends.New("")
 		if err != nil {
 			return nil, err
 		}
@@ -493,7 +494,7 @@ func (r *Runner) runOptions(backend compute.Backend, refM int) softshape.RunOpti
 }
 
 func (r *Record) setBackend(b compute.Backend) {
-	r.Backend, r.BackendDetail = b.Name(), softshape.BackendDescription(b)
+	r.Backend, r.BackendDetail = b.Name(), backends.Description(b)
 }
 
 // newRecord starts the record of cell c: its key, configuration and

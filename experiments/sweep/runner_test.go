@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/internal/backends"
 	"github.com/softshape-go/softshape/internal/hostinfo"
 	"github.com/softshape-go/softshape/softshape"
 )
@@ -206,7 +207,7 @@ func TestDefaultTrainIsTrainOfOneFold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	backend, err := softshape.NewBackend("")
+	backend, err := backends.New("")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,13 +8,13 @@ import (
 
 	"github.com/gomlx/compute"
 
-	"github.com/softshape-go/softshape/softshape"
+	"github.com/softshape-go/softshape/internal/backends"
 )
 
 // SingleThreadGoBackend is the pure-Go backend config of one single-threaded
-// run per worker, softshape.SingleThreadBackend. AutoWorkers gives it, a
+// run per worker, backends.SingleThread. AutoWorkers gives it, a
 // backend per worker, to a pure-Go config that asks for parallelism=0.
-const SingleThreadGoBackend = softshape.SingleThreadBackend
+const SingleThreadGoBackend = backends.SingleThread
 
 // WorkerPlan is how a sweep uses the machine's cores: how many cells train at
 // once, and whether each worker has a backend of its own.
@@ -54,7 +54,7 @@ func (p WorkerPlan) String() string {
 // the process, hence a Slurm task's --cpus-per-task).
 //
 // On the pure-Go backend with its default setting ("", "go",
-// "go:parallelism=-1", FastestBackend when it resolves to pure Go here) and
+// "go:parallelism=-1", backends.Fastest when it resolves to pure Go here) and
 // cpus ≥ 2 it is one worker per core, all sharing that one backend. Measured
 // on 2 cores (whole quick sweeps of the CLI, see docs/performance.md): 2 workers
 // sharing the all-cores backend finish a sweep ≈1.4× faster than 1 worker
@@ -69,7 +69,7 @@ func (p WorkerPlan) String() string {
 //
 // Everything else gets 1 worker: ONNX Runtime serialises the runs of one
 // process behind a lock and gives each run one thread per CPU the process may
-// use (softshape.ONNXThreads), so parallel runs belong in separate processes,
+// use (backends.ONNXThreads), so parallel runs belong in separate processes,
 // one per core (-shard i/n, each confined with taskset -c or a cpuset); XLA uses all the cores
 // (or the GPU) for one run; an unknown backend is not guessed at. One CPU
 // gets 1 worker on the config as given.
@@ -79,8 +79,8 @@ func (p WorkerPlan) String() string {
 // memory is short.
 func AutoWorkers(backendConfig string, cpus int) WorkerPlan {
 	cfg := strings.TrimSpace(backendConfig)
-	if strings.EqualFold(cfg, softshape.FastestBackend) {
-		candidates, _ := softshape.FastestCandidates()
+	if strings.EqualFold(cfg, backends.Fastest) {
+		candidates, _ := backends.FastestCandidates()
 		cfg = candidates[0]
 	}
 	name, opts, _ := strings.Cut(cfg, ":")
@@ -137,8 +137,8 @@ func AutoWorkers(backendConfig string, cpus int) WorkerPlan {
 }
 
 // PlanWorkers is the plan for a workers setting (the -workers flag,
-// SOFTSHAPE_WORKERS) and a backend config as given to softshape.NewBackend
-// ("" means $GOMLX_BACKEND, else softshape.DefaultBackend), for cells cells
+// SOFTSHAPE_WORKERS) and a backend config as given to backends.New
+// ("" means $GOMLX_BACKEND, else backends.Default), for cells cells
 // to run (0: unknown) on cpus cores: 0 is AutoWorkers(backendConfig, cpus)
 // with no more workers than cells; N > 0 is N goroutines sharing one
 // backend started from backendConfig (what -workers N always meant); N < 0 is
@@ -163,17 +163,17 @@ func PlanWorkers(workers int, backendConfig string, cpus, cells int) (WorkerPlan
 
 // Apply sets up r for the plan: r.Workers, and either r.NewBackend starting
 // p.OwnBackend for every worker (the Runner finalizes those), or r.Backend,
-// one backend started now from backendConfig with softshape.NewBackend, which
+// one backend started now from backendConfig with backends.New, which
 // Apply returns for the caller to finalize after r.Run (nil in the first
 // case). The error names the backend that failed to start.
 func (p WorkerPlan) Apply(r *Runner, backendConfig string) (shared compute.Backend, err error) {
 	r.Workers = max(1, p.Workers)
 	if p.OwnBackend != "" {
 		own := p.OwnBackend
-		r.Backend, r.NewBackend = nil, func() (compute.Backend, error) { return softshape.NewBackend(own) }
+		r.Backend, r.NewBackend = nil, func() (compute.Backend, error) { return backends.New(own) }
 		return nil, nil
 	}
-	shared, err = softshape.NewBackend(backendConfig)
+	shared, err = backends.New(backendConfig)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/gomlx/compute"
 
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/internal/backends"
 	"github.com/softshape-go/softshape/softshape"
 )
 
@@ -29,7 +30,7 @@ func TestAutoWorkers(t *testing.T) {
 	}{
 		{"", 2, 2, "", "pure-Go backend on 2 CPUs: one run per core sharing"},
 		{"go", 16, 16, "", "sharing the all-cores backend"},
-		{softshape.DefaultBackend, 2, 2, "", "sharing"},
+		{backends.Default, 2, 2, "", "sharing"},
 		{"go:parallelism=-1,ops_sequential", 3, 3, "", "sharing"},
 		{"go:parallelism=0", 4, 4, SingleThreadGoBackend, "each on its own backend"},
 		{" GO:parallelism=0,ops_sequential", 2, 2, SingleThreadGoBackend, "single-threaded"},
@@ -53,7 +54,7 @@ func TestAutoWorkers(t *testing.T) {
 		}
 	}
 	// "fastest" follows what it resolves to here.
-	candidates, _ := softshape.FastestCandidates()
+	candidates, _ := backends.FastestCandidates()
 	p := AutoWorkers("fastest", 2)
 	if isGo := strings.HasPrefix(candidates[0], "go"); isGo != (p.Workers == 2 && p.OwnBackend == "") || !isGo && p.Workers != 1 {
 		t.Errorf("AutoWorkers(fastest → %s) = %+v", candidates[0], p)

@@ -5,7 +5,7 @@ package timing
 import (
 	"testing"
 
-	"github.com/softshape-go/softshape/softshape"
+	"github.com/softshape-go/softshape/internal/backends"
 )
 
 // BenchmarkONNXPaired is BenchmarkPaired on the fast CPU path, ONNX Runtime
@@ -16,10 +16,10 @@ import (
 //
 //	go test -tags onnx -run '^$' -bench BenchmarkONNXPaired -benchtime 15x ./experiments/timing/
 func BenchmarkONNXPaired(b *testing.B) {
-	if softshape.FindONNXRuntime() == "" {
-		b.Skipf("ONNX Runtime library not found: run scripts/install-onnxruntime.sh and export %s", softshape.ONNXLibraryEnvVar)
+	if backends.FindONNXRuntime() == "" {
+		b.Skipf("ONNX Runtime library not found: run scripts/install-onnxruntime.sh and export %s", backends.ONNXLibraryEnvVar)
 	}
-	backend, err := softshape.NewBackend("onnx:cpu")
+	backend, err := backends.New("onnx:cpu")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/internal/backends"
 	"github.com/softshape-go/softshape/softshape"
 )
 
@@ -46,11 +47,11 @@ type ParamsRow struct {
 // to run inference on one fold's test split (20% of the dataset) with cfg in
 // the sparse phase, after one compile call; repeats timings, median kept.
 // Datasets missing from root are timed on random series of their registry
-// shape (Synthetic). A nil backend means softshape.NewBackend("").
+// shape (Synthetic). A nil backend means backends.New("").
 func ParamsInference(names []string, root string, cfg softshape.Config, backend compute.Backend, repeats int, seed int64) ([]ParamsRow, error) {
 	if backend == nil {
 		var err error
-		if backend, err = softshape.NewBackend(""); err != nil {
+		if backend, err = backends.New(""); err != nil {
 			return nil, err
 		}
 	}

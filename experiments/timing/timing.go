@@ -41,6 +41,7 @@ import (
 
 	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/experiments/stats"
+	"github.com/softshape-go/softshape/internal/backends"
 	"github.com/softshape-go/softshape/internal/hostinfo"
 	"github.com/softshape-go/softshape/softshape"
 	"github.com/softshape-go/softshape/softshape/fit"
@@ -84,7 +85,7 @@ type Options struct {
 	// Its sparse ratio is replaced by each of Ratios; its shape length, when 0,
 	// becomes the base dataset's m (fixed for every length).
 	Config *softshape.Config
-	// Backend runs the graphs; nil means softshape.NewBackend("").
+	// Backend runs the graphs; nil means backends.New("").
 	Backend compute.Backend
 	// DataRoot is the UCR folder searched for BaseDataset; "" or a folder
 	// without it means the generated CBF data.
@@ -284,7 +285,7 @@ func (o *Options) fill() error {
 		o.EpochSeries = int(0.6 * float64(info.Total()))
 	}
 	if o.Backend == nil {
-		b, err := softshape.NewBackend("")
+		b, err := backends.New("")
 		if err != nil {
 			return err
 		}

@@ -12,16 +12,14 @@ import (
 	"github.com/gomlx/gomlx/ml/layers/activation"
 	"github.com/gomlx/gomlx/ml/model"
 
+	"github.com/softshape-go/softshape/internal/backends"
 	"github.com/softshape-go/softshape/internal/tensortest"
 )
 
-// testBackendConfig is softshape.DefaultBackend, the pure-Go backend with the
-// setting that avoids its worker-pool deadlock on 2-core machines (this
-// package cannot import softshape, which imports it).
-const testBackendConfig = "go:parallelism=-1"
-
-// sharedBackend is started once for the whole test binary.
-var sharedBackend = sync.OnceValues(func() (compute.Backend, error) { return compute.NewWithConfig(testBackendConfig) })
+// sharedBackend is started once for the whole test binary: backends.Default,
+// the pure-Go backend with the setting that avoids its worker-pool deadlock on
+// 2-core machines.
+var sharedBackend = sync.OnceValues(func() (compute.Backend, error) { return backends.New(backends.Default) })
 
 // testBackend returns the pure-Go backend: OnPureGo's forms are the ones tested.
 func testBackend(t testing.TB) compute.Backend {

@@ -1,6 +1,6 @@
 //go:build cgo && !noxla
 
-package softshape
+package backends
 
 // The XLA/PJRT backend ("xla:cpu", "xla:cuda") needs cgo and, at run time, a PJRT
 // plugin. With network access the auto-installer fetches a missing plugin on first

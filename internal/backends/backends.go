@@ -1,4 +1,10 @@
-package softshape
+// Package backends starts the GoMLX compute backend a run asks for: the
+// pure-Go one by default, ONNX Runtime or XLA when they are compiled in and
+// installed, or the fastest of them ("fastest"). It finds the ONNX Runtime
+// library scripts/install-onnxruntime.sh installs, sets ONNX Runtime's thread
+// policy, and turns a backend that cannot start into an error saying what to
+// do. cmd/, experiments/ and softshape all start their backends here.
+package backends
 
 import (
 	"fmt"
@@ -14,24 +20,24 @@ import (
 	_ "github.com/gomlx/compute/gobackend" // the pure-Go backend ("go"), the zero-setup default.
 )
 
-// DefaultBackend is the backend used when neither the caller nor $GOMLX_BACKEND
+// Default is the backend used when neither the caller nor $GOMLX_BACKEND
 // names one: the pure-Go backend with parallelism=-1, the setting that avoids the
 // pure-Go backend's deadlock on 2-core machines (see environment.md).
-const DefaultBackend = "go:parallelism=-1"
+const Default = "go:parallelism=-1"
 
-// SingleThreadBackend is the pure-Go backend config that runs every op of a
+// SingleThread is the pure-Go backend config that runs every op of a
 // graph on the calling goroutine, one after the other: parallelism=0 (no
 // worker pool, so the pool deadlock of the default setting cannot occur) and
 // ops_sequential (with parallelism=0 the parallel scheduler only adds
 // bookkeeping, measured as ≈10–15% more CPU time per run). One run on it keeps
 // one core busy; a sweep can give one to each worker (sweep.AutoWorkers).
-const SingleThreadBackend = "go:parallelism=0,ops_sequential"
+const SingleThread = "go:parallelism=0,ops_sequential"
 
-// FastestBackend asks NewBackend for the fastest backend usable here without any
+// Fastest asks New for the fastest backend usable here without any
 // download: ONNX Runtime on CPU ("onnx:cpu") when it is compiled in (-tags onnx)
 // and its library is found (see FindONNXRuntime); else XLA on CPU ("xla:cpu")
-// when it is compiled in and a PJRT CPU plugin is installed; else DefaultBackend.
-const FastestBackend = "fastest"
+// when it is compiled in and a PJRT CPU plugin is installed; else Default.
+const Fastest = "fastest"
 
 // ONNXRuntimeVersion is the ONNX Runtime release scripts/install-onnxruntime.sh
 // installs (compute-onnx v0.1.5 speaks the ORT C API versions 17–26, ORT ≥ 1.17).
@@ -43,7 +49,7 @@ const ONNXLibraryEnvVar = "ONNXRUNTIME_SHARED_LIBRARY_PATH"
 
 // ONNXThreadsEnvVar is the environment variable from which ONNX Runtime (1.30)
 // takes the intra-op thread count of each session whose options leave it unset,
-// as compute-onnx v0.1.5's do (it has no option for it). NewBackend sets it for
+// as compute-onnx v0.1.5's do (it has no option for it). New sets it for
 // an ONNX Runtime CPU backend when it is unset (ONNXThreads); "0" asks for ONNX
 // Runtime's own default.
 const ONNXThreadsEnvVar = "ORT_INTRA_OP_NUM_THREADS"
@@ -94,7 +100,7 @@ func setONNXThreads() error {
 // or another accelerator.
 func ONNXOnCPU(config string) bool {
 	name, opts, _ := strings.Cut(strings.TrimSpace(config), ":")
-	if !isONNXName(name) {
+	if !IsONNXName(name) {
 		return false
 	}
 	for o := range strings.SplitSeq(strings.ToLower(opts), ",") {
@@ -106,10 +112,10 @@ func ONNXOnCPU(config string) bool {
 	return true
 }
 
-// BackendDescription is b's Description with, for ONNX Runtime on CPU, the
+// Description is b's Description with, for ONNX Runtime on CPU, the
 // intra-op thread count its sessions get (ONNXThreads): what a log or a timing
 // table should say about the backend.
-func BackendDescription(b compute.Backend) string {
+func Description(b compute.Backend) string {
 	d := b.Description()
 	if !strings.Contains(d, "ONNX Runtime") || !strings.Contains(d, "(CPU)") {
 		return d
@@ -126,10 +132,10 @@ func BackendDescription(b compute.Backend) string {
 	}
 }
 
-// NewBackend returns the compute backend named by config: "go" (or any
+// New returns the compute backend named by config: "go" (or any
 // "go:options"), "xla:cpu", "xla:cuda", "onnx:cpu" / "onnx:cuda" (built with
-// -tags onnx), or FastestBackend ("fastest"). An empty config means
-// $GOMLX_BACKEND, and when that is unset too, DefaultBackend. A plain "go" gets
+// -tags onnx), or Fastest ("fastest"). An empty config means
+// $GOMLX_BACKEND, and when that is unset too, Default. A plain "go" gets
 // the deadlock-free setting as well. An ONNX Runtime CPU backend runs its
 // sessions with ONNXThreads() intra-op threads: as many as the CPUs the
 // process may use, unless $ORT_INTRA_OP_NUM_THREADS says otherwise. When an ONNX Runtime backend is asked for
@@ -138,25 +144,25 @@ func BackendDescription(b compute.Backend) string {
 // that cannot start (e.g. XLA with no PJRT plugin, ONNX Runtime not compiled in
 // or without its library) is an error naming it, the backends compiled in, and
 // what to do.
-func NewBackend(config string) (compute.Backend, error) {
+func New(config string) (compute.Backend, error) {
 	if config == "" {
 		config = os.Getenv(compute.ConfigEnvVar)
 	}
-	if strings.EqualFold(strings.TrimSpace(config), FastestBackend) {
+	if strings.EqualFold(strings.TrimSpace(config), Fastest) {
 		return newFastest()
 	}
 	return startBackend(config, resolveConfig(config))
 }
 
-// resolveConfig fills in the defaults: "" and "go" become DefaultBackend; an
+// resolveConfig fills in the defaults: "" and "go" become Default; an
 // ONNX Runtime config without a library gets the one FindONNXRuntime finds.
 func resolveConfig(config string) string {
 	config = strings.TrimSpace(config)
 	if config == "" || config == "go" {
-		return DefaultBackend
+		return Default
 	}
 	name, opts, _ := strings.Cut(config, ":")
-	if isONNXName(name) && os.Getenv(ONNXLibraryEnvVar) == "" && !strings.Contains(opts, "/") {
+	if IsONNXName(name) && os.Getenv(ONNXLibraryEnvVar) == "" && !strings.Contains(opts, "/") {
 		if lib := FindONNXRuntime(); lib != "" {
 			if opts == "" {
 				return name + ":" + lib
@@ -167,7 +173,9 @@ func resolveConfig(config string) string {
 	return config
 }
 
-func isONNXName(name string) bool {
+// IsONNXName reports whether name, a backend config's part before the first
+// colon, names ONNX Runtime ("onnx", "onnxruntime", any case).
+func IsONNXName(name string) bool {
 	name = strings.ToLower(strings.TrimSpace(name))
 	return name == "onnx" || name == "onnxruntime"
 }
@@ -181,7 +189,7 @@ func startBackend(asked, config string) (backend compute.Backend, err error) {
 	name, _, _ := strings.Cut(config, ":")
 	compiled := compute.List()
 	sort.Strings(compiled)
-	if isONNXName(name) && !onnxCompiledIn() {
+	if IsONNXName(name) && !ONNXCompiledIn() {
 		msg := fmt.Sprintf("backend %q: ONNX Runtime is not compiled into this binary (compiled in: %s); rebuild with "+
 			"`-tags onnx` (cgo needed), e.g. `go build -tags onnx ./cmd/softshape` or `go test -tags onnx ...`", asked, strings.Join(compiled, ", "))
 		if lib := FindONNXRuntime(); lib != "" {
@@ -193,7 +201,7 @@ func startBackend(asked, config string) (backend compute.Backend, err error) {
 	}
 	hint := ""
 	switch {
-	case isONNXName(name):
+	case IsONNXName(name):
 		hint = fmt.Sprintf(" (install ONNX Runtime with scripts/install-onnxruntime.sh and export the %s line it prints", ONNXLibraryEnvVar)
 		if _, set := os.LookupEnv("GOMLX_NO_AUTO_INSTALL"); !set {
 			hint += "; set GOMLX_NO_AUTO_INSTALL=1 to stop compute-onnx from trying to download one"
@@ -241,14 +249,14 @@ func newFastest() (compute.Backend, error) {
 		}
 		errs = append(errs, err.Error())
 	}
-	return nil, fmt.Errorf("no backend could start for %q: %s", FastestBackend, strings.Join(errs, "; "))
+	return nil, fmt.Errorf("no backend could start for %q: %s", Fastest, strings.Join(errs, "; "))
 }
 
 // FastestCandidates lists, best first, the backend configs "fastest" tries here
-// (always ending with DefaultBackend), and a note on how to get a faster one
+// (always ending with Default), and a note on how to get a faster one
 // ("" when nothing faster is within reach).
 func FastestCandidates() ([]string, string) {
-	return fastestCandidates(onnxCompiledIn(), FindONNXRuntime(), slices.Contains(compute.List(), "xla"), findPJRTPlugin("cpu") != "")
+	return fastestCandidates(ONNXCompiledIn(), FindONNXRuntime(), slices.Contains(compute.List(), "xla"), findPJRTPlugin("cpu") != "")
 }
 
 func fastestCandidates(onnxIn bool, onnxLib string, xlaIn, xlaPlugin bool) ([]string, string) {
@@ -259,7 +267,7 @@ func fastestCandidates(onnxIn bool, onnxLib string, xlaIn, xlaPlugin bool) ([]st
 	if xlaIn && xlaPlugin {
 		c = append(c, "xla:cpu")
 	}
-	c = append(c, DefaultBackend)
+	c = append(c, Default)
 	note := ""
 	switch {
 	case onnxIn && onnxLib != "":
@@ -275,9 +283,9 @@ func fastestCandidates(onnxIn bool, onnxLib string, xlaIn, xlaPlugin bool) ([]st
 	return c, note
 }
 
-// onnxCompiledIn reports whether the ONNX Runtime backend is compiled in
-// (softshape/backend_onnx.go, build tag onnx).
-func onnxCompiledIn() bool { return slices.Contains(compute.List(), "onnx") }
+// ONNXCompiledIn reports whether the ONNX Runtime backend is compiled in
+// (onnx.go, build tag onnx).
+func ONNXCompiledIn() bool { return slices.Contains(compute.List(), "onnx") }
 
 // FindONNXRuntime returns the ONNX Runtime shared library to use, or "" when
 // none is found: $ONNXRUNTIME_SHARED_LIBRARY_PATH when it names an existing

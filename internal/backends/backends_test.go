@@ -1,4 +1,4 @@
-package softshape
+package backends
 
 import (
 	"errors"
@@ -24,13 +24,13 @@ func TestFastestCandidates(t *testing.T) {
 		want              []string
 		noteHas, noteLack string
 	}{
-		{"onnx", true, lib, true, true, []string{"onnx:cpu," + lib, "xla:cpu", DefaultBackend}, "", ""},
-		{"onnx-no-xla", true, lib, false, false, []string{"onnx:cpu," + lib, DefaultBackend}, "", ""},
-		{"xla", false, "", true, true, []string{"xla:cpu", DefaultBackend}, "", ""},
-		{"xla-no-plugin", false, "", true, false, []string{DefaultBackend}, "install-onnxruntime.sh", ""},
-		{"onnx-not-compiled-lib-present", false, lib, true, false, []string{DefaultBackend}, "-tags onnx", ""},
-		{"onnx-compiled-no-lib", true, "", false, false, []string{DefaultBackend}, "install-onnxruntime.sh", "-tags onnx"},
-		{"go-only", false, "", false, false, []string{DefaultBackend}, "-tags onnx", ""},
+		{"onnx", true, lib, true, true, []string{"onnx:cpu," + lib, "xla:cpu", Default}, "", ""},
+		{"onnx-no-xla", true, lib, false, false, []string{"onnx:cpu," + lib, Default}, "", ""},
+		{"xla", false, "", true, true, []string{"xla:cpu", Default}, "", ""},
+		{"xla-no-plugin", false, "", true, false, []string{Default}, "install-onnxruntime.sh", ""},
+		{"onnx-not-compiled-lib-present", false, lib, true, false, []string{Default}, "-tags onnx", ""},
+		{"onnx-compiled-no-lib", true, "", false, false, []string{Default}, "install-onnxruntime.sh", "-tags onnx"},
+		{"go-only", false, "", false, false, []string{Default}, "-tags onnx", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, note := fastestCandidates(tc.onnxIn, tc.onnxLib, tc.xlaIn, tc.xlaPlugin)
@@ -101,8 +101,8 @@ func TestFindONNXRuntime(t *testing.T) {
 	// variable is unset and the config names no path.
 	t.Setenv(ONNXLibraryEnvVar, "")
 	for config, want := range map[string]string{
-		"":                   DefaultBackend,
-		"go":                 DefaultBackend,
+		"":                   Default,
+		"go":                 Default,
 		"go:ops_sequential":  "go:ops_sequential",
 		"onnx:cpu":           "onnx:cpu," + custom,
 		"onnx":               "onnx:" + custom,
@@ -120,10 +120,10 @@ func TestFindONNXRuntime(t *testing.T) {
 	}
 }
 
-// TestNewBackendFastest: "fastest" always starts something (at worst the pure-Go
+// TestNewFastest: "fastest" always starts something (at worst the pure-Go
 // backend), and picks ONNX Runtime when it is compiled in and installed.
-func TestNewBackendFastest(t *testing.T) {
-	b, err := NewBackend("Fastest")
+func TestNewFastest(t *testing.T) {
+	b, err := New("Fastest")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,12 +144,12 @@ func TestNewBackendFastest(t *testing.T) {
 // TestONNXNotCompiledInSaysHow: asking for ONNX Runtime from a binary built
 // without -tags onnx is an error telling how to build with it.
 func TestONNXNotCompiledInSaysHow(t *testing.T) {
-	if onnxCompiledIn() {
+	if ONNXCompiledIn() {
 		t.Skip("built with -tags onnx")
 	}
-	_, err := NewBackend("onnx:cpu")
+	_, err := New("onnx:cpu")
 	if err == nil || !strings.Contains(err.Error(), "-tags onnx") {
-		t.Fatalf("NewBackend(onnx:cpu) without the onnx tag: %v, want an error naming -tags onnx", err)
+		t.Fatalf("New(onnx:cpu) without the onnx tag: %v, want an error naming -tags onnx", err)
 	}
 	t.Log(err)
 }

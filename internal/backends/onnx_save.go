@@ -1,6 +1,6 @@
 //go:build onnx && cgo
 
-package softshape
+package backends
 
 import (
 	"fmt"
@@ -10,9 +10,9 @@ import (
 	onnxbackend "github.com/gomlx/compute-onnx"
 )
 
-// keepONNXModels asks an ONNX Runtime backend to keep the ONNX model of every
-// graph it compiles from now on, for saveONNXModel; false on other backends.
-func keepONNXModels(backend compute.Backend) bool {
+// KeepONNXModels asks an ONNX Runtime backend to keep the ONNX model of every
+// graph it compiles from now on, for SaveONNXModel; false on other backends.
+func KeepONNXModels(backend compute.Backend) bool {
 	b, ok := backend.(*onnxbackend.Backend)
 	if ok {
 		b.SetKeepModelProto(true)
@@ -20,9 +20,9 @@ func keepONNXModels(backend compute.Backend) bool {
 	return ok
 }
 
-// saveONNXModel writes the ONNX model of an executable compiled by backend
-// (after keepONNXModels) to path.
-func saveONNXModel(backend compute.Backend, exec compute.Executable, path string) error {
+// SaveONNXModel writes the ONNX model of an executable compiled by backend
+// (after KeepONNXModels) to path.
+func SaveONNXModel(backend compute.Backend, exec compute.Executable, path string) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
