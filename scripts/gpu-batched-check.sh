@@ -4,6 +4,7 @@
 # and no Go toolchain. Build the test binary where Go is:
 #
 #   GOEXPERIMENT=simd go test -c -o .gpu/softshape.test ./softshape/
+#   GOEXPERIMENT=simd go test -c -o .gpu/timing.test ./experiments/timing/
 #   mkdir -p .gpu/shared/ucr && cp -r ../shared/ucr/{GunPoint,ECG200,ItalyPowerDemand} .gpu/shared/ucr/
 #
 # then run this script there from the repository root. PARTS lists what it
@@ -36,7 +37,8 @@
 # 84 s, one at a time 160 s, fold 45 s). Left to measure: larger R on the run
 # axis (R=20 SEEDS=1,2,3,4 PARTS=batched STOPPED=axis), the run-axis product
 # and PARTS=procs. Logs go to $OUT (or
-# ./gpu-check). Other settings: TEST_BIN (.gpu/softshape.test), R (10), SEEDS
+# ./gpu-check). Other settings: TEST_BIN (.gpu/softshape.test), TIMING_BIN
+# (.gpu/timing.test: BenchmarkTrainRunsProtocol), R (10), SEEDS
 # (1,2), DATASETS (GunPoint), STOPPED (leave), EPOCHS (500), TOTAL_S (the
 # whole budget in seconds, 540), STEP_S (120), BACKEND (xla:cuda; another
 # backend skips the plugin set-up, e.g. BACKEND=go EPOCHS=4 to try the script
@@ -46,6 +48,7 @@ root=$(pwd)
 out=${OUT:-$root/gpu-check}
 mkdir -p "$out"
 bin=$root/${TEST_BIN:-.gpu/softshape.test}
+timing_bin=$root/${TIMING_BIN:-.gpu/timing.test}
 backend=${BACKEND:-xla:cuda}
 case $backend in xla:cuda*) cuda=1 ;; *) cuda= ;; esac
 if [ -n "$cuda" ]; then
@@ -73,7 +76,9 @@ bench() {
 	shift 5
 	[ "$(left)" -ge "$limit" ] || limit=$(left)
 	[ "$limit" -ge "$min" ] || { echo "no time left for $log"; return; }
-	env "$@" timeout "$limit" "$bin" -test.run '^$' -test.bench "$name" -test.benchtime "$times" -test.v 2>&1 |
+	local b=$bin
+	[ "$name" != TrainRunsProtocol ] || b=$timing_bin # experiments/timing's benchmark
+	env "$@" timeout "$limit" "$b" -test.run '^$' -test.bench "$name" -test.benchtime "$times" -test.v 2>&1 |
 		grep -v '^[IW][0-9]' | tee "$out/$log.log"
 }
 protocol=(SOFTSHAPE_BATCH_EPOCHS="${EPOCHS:-500}" SOFTSHAPE_BATCH_DATASETS="${DATASETS:-GunPoint}" SOFTSHAPE_BATCH_SEEDS="${SEEDS:-1,2}")

@@ -95,6 +95,13 @@ func TrainRuns(ds *data.Dataset, runs []RunSpec, opts RunOptions) ([]FoldResult,
 	return trainRuns(ds, runs, opts, opts.MaxRuns)
 }
 
+// TrainRunsCounted is TrainRuns that also returns the number of training and
+// evaluation graphs it built (trainRunsCounted), which the batched timings of
+// experiments/timing report.
+func TrainRunsCounted(ds *data.Dataset, runs []RunSpec, opts RunOptions) ([]FoldResult, int, error) {
+	return trainRunsCounted(ds, runs, opts, opts.MaxRuns)
+}
+
 // trainRuns is TrainRuns with at most maxRuns runs per graph (0: DefaultMaxRuns).
 func trainRuns(ds *data.Dataset, runs []RunSpec, opts RunOptions, maxRuns int) ([]FoldResult, error) {
 	res, _, err := trainRunsCounted(ds, runs, opts, maxRuns)

@@ -5,8 +5,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -14,138 +12,18 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/train"
 
+	"github.com/softshape-go/softshape/internal/benchenv"
 	"github.com/softshape-go/softshape/softshape/internal/kernels"
 )
-
-// envInt reads an integer environment variable, def when unset.
-func envInt(b *testing.B, name string, def int) int {
-	v := os.Getenv(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		b.Fatalf("%s=%q: %v", name, v, err)
-	}
-	return n
-}
-
-// BenchmarkTrainRunsProtocol measures the protocol of 5 folds × the seeds one
-// run at a time (Train) and batched (TrainRuns, R = 10 by default), in one
-// process, and logs the table of FormatBatchTimings (wall, speed-up, peak
-// memory per R). Its schedule is short by default (SOFTSHAPE_BATCH_EPOCHS=10:
-// 5 dense + 5 sparse epochs); SOFTSHAPE_BATCH_EPOCHS=500 is the full protocol
-// (150 warm-up epochs, early stopping). SOFTSHAPE_BATCH_DATASETS lists the UCR
-// datasets (default GunPoint,ECG200,ItalyPowerDemand), SOFTSHAPE_BATCH_R the
-// R values in the order measured (default 1,10; 1 is one run at a time),
-// SOFTSHAPE_BATCH_SEEDS the seeds (default 1,2), SOFTSHAPE_BATCH_ROUNDS the
-// rounds (default 1), SOFTSHAPE_BATCH_PROTOCOL the protocol preset (default
-// "default"; e.g. reference_fresh, the reproduction's), SOFTSHAPE_BATCH_STOPPED
-// the forms measured for each R > 1: stopped-runs policies of model copies
-// and "axis", a run axis (RunOptions.RunAxis) (default leave; e.g.
-// leave,ride,axis). Each measurement is written to stderr as it is taken. Run
-// with -benchtime 1x: one iteration is the whole comparison.
-func BenchmarkTrainRunsProtocol(b *testing.B) {
-	epochs := envInt(b, "SOFTSHAPE_BATCH_EPOCHS", 10)
-	rounds := envInt(b, "SOFTSHAPE_BATCH_ROUNDS", 1)
-	names := strings.Split(envOr("SOFTSHAPE_BATCH_DATASETS", "GunPoint,ECG200,ItalyPowerDemand"), ",")
-	rs := envList(b, "SOFTSHAPE_BATCH_R", "1,10", parseR)
-	seeds := envList(b, "SOFTSHAPE_BATCH_SEEDS", "1,2", func(f string) (int64, error) {
-		seed, err := strconv.ParseInt(f, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("%q is not a seed", f)
-		}
-		return seed, nil
-	})
-	type form struct {
-		stopped StoppedRuns
-		axis    RunAxisMode // on for "axis", off for the copies' policies
-	}
-	policies := envList(b, "SOFTSHAPE_BATCH_STOPPED", string(StoppedRunsLeave), func(f string) (form, error) {
-		if f == "axis" {
-			return form{axis: RunAxisOn}, nil
-		}
-		p, err := ParseStoppedRuns(f)
-		return form{stopped: p, axis: RunAxisOff}, err
-	})
-	protocolName := envOr("SOFTSHAPE_BATCH_PROTOCOL", ProtocolDefault)
-	cfg := DefaultConfig()
-	protocol, err := Preset(protocolName)
-	if err != nil {
-		b.Fatalf("SOFTSHAPE_BATCH_PROTOCOL: %v", err)
-	}
-	cfg = cfg.WithProtocol(protocol)
-	cfg.Epochs = epochs
-	if epochs < 500 {
-		cfg.WarmUpEpochs = epochs / 2
-	}
-	backend := testBackend(b)
-	for range b.N {
-		var all []BatchTiming
-		for _, name := range names {
-			ds := loadUCR(b, strings.TrimSpace(name))
-			var done []BatchTiming
-			progress := func(t BatchTiming) {
-				done = append(done, t)
-				fmt.Fprintf(os.Stderr, "%s", FormatBatchTimings(done))
-			}
-			for range max(rounds, 1) {
-				for pi, pol := range policies {
-					arms := rs
-					if pi > 0 { // R = 1 once per round
-						arms = slices.DeleteFunc(slices.Clone(rs), func(r int) bool { return r == 1 })
-					}
-					opts := RunOptions{Backend: backend, RefShapeLen: RefShapeLength(ds.Name, ds.Length), StoppedRuns: pol.stopped, RunAxis: pol.axis}
-					ts, err := CompareBatched(ds, cfg, seeds, arms, 1, opts, progress)
-					if err != nil {
-						b.Fatal(err)
-					}
-					all = append(all, ts...)
-				}
-			}
-		}
-		b.Logf("backend %s, protocol %s, %d epochs (warm-up %d), 5 folds x %d seeds:\n%s", backend.Description(),
-			protocolName, cfg.Epochs, cfg.WarmUpEpochs, len(seeds), FormatBatchTimings(all))
-	}
-}
-
-// envList parses the comma-separated environment variable name (def when
-// unset) with parse, each item trimmed; a bad item fails the benchmark.
-func envList[T any](b *testing.B, name, def string, parse func(string) (T, error)) []T {
-	var out []T
-	for _, f := range strings.Split(envOr(name, def), ",") {
-		v, err := parse(strings.TrimSpace(f))
-		if err != nil {
-			b.Fatalf("%s: %v", name, err)
-		}
-		out = append(out, v)
-	}
-	return out
-}
-
-// parseR parses a number of runs per graph, R ≥ 1.
-func parseR(f string) (int, error) {
-	r, err := strconv.Atoi(f)
-	if err != nil || r < 1 {
-		return 0, fmt.Errorf("%q is not an R ≥ 1", f)
-	}
-	return r, nil
-}
-
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
-}
 
 // BenchmarkBatchedStep times one training step of R GunPoint runs (batch 12,
 // T=150, m=32) in one graph against R steps of separate sessions, after the
 // graphs are compiled: the per-step cost without compilation. R is
-// SOFTSHAPE_BATCH_R's largest value (default 10), so the protocol benchmark's
-// "1,10" means R = 10 here too; the phase is sparse.
+// SOFTSHAPE_BATCH_R's largest value (default 10), so the "1,10" of
+// experiments/timing's BenchmarkTrainRunsProtocol means R = 10 here too; the
+// phase is sparse.
 func BenchmarkBatchedStep(b *testing.B) {
-	r := slices.Max(envList(b, "SOFTSHAPE_BATCH_R", "10", parseR))
+	r := slices.Max(benchenv.List(b, "SOFTSHAPE_BATCH_R", "10", benchenv.Count))
 	ds := loadUCR(b, "GunPoint")
 	ref := RefShapeLength(ds.Name, ds.Length)
 	cfg := DefaultConfig()

@@ -8,7 +8,7 @@ import (
 	"github.com/gomlx/compute"
 
 	"github.com/softshape-go/softshape/data"
-	"github.com/softshape-go/softshape/internal/shareddata"
+	"github.com/softshape-go/softshape/internal/ucrtest"
 )
 
 // testMaxRuns puts every run of a test in one graph: DefaultMaxRuns is 1 on
@@ -343,23 +343,8 @@ func TestTrainRunsRejectsBadRuns(t *testing.T) {
 	}
 }
 
-// loadUCR loads a UCR dataset: the copy bundled in package data when there is
-// one, else the shared archive (internal/shareddata; the test skips without it).
-func loadUCR(t testing.TB, name string) *data.Dataset {
-	t.Helper()
-	if data.IsBundled(name) {
-		ds, err := data.LoadBundled(name)
-		if err != nil {
-			t.Fatalf("bundled dataset %s: %v", name, err)
-		}
-		return ds
-	}
-	ds, err := data.Load(shareddata.Dataset(t, name), name)
-	if err != nil {
-		t.Fatalf("UCR dataset %s: %v", name, err)
-	}
-	return ds
-}
+// loadUCR loads a UCR dataset (ucrtest.Load).
+func loadUCR(t testing.TB, name string) *data.Dataset { return ucrtest.Load(t, name) }
 
 // namedBackend is a backend that only answers Name and Description, for
 // choices made by name.

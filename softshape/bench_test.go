@@ -1,7 +1,6 @@
 package softshape
 
 import (
-	"fmt"
 	"math"
 	"os"
 	"runtime"
@@ -15,6 +14,8 @@ import (
 	"github.com/gomlx/gomlx/ml/train"
 
 	"github.com/softshape-go/softshape/internal/backends"
+	"github.com/softshape-go/softshape/internal/benchenv"
+	"github.com/softshape-go/softshape/internal/hostinfo"
 )
 
 // The performance suite. Configuration of the authors' PyTorch timing (see
@@ -134,7 +135,7 @@ func trainStepper(b *testing.B, sess *session, x [][]float32, y []int, phase Pha
 }
 
 func benchTrainStep(b *testing.B, backend compute.Backend, phase Phase, batch int) {
-	resetPeakRSS()
+	hostinfo.ResetPeakRSS()
 	sess, x, y := benchSession(b, backend, batch)
 	step := trainStepper(b, sess, x, y, phase)
 	step() // graph build and compilation are not timed
@@ -146,7 +147,7 @@ func benchTrainStep(b *testing.B, backend compute.Backend, phase Phase, batch in
 }
 
 func benchInference(b *testing.B, backend compute.Backend, phase Phase, batch int) {
-	resetPeakRSS()
+	hostinfo.ResetPeakRSS()
 	sess, x, y := benchSession(b, backend, batch)
 	for range 2 { // compilation and warm-up are not timed
 		if _, _, err := sess.evaluate(x, y, phase); err != nil {
@@ -163,7 +164,7 @@ func benchInference(b *testing.B, backend compute.Backend, phase Phase, batch in
 
 // reportPeak reports the peak resident set (MB) and the per-sample throughput.
 func reportPeak(b *testing.B, batch int) {
-	if kb := int(peakRSS() >> 10); kb > 0 {
+	if kb := int(hostinfo.PeakRSS() >> 10); kb > 0 {
 		b.ReportMetric(float64(kb)/1024, "peak-MB")
 	}
 	if sec := b.Elapsed().Seconds(); sec > 0 {
@@ -198,16 +199,7 @@ func BenchmarkInferenceSparse(b *testing.B) {
 // (10 runs' batches of 16 side by side: what one step over a run axis would
 // compute, to weigh against R steps of BenchmarkTrainStepSparse).
 func largeBatches(b *testing.B) []int {
-	return envList(b, "SOFTSHAPE_STEP_BATCHES", "64,512", parseBatch)
-}
-
-// parseBatch parses a batch size ≥ 1.
-func parseBatch(f string) (int, error) {
-	n, err := strconv.Atoi(f)
-	if err != nil || n < 1 {
-		return 0, fmt.Errorf("%q is not a batch size ≥ 1", f)
-	}
-	return n, nil
+	return benchenv.List(b, "SOFTSHAPE_STEP_BATCHES", "64,512", benchenv.Count)
 }
 
 // BenchmarkTrainStepBatch: training steps at batch 64 and 512 (or
@@ -251,7 +243,7 @@ func BenchmarkSweepThroughput(b *testing.B) {
 	rate := map[string]float64{}
 	sweep := func(name, config string, runs int, own bool) {
 		b.Run(name, func(b *testing.B) {
-			resetPeakRSS()
+			hostinfo.ResetPeakRSS()
 			steps := make([]func(), runs)
 			for r := range runs {
 				backend := benchBackend{name: config, config: config}.get(b)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/softshape-go/softshape/internal/backends"
+	"github.com/softshape-go/softshape/internal/benchenv"
 	"github.com/softshape-go/softshape/internal/hostinfo"
 )
 
@@ -27,20 +28,20 @@ import (
 // GunPoint under the default protocol, and ItalyPowerDemand under
 // reference_fresh at depth 2 and 4 (batch 512, the reproduction's Table 6).
 //
-//	GOEXPERIMENT=simd go test -tags onnx -run '^$' -bench backends.ONNXThreads -benchtime 1x ./softshape/
+//	GOEXPERIMENT=simd go test -tags onnx -run '^$' -bench ONNXThreads -benchtime 1x ./softshape/
 //
 // Confine the process to the cores it should use (a cpuset cgroup, see
 // environment.md "Pinning such processes") and keep other work off them.
 func BenchmarkONNXThreads(b *testing.B) {
-	epochs := envInt(b, "SOFTSHAPE_THREADS_EPOCHS", 20)
-	rounds := envInt(b, "SOFTSHAPE_THREADS_ROUNDS", 2)
-	arms := envList(b, "SOFTSHAPE_THREADS_ARMS", "1,0", func(f string) (string, error) {
+	epochs := benchenv.Int(b, "SOFTSHAPE_THREADS_EPOCHS", 20)
+	rounds := benchenv.Int(b, "SOFTSHAPE_THREADS_ROUNDS", 2)
+	arms := benchenv.List(b, "SOFTSHAPE_THREADS_ARMS", "1,0", func(f string) (string, error) {
 		if n, err := strconv.Atoi(f); err != nil || n < 0 {
 			return "", fmt.Errorf("%q is not a thread count ≥ 0", f)
 		}
 		return f, nil
 	})
-	cases := strings.Fields(envOr("SOFTSHAPE_THREADS_CASES",
+	cases := strings.Fields(benchenv.Or("SOFTSHAPE_THREADS_CASES",
 		"GunPoint/default ItalyPowerDemand/reference_fresh/depth=2 ItalyPowerDemand/reference_fresh/depth=4"))
 	backend, err := backends.New("onnx:cpu")
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gomlx/compute"
 
+	"github.com/softshape-go/softshape/internal/benchenv"
 	"github.com/softshape-go/softshape/internal/hostinfo"
 )
 
@@ -34,11 +35,11 @@ import (
 //	eval "$(scripts/install-onnxruntime.sh)"
 //	GOEXPERIMENT=simd taskset -c 0 go test -tags onnx -run '^$' -bench WholeRun -benchtime 1x ./softshape/
 func BenchmarkWholeRun(b *testing.B) {
-	names := strings.Split(envOr("SOFTSHAPE_WHOLERUN_DATASETS", "MiddlePhalanxTW,ArrowHead"), ",")
-	epochs := envInt(b, "SOFTSHAPE_WHOLERUN_EPOCHS", 20)
-	rounds := envInt(b, "SOFTSHAPE_WHOLERUN_ROUNDS", 2)
-	numFolds := envInt(b, "SOFTSHAPE_WHOLERUN_FOLDS", ProtocolFolds)
-	arms := envList(b, "SOFTSHAPE_WHOLERUN_ARMS", "plain,fast", func(f string) (bool, error) {
+	names := strings.Split(benchenv.Or("SOFTSHAPE_WHOLERUN_DATASETS", "MiddlePhalanxTW,ArrowHead"), ",")
+	epochs := benchenv.Int(b, "SOFTSHAPE_WHOLERUN_EPOCHS", 20)
+	rounds := benchenv.Int(b, "SOFTSHAPE_WHOLERUN_ROUNDS", 2)
+	numFolds := benchenv.Int(b, "SOFTSHAPE_WHOLERUN_FOLDS", ProtocolFolds)
+	arms := benchenv.List(b, "SOFTSHAPE_WHOLERUN_ARMS", "plain,fast", func(f string) (bool, error) {
 		switch f {
 		case "plain":
 			return true, nil
@@ -47,7 +48,7 @@ func BenchmarkWholeRun(b *testing.B) {
 		}
 		return false, fmt.Errorf("%q: want plain or fast", f)
 	})
-	protocol := envOr("SOFTSHAPE_WHOLERUN_PROTOCOL", ProtocolReferenceFresh)
+	protocol := benchenv.Or("SOFTSHAPE_WHOLERUN_PROTOCOL", ProtocolReferenceFresh)
 	p, err := Preset(protocol)
 	if err != nil {
 		b.Fatal(err)

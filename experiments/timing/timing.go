@@ -18,6 +18,10 @@
 // sparse phase (after warm-up) runs each of them; the dense phase (warm-up)
 // does not depend on the ratio and is timed once per length.
 //
+// CompareBatched and TimeRuns time whole protocols trained one run at a time
+// against R runs per graph (softshape.TrainRuns), with the peak memory of
+// each; FormatBatchTimings tabulates them (batched.go).
+//
 // Everything uses softshape's public API: softshape.New, Model.Forward and the
 // GoMLX trainer and Adam optimiser configured as softshape.Train configures
 // them.

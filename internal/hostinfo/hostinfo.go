@@ -1,4 +1,5 @@
-// Package hostinfo describes the machine a process runs on, for records and
+// Package hostinfo describes the machine a process runs on, and what the
+// process uses of it (CPU time, peak memory), for records and
 // manifests that say where a run was timed: wall times from two machines of
 // the same name can differ several-fold (environment.md, "Speed, and what to
 // compare it with").

@@ -1,12 +1,8 @@
-package softshape
+package timing
 
 import (
-	"bufio"
 	"cmp"
 	"fmt"
-	"os"
-	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -15,14 +11,16 @@ import (
 
 	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/internal/backends"
+	"github.com/softshape-go/softshape/internal/hostinfo"
+	"github.com/softshape-go/softshape/softshape"
 )
 
 // BatchTiming is one measurement of CompareBatched: all the runs of one
-// protocol trained one at a time (R = 1, Train fold after fold, seed after
-// seed) or R at a time by TrainRuns.
+// protocol trained one at a time (R = 1, softshape.Train fold after fold, seed after
+// seed) or R at a time by softshape.TrainRuns.
 type BatchTiming struct {
 	Dataset string
-	// R is the number of runs per graph; 1 is Train, one run at a time.
+	// R is the number of runs per graph; 1 is softshape.Train, one run at a time.
 	R int
 	// Runs is the number of runs trained (folds × seeds).
 	Runs int
@@ -35,25 +33,25 @@ type BatchTiming struct {
 	// MeanAcc is the mean test accuracy over the runs; Epochs the mean number
 	// of epochs run.
 	MeanAcc, Epochs float64
-	// Stopped is the policy for runs that stop early (R > 1; RunOptions).
-	Stopped StoppedRuns
+	// Stopped is the policy for runs that stop early (R > 1; softshape.RunOptions).
+	Stopped softshape.StoppedRuns
 	// RunAxis says the runs trained as one model with a run axis
-	// (RunOptions.RunAxis; R > 1), where Stopped does not apply.
+	// (softshape.RunOptions.RunAxis; R > 1), where Stopped does not apply.
 	RunAxis bool
-	// Graphs is the number of training and evaluation graphs TrainRuns built
+	// Graphs is the number of training and evaluation graphs softshape.TrainRuns built
 	// (R > 1; 0 for R = 1, where each fold builds its own model's).
 	Graphs int
 }
 
 // CompareBatched measures the full protocol of cfg on ds for every seed
 // (opts.NumFolds folds each, default 5) with each R in rs, in the order given
-// (R = 1: one run at a time; R > 1: TrainRuns with at most R runs per graph),
+// (R = 1: one run at a time; R > 1: softshape.TrainRuns with at most R runs per graph),
 // rounds times, and returns the measurements in the order taken. Ratios of the
 // wall times of one round are comparable (same process, same load); timings
 // swing between rounds on shared machines. progress, when not nil, receives
 // each measurement as soon as it is taken (a full protocol takes hours on a
 // CPU, and a measurement cut short by a time limit is lost).
-func CompareBatched(ds *data.Dataset, cfg Config, seeds []int64, rs []int, rounds int, opts RunOptions, progress func(BatchTiming)) ([]BatchTiming, error) {
+func CompareBatched(ds *data.Dataset, cfg softshape.Config, seeds []int64, rs []int, rounds int, opts softshape.RunOptions, progress func(BatchTiming)) ([]BatchTiming, error) {
 	var out []BatchTiming
 	for range max(rounds, 1) {
 		for _, r := range rs {
@@ -72,11 +70,11 @@ func CompareBatched(ds *data.Dataset, cfg Config, seeds []int64, rs []int, round
 
 // TimeRuns measures the full protocol of cfg on ds for every seed
 // (opts.NumFolds folds each, default 5) with at most r runs per graph: r = 1
-// is Train, fold after fold and seed after seed; r > 1 is TrainRuns, with
+// is softshape.Train, fold after fold and seed after seed; r > 1 is softshape.TrainRuns, with
 // opts.StoppedRuns and opts.RunAxis. It is one measurement of CompareBatched.
-func TimeRuns(ds *data.Dataset, cfg Config, seeds []int64, r int, opts RunOptions) (BatchTiming, error) {
+func TimeRuns(ds *data.Dataset, cfg softshape.Config, seeds []int64, r int, opts softshape.RunOptions) (BatchTiming, error) {
 	if opts.NumFolds == 0 {
-		opts.NumFolds = ProtocolFolds
+		opts.NumFolds = softshape.ProtocolFolds
 	}
 	if opts.Backend == nil {
 		b, err := backends.New("")
@@ -85,16 +83,16 @@ func TimeRuns(ds *data.Dataset, cfg Config, seeds []int64, r int, opts RunOption
 		}
 		opts.Backend = b
 	}
-	resetPeakRSS()
+	hostinfo.ResetPeakRSS()
 	start := time.Now()
 	var accs, epochs []float64
-	var stopped StoppedRuns // R > 1 only
+	var stopped softshape.StoppedRuns // R > 1 only
 	graphs := 0
 	if r == 1 {
 		for _, seed := range seeds {
 			o := opts
 			o.Seed, o.Folds, o.MaxRuns = seed, nil, 1
-			res, err := Train(ds, cfg, o)
+			res, err := softshape.Train(ds, cfg, o)
 			if err != nil {
 				return BatchTiming{}, fmt.Errorf("one run at a time, seed %d: %w", seed, err)
 			}
@@ -103,16 +101,18 @@ func TimeRuns(ds *data.Dataset, cfg Config, seeds []int64, r int, opts RunOption
 			}
 		}
 	} else {
-		var runs []RunSpec
+		var runs []softshape.RunSpec
 		for _, seed := range seeds {
 			for f := range opts.NumFolds {
-				runs = append(runs, RunSpec{Config: cfg, Seed: seed, Fold: f})
+				runs = append(runs, softshape.RunSpec{Config: cfg, Seed: seed, Fold: f})
 			}
 		}
-		stopped = cmp.Or(opts.StoppedRuns, StoppedRunsLeave) // trainRunsCounted rejects others
-		var res []FoldResult
+		stopped = cmp.Or(opts.StoppedRuns, softshape.StoppedRunsLeave) // TrainRunsCounted rejects others
+		o := opts
+		o.MaxRuns = r
+		var res []softshape.FoldResult
 		var err error
-		res, graphs, err = trainRunsCounted(ds, runs, opts, r)
+		res, graphs, err = softshape.TrainRunsCounted(ds, runs, o)
 		if err != nil {
 			return BatchTiming{}, fmt.Errorf("batched R=%d: %w", r, err)
 		}
@@ -121,7 +121,7 @@ func TimeRuns(ds *data.Dataset, cfg Config, seeds []int64, r int, opts RunOption
 		}
 	}
 	return BatchTiming{Dataset: ds.Name, R: r, Runs: len(accs), Wall: time.Since(start),
-		PeakRSS: peakRSS(), MeanAcc: stat.Mean(accs, nil), Epochs: stat.Mean(epochs, nil),
+		PeakRSS: hostinfo.PeakRSS(), MeanAcc: stat.Mean(accs, nil), Epochs: stat.Mean(epochs, nil),
 		Stopped: stopped, RunAxis: r > 1 && opts.RunAxis.Enabled(opts.Backend), Graphs: graphs}, nil
 }
 
@@ -176,34 +176,4 @@ func (t BatchTiming) form() string {
 		return "axis"
 	}
 	return string(t.Stopped)
-}
-
-// resetPeakRSS frees what the Go heap can give back and resets the kernel's
-// peak-RSS counter (Linux: "5" to /proc/self/clear_refs); a no-op elsewhere.
-func resetPeakRSS() {
-	runtime.GC()
-	debug.FreeOSMemory()
-	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
-}
-
-// peakRSS returns VmHWM from /proc/self/status in bytes, 0 where unknown.
-func peakRSS() int64 {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			fields := strings.Fields(rest)
-			if len(fields) >= 1 {
-				kb, err := strconv.ParseInt(fields[0], 10, 64)
-				if err == nil {
-					return kb << 10
-				}
-			}
-		}
-	}
-	return 0
 }

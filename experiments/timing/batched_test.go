@@ -1,4 +1,4 @@
-package softshape
+package timing
 
 import (
 	"strings"
