@@ -71,7 +71,7 @@ func transformerLayer(scope *model.Scope, v *Node, dropout float64) *Node {
 // token of v [B, n, d] on its own (no mixing across tokens).
 func tokenMLP(scope *model.Scope, v *Node, hidden int, rate float64) *Node {
 	d := v.Shape().Dimensions[2]
-	h := gelu(linear(scope.In("fc1"), v, hidden, true))
+	h := gelu(scope, linear(scope.In("fc1"), v, hidden, true))
 	return linear(scope.In("fc2"), dropout(scope, h, rate), d, true)
 }
 
@@ -165,7 +165,7 @@ func icbExperts(scope *model.Scope, v *Node, e int, dropout float64) *Node {
 	d := v.Shape().Dimensions[2]
 	x1 := sharedInputConv(scope.In("conv1"), v, 1, e, d, true)
 	x2 := sharedInputConv(scope.In("conv2"), v, 3, e, d, true)
-	a := Mul(x1, layers.DropoutStatic(scope, gelu(x2), dropout))
-	c := Mul(x2, layers.DropoutStatic(scope, gelu(x1), dropout))
+	a := Mul(x1, layers.DropoutStatic(scope, gelu(scope, x2), dropout))
+	c := Mul(x2, layers.DropoutStatic(scope, gelu(scope, x1), dropout))
 	return expertConv(scope.In("conv3"), Add(a, c), 1, d, true)
 }

@@ -41,10 +41,11 @@ func inceptionWith(scope *model.Scope, v *Node, ks int, convs sameConvsFunc) *No
 		ws[i] = convWeights(scope.In("conv_%d", i), v.DType(), k, nf, nf).NodeValue(g) // [k·nf, nf]
 	}
 	branches := []*Node{convs(z, ws, sizes)} // [B, n, 3·nf]
-	pooled := kernels.MaxPool3(v)
+	plain := plainKernels(scope)
+	pooled := maxPool3Of(v, plain)
 	wp := convWeights(scope.In("pool_conv"), v.DType(), 1, d, d-3*nf).NodeValue(g)
 	branches = append(branches, matMul(pooled, wp))
-	return kernels.InstanceNormGELU(Concatenate(branches, 2)) // [B, n, d]
+	return instanceNormGELUOf(Concatenate(branches, 2), plain) // [B, n, d]
 }
 
 // inceptionKernels returns the three kernel sizes derived from ks: ks, ks/2, ks/4,

@@ -7,7 +7,6 @@ import (
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // graph code reads best dot-imported, as in GoMLX's examples.
 	"github.com/gomlx/gomlx/ml/model"
-	"github.com/softshape-go/softshape/softshape/internal/kernels"
 )
 
 // Building blocks of the model, each with the initialisation of the authors'
@@ -84,13 +83,14 @@ func windows(x *Node, k, stride, numWindows int) *Node {
 
 // rmsNorm is the authors' RMSNorm over the last axis of x, with its gain γ
 // (initialised to ones) in scope: x / max(‖x‖₂, 1e-12) · √d · γ
-// (kernels.RMSNorm, whose gradient is written by hand).
+// (kernels.RMSNorm, whose gradient is written by hand, or its plain form:
+// plainKernels).
 func rmsNorm(scope *model.Scope, x *Node) *Node {
 	d := x.Shape().Dimensions[x.Rank()-1]
 	gamma := param(scope.WithInitializer(oneInit), "gamma", x.DType(), d).NodeValue(x.Graph())
-	return kernels.RMSNorm(x, gamma)
+	return rmsNormOf(x, gamma, plainKernels(scope))
 }
 
 // gelu is the exact (erf) GELU, as torch.nn.GELU(): x·Φ(x) (kernels.GELU,
-// whose gradient reuses the forward's Φ).
-func gelu(x *Node) *Node { return kernels.GELU(x) }
+// whose gradient reuses the forward's Φ, or GoMLX's: plainKernels(scope)).
+func gelu(scope *model.Scope, x *Node) *Node { return geluOf(x, plainKernels(scope)) }

@@ -162,7 +162,7 @@ func (m *Model) body(scope *model.Scope, x *Node, phase Phase) (out *Outputs, h,
 			y = dropout(scope, y, cfg.Dropout)
 			sEnd = attention(attnScope, y)
 		}
-		h = gelu(y) // each layer's output through GELU (Section 4.4)
+		h = gelu(scope, y) // each layer's output through GELU (Section 4.4)
 	}
 	out.Stages[1] = ReduceMean(intra, 1)
 	out.Stages[2] = ReduceMean(inter, 1)

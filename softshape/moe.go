@@ -51,7 +51,7 @@ func (m *Model) moe(scope *model.Scope, v *Node) (*Node, *Node) {
 		y = m.mlpExperts(scope.At("experts"), tokens, gates, mask, k)
 	}
 	y = Add(tokens, y)
-	y = gelu(rmsNorm(scope.At("norm"), y))
+	y = gelu(scope, rmsNorm(scope.At("norm"), y))
 
 	importance := sumTokens(scope, gates)        // [E] ([R, E] with a run axis)
 	load := StopGradient(sumTokens(scope, mask)) // [E], token counts

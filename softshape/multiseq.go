@@ -31,7 +31,7 @@ func (m *Model) forwardMultiSeq(scope *model.Scope, x *Node, phase Phase) *Outpu
 			res.ShapeScores = out.ShapeScores
 		} else {
 			cat := Concatenate([]*Node{z, fused}, -1)
-			fused = Add(z, gelu(linear(scope.In("fusion_%d", i), cat, m.Config.EmbedDim, true)))
+			fused = Add(z, gelu(scope, linear(scope.In("fusion_%d", i), cat, m.Config.EmbedDim, true)))
 		}
 		res.AuxLoss = Add(res.AuxLoss, out.AuxLoss)
 		res.Stages = out.Stages

@@ -106,18 +106,7 @@ func TestFastStepMatchesPlain(t *testing.T) {
 			}
 			fast := *plain
 			fast.fast = true
-			idx := make([]int, 48)
-			x := make([][]float32, len(ds.Series))
-			for i, s := range ds.Series {
-				x[i] = make([]float32, len(s))
-				for j, v := range s {
-					x[i][j] = float32(v)
-				}
-			}
-			for i := range idx {
-				idx[i] = (7 * i) % len(x)
-			}
-			xt, yt := batchTensors(x, ds.Labels, idx)
+			xt, yt := realBatch(ds, 48)
 			for _, phase := range []Phase{Dense, Sparse} {
 				t.Run(phase.String(), func(t *testing.T) {
 					store := model.NewStore()
@@ -153,21 +142,7 @@ func TestFastStepMatchesPlain(t *testing.T) {
 						t.Fatal(err)
 					}
 					k := len(vars) + 1
-					lp, lf := scalarOf(outs[0]), scalarOf(outs[k])
-					if d := relDiff(lp, lf); d > 1e-5 {
-						t.Errorf("loss: plain %.7g, fast %.7g (relative difference %.2g)", lp, lf, d)
-					}
-					worst := 0.0
-					for i, v := range vars {
-						want, got := outs[1+i], outs[k+1+i]
-						scale := tensortest.MaxAbs(want)
-						diff := tensortest.MaxAbsDiff(t, got, want)
-						if diff > 1e-4*max(scale, 1e-6) {
-							t.Errorf("gradient of %s differs by %.3g (largest entry %.3g)", v, diff, scale)
-						}
-						worst = max(worst, diff/max(scale, 1e-6))
-					}
-					t.Logf("%d variables, loss %.7g: largest gradient difference %.2g of its largest entry (or of 1e-6)", len(vars), lp, worst)
+					checkSameStep(t, vars, "plain", "fast", outs[:k], outs[k:])
 				})
 			}
 		})
