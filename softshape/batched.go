@@ -656,8 +656,9 @@ func (j *batchJob) trainEpoch(act []*runState, epoch, maxSteps int) error {
 	return j.copiesTrainEpoch(act, epoch, maxSteps)
 }
 
-// trainAcc is the engine's: the correct predictions over the epoch.
-func (j *batchJob) trainAcc(st *runState) float64 { return st.Right / float64(len(st.Order)) }
+// trainAcc is the engine's: the running mean of the batches' accuracies,
+// as Train's trainer keeps it (fit.Run.TrainAcc).
+func (j *batchJob) trainAcc(st *runState) float64 { return st.TrainAcc() }
 
 // validate is the engine's: on the run axis or as model copies.
 func (j *batchJob) validate(sts []*runState, sets []evalSet) ([]fit.Scores, error) {
@@ -729,7 +730,7 @@ func (j *batchJob) copiesTrainEpoch(act []*runState, epoch, maxSteps int) error 
 			if st.Riding() { // its loss is not used
 				continue
 			}
-			st.addStep(scalarOf(outs[2*i]), scalarOf(outs[2*i+1]), k)
+			st.addStep(scalarOf(outs[2*i]), int(scalarOf(outs[2*i+1])), k)
 		}
 		for _, t := range outs {
 			t.FinalizeAll()

@@ -182,7 +182,7 @@ func (j *batchJob) axisTrainEpoch(act []*runState, epoch, maxSteps int) error {
 			if st == nil || active[si] == 0 {
 				continue
 			}
-			st.addStep(float64(losses[si]), float64(rights[si]), k)
+			st.addStep(float64(losses[si]), int(rights[si]), k)
 		}
 	}
 	return nil

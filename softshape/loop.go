@@ -129,14 +129,14 @@ func (st *runState) phase() Phase {
 	return Sparse
 }
 
-// addStep adds step k's loss and correct predictions to st's epoch, or
-// marks st failed when the loss is not finite.
-func (st *runState) addStep(l, right float64, k int) {
+// addStep adds step k's loss and correct predictions (of its batch) to st's
+// epoch, or marks st failed when the loss is not finite.
+func (st *runState) addStep(l float64, right, k int) {
 	if math.IsNaN(l) || math.IsInf(l, 0) {
 		st.Err = fmt.Errorf("epoch %d step %d (%s phase): training loss is %v: %w", st.Epoch, k, st.phase(), l, ErrNonFinite)
 		return
 	}
-	st.AddStep(l, right)
+	st.AddStep(l, right, len(st.Batch(k)))
 }
 
 // endEpoch ends st's epoch, validated on evalPhase with val, its training

@@ -71,8 +71,8 @@
 // its runs record whether they trained on a run axis (run_axis), so a
 // refactor that sends such runs through another mechanism shows up as
 // differences rather than a failure to record. In today's records the
-// copies equal the single runs bit for bit in everything but the
-// training accuracy (a float32 running mean of GoMLX's trainer one at a
-// time, a float64 count over the epoch as copies), and the run axis
-// differs from both in the last bits of the losses, as its doc says.
+// copies equal the single runs bit for bit (every path reports the
+// training accuracy as GoMLX's trainer computes it, a float32 running
+// mean: fit.Run.TrainAcc), and the run axis differs from both in the last
+// bits of the losses, as its doc says.
 package golden

@@ -24,10 +24,12 @@ type Run struct {
 	// Order is the order of the training samples in the epoch in progress.
 	Order []int
 	// Epoch is the epoch in progress (0-based) and StepsN its number of
-	// steps; Steps, LossSum and Right sum what its steps trained so far
-	// (AddStep).
+	// steps; Steps and LossSum sum what its steps trained so far (AddStep).
 	Epoch, StepsN, Steps int
-	LossSum, Right       float64
+	LossSum              float64
+	// accTotal and accWeight are the running mean of the training accuracy
+	// over the epoch's steps, kept as GoMLX's MeanMetric keeps it (TrainAcc).
+	accTotal, accWeight float32
 	// Done says that the run trains no more: it stopped early, trained
 	// its epochs or failed (Err).
 	Done bool
@@ -53,16 +55,29 @@ func (r *Run) Batch(k int) []int {
 	return r.Order[lo:min(lo+r.BatchSize, len(r.Order))]
 }
 
-// AddStep adds one step's training loss and correct predictions to the
-// epoch in progress.
-func (r *Run) AddStep(loss, right float64) {
+// AddStep adds one step's training loss and its correct predictions among
+// rows samples to the epoch in progress.
+func (r *Run) AddStep(loss float64, right, rows int) {
 	r.LossSum += loss
-	r.Right += right
 	r.Steps++
+	// GoMLX's MeanMetric of the batch accuracy (metric.NewSparseCategoricalAccuracy),
+	// in float32 as its graph computes it: the batch's accuracy, weighted by
+	// its size, added to a running total. The explicit conversions keep the
+	// compiler from fusing the multiply and add.
+	n := float32(rows)
+	acc := float32(right) / n
+	r.accTotal = r.accTotal + float32(acc*n)
+	r.accWeight = r.accWeight + n
 }
 
 // TrainLoss is the mean training loss of the epoch's steps.
 func (r *Run) TrainLoss() float64 { return r.LossSum / float64(r.Steps) }
+
+// TrainAcc is the training accuracy of the epoch's steps: the running mean
+// of the batches' accuracies weighted by their sizes, in float32 arithmetic
+// as GoMLX's trainer reports it (what Train has always reported), so it can
+// differ from the exact fraction of correct predictions in the last bits.
+func (r *Run) TrainAcc() float64 { return float64(r.accTotal / r.accWeight) }
 
 // begin starts epoch: the batch order, the number of steps, the sums.
 func (r *Run) begin(epoch int) {
@@ -71,7 +86,7 @@ func (r *Run) begin(epoch int) {
 		r.Shuffle.Shuffle(len(r.Order), func(a, b int) { r.Order[a], r.Order[b] = r.Order[b], r.Order[a] })
 	}
 	r.StepsN = (len(r.Order) + r.BatchSize - 1) / r.BatchSize
-	r.Steps, r.LossSum, r.Right = 0, 0, 0
+	r.Steps, r.LossSum, r.accTotal, r.accWeight = 0, 0, 0, 0
 }
 
 // Runner is a run as Train drives it: a Run and whatever else its engine

@@ -3,6 +3,7 @@ package fit
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -42,7 +43,7 @@ func (e *fakeEngine) TrainEpoch(act []*fakeRun, maxSteps int) error {
 			continue
 		}
 		for range r.StepsN {
-			r.AddStep(1, 1)
+			r.AddStep(1, 1, 1)
 		}
 	}
 	return nil
@@ -112,5 +113,28 @@ func TestTrainShufflesAndFails(t *testing.T) {
 	}
 	if r.StepsN != 2 || !slices.Equal(r.Batch(1), want[4:]) {
 		t.Errorf("%d steps, last batch %v; want 2 and %v", r.StepsN, r.Batch(1), want[4:])
+	}
+}
+
+// TrainAcc is GoMLX's float32 running mean of the batch accuracies: three
+// batches of 51 with 13, 28 and 18 right give 0x3fd8ae0380000000
+// (0.38562095…), not float32(59/153) = 0.38562092… (worked out by hand in
+// float32 steps: 13/51·51 + 28/51·51 + 18/51·51, rounded at each step).
+func TestRunTrainAccIsFloat32RunningMean(t *testing.T) {
+	r := NewRun(153, 51, 1, nil)
+	r.begin(0)
+	for _, right := range []int{13, 28, 18} {
+		r.AddStep(1, right, 51)
+	}
+	if got, want := r.TrainAcc(), math.Float64frombits(0x3fd8ae0380000000); got != want {
+		t.Errorf("TrainAcc = %v (%#x), want %v", got, math.Float64bits(got), want)
+	}
+	if exact := float64(float32(59.0 / 153)); r.TrainAcc() == exact {
+		t.Errorf("TrainAcc = %v is the rounded exact fraction, not the running mean", exact)
+	}
+	r.begin(1)
+	r.AddStep(1, 2, 4)
+	if got := r.TrainAcc(); got != 0.5 {
+		t.Errorf("after a new epoch TrainAcc = %v, want 0.5 (the sums restart)", got)
 	}
 }
