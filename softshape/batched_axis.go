@@ -39,10 +39,11 @@ type axisRuns struct {
 // axisEligible reports why chains cannot share a run axis, or nil: every run
 // is a fresh one (no fold_reset=carry), of an architecture with a run axis,
 // and the runs' settings differ at most in λ and the learning rate (which the
-// loss and Adam take per run), the epochs and the patience.
+// loss and Adam take per run), the epochs and the patience. One run alone is
+// eligible: its run axis (R = 1) is the single-run model.
 func axisEligible(chains []*chainSpec) error {
-	if len(chains) < 2 {
-		return errors.New("fewer than two runs")
+	if len(chains) == 0 {
+		return errors.New("no runs")
 	}
 	norm := func(c Config) string {
 		c.MoELossWeight, c.LearningRate, c.Epochs, c.Patience = 0, 0, 0, 0
@@ -97,7 +98,7 @@ func (j *batchJob) axisMaterialize(phase Phase) error {
 	if ax.made[phase] {
 		return nil
 	}
-	states, err := ax.store.GetVariable(model.JoinPath("/", runRNGStatesName)).Value()
+	states, err := ax.rngStates().Value()
 	if err != nil {
 		return err
 	}
@@ -216,7 +217,8 @@ func (j *batchJob) axisBatch(rows []int, src func(si int) (x [][]float32, y []in
 // axisTrainExec returns the training step of the run axis for phase and the
 // runs' real batch sizes rows (blocks of block samples): inputs x, y and the
 // runs' activity [R] (1 trains, 0 sits out); outputs each run's loss and
-// correct predictions [R].
+// correct predictions [R]. With one run (R = 1) it is the single run's step,
+// Train's: the plain graph, its loss and fit.Adam, nothing masked.
 func (j *batchJob) axisTrainExec(phase Phase, rows []int, block int) (*model.Exec, error) {
 	ax := j.axis
 	key := fmt.Sprintf("train|%s|%d|%v", phase, block, rows)
@@ -229,7 +231,13 @@ func (j *batchJob) axisTrainExec(phase Phase, rows []int, block int) (*model.Exe
 		g := x.Graph()
 		ax.store.SetTraining(g, true)
 		scope.SetGraphParam(g, paramRunRows, rr)
-		statesVar := ax.store.GetVariable(model.JoinPath("/", runRNGStatesName))
+		if r == 1 { // the single-run step: one run, always active
+			out := ax.m.Forward(scope, x, phase)
+			l := runLoss(out.Logits, y, out.AuxLoss, j.slots[0].lambda)
+			fit.Adam{LearningRate: j.slots[0].lr}.UpdateGraph(scope, g, l)
+			return []*graph.Node{graph.Reshape(l, 1), graph.Reshape(correctCount(out.Logits, y), 1)}
+		}
+		statesVar := ax.rngStates()
 		before := statesVar.NodeValue(g)
 		out := ax.m.Forward(scope, x, phase)
 		on := graph.GreaterThan(active, graph.ScalarZero(g, active.DType())) // [R]
@@ -396,9 +404,26 @@ func (j *batchJob) axisSnapshot(si int, prev map[string]*tensors.Tensor) (map[st
 		if err != nil {
 			return nil, fmt.Errorf("reading variable %s: %w", v.Path(), err)
 		}
+		if len(j.slots) == 1 { // no run axis
+			c, err := val.LocalClone()
+			if err != nil {
+				return nil, fmt.Errorf("copying variable %s: %w", v.Path(), err)
+			}
+			snap[j.slots[si].scope+v.Path()] = c
+			continue
+		}
 		snap[j.slots[si].scope+v.Path()] = runRowTensor(val, si)
 	}
 	return snap, nil
+}
+
+// rngStates is the variable that holds the runs' RNG states: [R, state]
+// (runRNGStatesName) with a run axis, the store's own RNG state when R = 1.
+func (ax *axisRuns) rngStates() *model.Variable {
+	if runsOf(ax.store.RootScope()) == 1 {
+		return ax.store.GetVariable(model.JoinPath("/", model.RNGStateVariableName))
+	}
+	return ax.store.GetVariable(model.JoinPath("/", runRNGStatesName))
 }
 
 // runRowTensor copies row i of a float32 tensor [R, …].

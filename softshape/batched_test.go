@@ -60,6 +60,9 @@ func compareRun(t *testing.T, name string, got, want FoldResult, tol float64) fl
 		if g.Phase != w.Phase || g.Selected != w.Selected {
 			t.Errorf("%s epoch %d: phase %v selected %v, alone %v %v", name, e, g.Phase, g.Selected, w.Phase, w.Selected)
 		}
+		if tol == 0 && (g.TrainAcc != w.TrainAcc || g.ValAcc != w.ValAcc) {
+			t.Errorf("%s epoch %d: train acc %v val acc %v, alone %v %v", name, e, g.TrainAcc, g.ValAcc, w.TrainAcc, w.ValAcc)
+		}
 	}
 	if got.BestEpoch != want.BestEpoch || got.TestAcc != want.TestAcc || got.SelectedPhase != want.SelectedPhase {
 		t.Errorf("%s: best epoch %d (%v) test acc %.4f, alone %d (%v) %.4f", name, got.BestEpoch, got.SelectedPhase, got.TestAcc,
@@ -97,6 +100,26 @@ func TestTrainRunsOneRunIsTrain(t *testing.T) {
 	compareRun(t, "R=1", got[0], want, 0)
 	t.Logf("R=1: test acc %.4f (alone %.4f), epoch-0 train loss %.9g (alone %.9g)", got[0].TestAcc, want.TestAcc,
 		got[0].History[0].TrainLoss, want.History[0].TrainLoss)
+}
+
+// TestRunAxisOneRunIsTrain: a run axis of one run (R = 1) is the single-run
+// model and step (fit.Adam on the plain graph), so it computes what Train
+// computes, bit for bit on one backend: every epoch's losses and
+// accuracies, the selection and the test accuracy (generated CBF, 3 dense
+// + 3 sparse epochs, dropout on, so the RNG stream and the MoE's
+// initialisation after the warm-up are covered).
+func TestRunAxisOneRunIsTrain(t *testing.T) {
+	ds := data.CBF(30, 64, 3)
+	r := RunSpec{Config: batchTestConfig(), Seed: 3, Fold: 1}
+	got, err := TrainRuns(ds, []RunSpec{r}, RunOptions{Backend: testBackend(t), MaxRuns: 1, RunAxis: RunAxisOn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got[0].RunAxis {
+		t.Fatal("the run did not train on a run axis")
+	}
+	want := alone(t, ds, r, 0)
+	compareRun(t, "axis R=1", got[0], want, copiesTol(t))
 }
 
 // TestTrainBatchesFoldsWhenAsked: Train with MaxRuns > 1 trains its folds in

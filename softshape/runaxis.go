@@ -300,7 +300,9 @@ func stackRuns(j *batchJob, m *Model, refShapeLen int) (*model.Store, error) {
 // addStacked adds to a run-axis store the variables of the job's model copies
 // that it lacks (the same paths under each slot's scope, created by
 // materialize), each stacked along a new leading axis, and sets its runs' RNG
-// states (runRNGStatesName) to the slots'.
+// states (runRNGStatesName) to the slots'. With one slot (R = 1) nothing is
+// stacked: the store gets the slot's variables as they are, and its own RNG
+// state is the slot's.
 func addStacked(j *batchJob, store *model.Store) error {
 	r := len(j.slots)
 	prefix := j.slots[0].scope + "/"
@@ -312,6 +314,9 @@ func addStacked(j *batchJob, store *model.Store) error {
 		dst := rest
 		if rest == "/rng_state" {
 			dst = model.JoinPath("/", runRNGStatesName)
+			if r == 1 {
+				dst = model.JoinPath("/", model.RNGStateVariableName)
+			}
 		} else if store.GetVariable(dst) != nil {
 			continue
 		}
@@ -327,7 +332,13 @@ func addStacked(j *batchJob, store *model.Store) error {
 			}
 			vals[i] = t
 		}
-		stacked, err := stackTensors(vals)
+		var stacked *tensors.Tensor
+		var err error
+		if r == 1 {
+			stacked, err = vals[0].LocalClone()
+		} else {
+			stacked, err = stackTensors(vals)
+		}
 		if err != nil {
 			return fmt.Errorf("variable %s: %w", rest, err)
 		}
