@@ -686,9 +686,9 @@ func (j *batchJob) scoreSelected(sts []*runState, sets []evalSet) ([]fit.Scores,
 	return j.evaluate(sts, sets)
 }
 
-// describe is the engine's.
+// describe is the engine's: a run axis of one run (R = 1) is the run alone.
 func (j *batchJob) describe(st *runState) {
-	st.fr.RunAxis = j.axis != nil
+	st.fr.RunAxis = j.axis != nil && len(j.slots) > 1
 	st.fr.Params = j.paramCount(st.si)
 }
 

@@ -92,8 +92,12 @@ func (c *FoldChain) FoldData(f int) (*data.FoldData, error) {
 	return fd, nil
 }
 
-// train trains fold f on sess, or on a fresh session when sess is nil.
+// train trains fold f: a fresh one as a run axis of one run (trainFresh),
+// under fold_reset=carry on sess, or on a fresh session when sess is nil.
 func (c *FoldChain) train(f int, sess *session) (*FoldResult, *Trained, error) {
+	if !c.cfg.CarriesFolds() {
+		return c.trainFresh(f)
+	}
 	fd, err := c.FoldData(f)
 	if err != nil {
 		return nil, nil, err
@@ -114,4 +118,46 @@ func (c *FoldChain) train(f int, sess *session) (*FoldResult, *Trained, error) {
 		c.carried, c.next = sess, f+1
 	}
 	return fr, &Trained{s: sess, Phase: fr.SelectedPhase}, err
+}
+
+// trainFresh trains fold f under fold_reset=fresh as TrainRuns trains one
+// run: a batchJob of one run, on a run axis of R = 1 (the single-run model
+// and step) where the architecture has one, else as its one model copy. Its
+// model is the run's selected weights in a store of Train's layout
+// (runStore).
+func (c *FoldChain) trainFresh(f int) (*FoldResult, *Trained, error) {
+	fd, err := c.FoldData(f)
+	if err != nil {
+		return nil, nil, err
+	}
+	chain := &chainSpec{cfg: c.cfg, seed: c.opts.Seed, folds: []int{f}, want: []int{0}, m: c.model, fds: []*data.FoldData{fd}}
+	job, err := newBatchJob(c.backend, []*chainSpec{chain}, c.opts.RefShapeLen)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer job.finalize()
+	if axisEligible([]*chainSpec{chain}) == nil {
+		if err := job.axisStart(); err != nil {
+			return nil, nil, err
+		}
+	}
+	results := make([]FoldResult, 1)
+	errs, err := job.train(c.ds, c.opts, false, results)
+	if err != nil {
+		return nil, nil, err
+	}
+	var saveErr error
+	for _, e := range errs {
+		var runErr *RunError
+		if errors.As(e, &runErr) {
+			return nil, nil, runErr.Err // "dataset D fold N: …"
+		}
+		saveErr = fmt.Errorf("dataset %s fold %d: %w", c.ds.Name, f+1, e)
+	}
+	store, err := job.runStore(0, c.opts.Seed+int64(f))
+	if err != nil {
+		return nil, nil, err
+	}
+	fr := &results[0]
+	return fr, newTrained(c.backend, c.model, store, fr.SelectedPhase), saveErr
 }

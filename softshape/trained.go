@@ -221,6 +221,11 @@ func LoadCheckpoint(dir string, backend compute.Backend) (*Trained, error) {
 	if model.GetParamOr(root, paramPhase, phaseNameDense) == phaseNameSparse {
 		phase = Sparse
 	}
-	sess := &session{backend: backend, model: m, store: store, evals: map[Phase]*model.Exec{}}
-	return &Trained{s: sess, Phase: phase}, nil
+	return newTrained(backend, m, store, phase), nil
+}
+
+// newTrained returns the Trained model m of the weights in store, run on
+// backend in phase.
+func newTrained(backend compute.Backend, m *Model, store *model.Store, phase Phase) *Trained {
+	return &Trained{s: &session{backend: backend, model: m, store: store, evals: map[Phase]*model.Exec{}}, Phase: phase}
 }
