@@ -2,7 +2,6 @@ package data
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 )
@@ -22,20 +21,12 @@ import (
 // byte-order mark is ignored only at the very start of the file. Errors name
 // the file and line.
 func ReadTS(path string) (series [][]float64, labels []string, err error) {
-	rows, err := readTS(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	return rows.series, rows.labels, nil
+	return readFile(path, readTS)
 }
 
 // readTS reads and parses a .ts file (see ReadTS).
 func readTS(path string) (*fileRows, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read .ts file: %w", err)
-	}
-	return parseTS(path, string(raw))
+	return readRows(path, ".ts file", parseTS)
 }
 
 // tsHeader holds the header fields of a .ts file that parseTS checks.
@@ -47,19 +38,10 @@ type tsHeader struct {
 
 // parseTS parses the content of a .ts file; path is used in errors.
 func parseTS(path, content string) (*fileRows, error) {
-	content = strings.TrimPrefix(content, bom)
 	rows := &fileRows{path: path}
 	var h tsHeader
 	inData := false
-	lineNo := 0
-	for len(content) > 0 {
-		lineNo++
-		var line string
-		if i := strings.IndexByte(content, '\n'); i >= 0 {
-			line, content = content[:i], content[i+1:]
-		} else {
-			line, content = content, ""
-		}
+	for lineNo, line := range numberedLines(content) {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue

@@ -3,6 +3,7 @@ package data
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"math"
 	"os"
 	"strconv"
@@ -20,20 +21,52 @@ import (
 // error naming the file, the line and, for values, the column (1-based, the
 // label being column 1).
 func ReadTSV(path string) (series [][]float64, labels []string, err error) {
-	rows, err := readTSV(path)
+	return readFile(path, readTSV)
+}
+
+// readTSV reads and parses a UCR .tsv file (see ReadTSV).
+func readTSV(path string) (*fileRows, error) {
+	return readRows(path, "UCR file", parseTSV)
+}
+
+// readFile reads one file with read and returns its series and labels: the
+// body of ReadTS and ReadTSV.
+func readFile(path string, read func(string) (*fileRows, error)) (series [][]float64, labels []string, err error) {
+	rows, err := read(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	return rows.series, rows.labels, nil
 }
 
-// readTSV reads and parses a UCR .tsv file (see ReadTSV).
-func readTSV(path string) (*fileRows, error) {
+// readRows reads the file at path and parses its content with parse; what
+// names the kind of file in the error when it cannot be read.
+func readRows(path, what string, parse func(path, content string) (*fileRows, error)) (*fileRows, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("read UCR file: %w", err)
+		return nil, fmt.Errorf("read %s: %w", what, err)
 	}
-	return parseTSV(path, string(raw))
+	return parse(path, string(raw))
+}
+
+// numberedLines yields the lines of content with their 1-based numbers,
+// without the '\n' that ends them, after dropping a byte-order mark at the
+// very start (see bom).
+func numberedLines(content string) iter.Seq2[int, string] {
+	return func(yield func(int, string) bool) {
+		content := strings.TrimPrefix(content, bom)
+		for lineNo := 1; len(content) > 0; lineNo++ {
+			var line string
+			if i := strings.IndexByte(content, '\n'); i >= 0 {
+				line, content = content[:i], content[i+1:]
+			} else {
+				line, content = content, ""
+			}
+			if !yield(lineNo, line) {
+				return
+			}
+		}
+	}
 }
 
 // fileRows is what a reader found in one file: its rows, their labels and
@@ -54,18 +87,9 @@ func (r *fileRows) add(row []float64, label string, lineNo int) {
 
 // parseTSV parses the content of a UCR .tsv file; path is used in errors.
 func parseTSV(path, content string) (*fileRows, error) {
-	content = strings.TrimPrefix(content, bom)
 	rows := &fileRows{path: path}
 	width, widthLine := 0, 0
-	lineNo := 0
-	for len(content) > 0 {
-		lineNo++
-		var line string
-		if i := strings.IndexByte(content, '\n'); i >= 0 {
-			line, content = content[:i], content[i+1:]
-		} else {
-			line, content = content, ""
-		}
+	for lineNo, line := range numberedLines(content) {
 		line = strings.TrimSuffix(line, "\r")
 		if strings.TrimSpace(line) == "" {
 			continue
