@@ -28,13 +28,21 @@ func SparseRatio() []Variant {
 // "k=1" (the default) .. "k=4". k larger than the number of experts Ĉ (e.g.
 // k=3 on a two-class dataset with Ĉ=C) is rejected by softshape.Config.Resolve.
 func ExpertsK() []Variant {
-	out := make([]Variant, 4)
+	return countSweep("k=", 4, "each shape is routed to k=%d experts (experts_k=%d)",
+		func(c *softshape.Config, k int) { c.ExpertsK = k })
+}
+
+// countSweep returns the variants prefix+"1" .. prefix+"n" of an integer
+// setting: variant v is described by description with v for both of its two
+// %d verbs, and apply sets v.
+func countSweep(prefix string, n int, description string, apply func(c *softshape.Config, v int)) []Variant {
+	out := make([]Variant, n)
 	for i := range out {
-		k := i + 1
+		v := i + 1
 		out[i] = Variant{
-			Name:        "k=" + strconv.Itoa(k),
-			Description: fmt.Sprintf("each shape is routed to k=%d experts (experts_k=%d)", k, k),
-			Apply:       set(func(c *softshape.Config) { c.ExpertsK = k }),
+			Name:        prefix + strconv.Itoa(v),
+			Description: fmt.Sprintf(description, v, v),
+			Apply:       set(func(c *softshape.Config) { apply(c, v) }),
 		}
 	}
 	return out
@@ -45,15 +53,8 @@ func ExpertsK() []Variant {
 // adjustment q = min(2, m) when m ≤ 4), which is how the paper's q=4 column
 // (equal to its default SoftShape results) was run.
 func StrideQ() []Variant {
-	out := make([]Variant, 0, 5)
-	for q := 1; q <= 3; q++ {
-		s := strconv.Itoa(q)
-		out = append(out, Variant{
-			Name:        "q=" + s,
-			Description: fmt.Sprintf("shapes start every %d time steps (stride=%d)", q, q),
-			Apply:       set(func(c *softshape.Config) { c.Stride = softshape.Stride(s) }),
-		})
-	}
+	out := countSweep("q=", 3, "shapes start every %d time steps (stride=%d)",
+		func(c *softshape.Config, q int) { c.Stride = softshape.Stride(strconv.Itoa(q)) })
 	out = append(out,
 		Variant{Name: "q=4", Description: "shapes start every 4 time steps, q = min(2, m) when m ≤ 4 as in the authors' code (stride=auto, the default)",
 			Apply: set(func(c *softshape.Config) { c.Stride = softshape.StrideAuto })},
@@ -66,16 +67,8 @@ func StrideQ() []Variant {
 // DepthL returns the depth sweep of Table 6: "L=1" .. "L=6" ("L=2" is the
 // default).
 func DepthL() []Variant {
-	out := make([]Variant, 6)
-	for i := range out {
-		l := i + 1
-		out[i] = Variant{
-			Name:        "L=" + strconv.Itoa(l),
-			Description: fmt.Sprintf("%d stacked SoftShape layers (depth=%d)", l, l),
-			Apply:       set(func(c *softshape.Config) { c.Depth = l }),
-		}
-	}
-	return out
+	return countSweep("L=", 6, "%d stacked SoftShape layers (depth=%d)",
+		func(c *softshape.Config, l int) { c.Depth = l })
 }
 
 // FixedName is the Table 7 column with the fixed shape length m = 8.
