@@ -69,19 +69,16 @@ var envVars = []EnvVar{
 	{EnvResults, "results-gpu", "results folder (the store shared with softshape sweep); a relative path is relative to the repository",
 		func(p *Params, v string) error { p.Results = v; return nil }},
 	{EnvDatasets, "GunPoint,ItalyPowerDemand", "comma-separated dataset names (unset: the notebook's)",
-		func(p *Params, v string) error { p.Datasets = splitList(v); return nil }},
+		func(p *Params, v string) error { p.Datasets = sweep.SplitList(v); return nil }},
 	{EnvFolds, "1-2,4", `1-based folds: a range "1-5", a list "1,3" (unset: the notebook's, all 5 for a table)`,
 		func(p *Params, v string) (err error) { p.Folds, err = ParseFolds(v); return err }},
 	{EnvSeeds, "42,43", "comma-separated run seeds (unset: 42)",
 		func(p *Params, v string) error {
-			p.Seeds = nil
-			for _, s := range splitList(v) {
-				n, err := strconv.ParseInt(s, 10, 64)
-				if err != nil {
-					return fmt.Errorf("%s=%q: %q is not an integer", EnvSeeds, v, s)
-				}
-				p.Seeds = append(p.Seeds, n)
+			seeds, err := sweep.ParseSeeds(v)
+			if err != nil {
+				return fmt.Errorf("%s=%q: %w", EnvSeeds, v, err)
 			}
+			p.Seeds = seeds
 			return nil
 		}},
 	{EnvBackend, "xla:cuda", `GoMLX backend: "fastest", "go", "onnx:cpu", "xla:cuda" (unset: the parameter cell's, "fastest" in the notebooks)`,
@@ -384,16 +381,6 @@ func parseBool(name, v string) (bool, error) {
 		return false, nil
 	}
 	return false, fmt.Errorf("%s=%q: want 1/true or 0/false", name, v)
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // joinSettings is a's settings with b's on top (softshape.JoinSettings): a
