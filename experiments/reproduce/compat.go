@@ -100,16 +100,8 @@ func Compat(ctx context.Context, p Params) (*CompatResult, error) {
 	return res, nil
 }
 
-func mean(x []float64) float64 {
-	if len(x) == 0 {
-		return math.NaN()
-	}
-	s := 0.0
-	for _, v := range x {
-		s += v
-	}
-	return s / float64(len(x))
-}
+// mean is tables.Mean: the mean of x, NaN when empty.
+func mean(x []float64) float64 { return tables.Mean(x) }
 
 // Markdown is the comparison table with the two kinds of p-value.
 func (c *CompatResult) Markdown() string {

@@ -11,35 +11,23 @@ import (
 const dash = "—"
 
 // fmtAcc formats an accuracy with four decimals.
-func fmtAcc(x float64) string {
-	if math.IsNaN(x) {
-		return dash
-	}
-	return strconv.FormatFloat(x, 'f', 4, 64)
-}
+func fmtAcc(x float64) string { return orDash(x, "%.4f") }
 
 // fmtDiff formats ours − paper with a sign.
-func fmtDiff(x float64) string {
-	if math.IsNaN(x) {
-		return dash
-	}
-	return fmt.Sprintf("%+.4f", x)
-}
+func fmtDiff(x float64) string { return orDash(x, "%+.4f") }
 
 // fmtRank formats an average rank.
-func fmtRank(x float64) string {
-	if math.IsNaN(x) {
-		return dash
-	}
-	return strconv.FormatFloat(x, 'f', 2, 64)
-}
+func fmtRank(x float64) string { return orDash(x, "%.2f") }
 
 // fmtP formats a p-value as the paper does ("4.69E-06").
-func fmtP(x float64) string {
+func fmtP(x float64) string { return strings.ToUpper(orDash(x, "%.2e")) }
+
+// orDash formats x with the verb format, or is dash when x is NaN.
+func orDash(x float64, format string) string {
 	if math.IsNaN(x) {
 		return dash
 	}
-	return strings.ToUpper(strconv.FormatFloat(x, 'e', 2, 64))
+	return fmt.Sprintf(format, x)
 }
 
 // ourCell formats our value: the mean, with "(runs/expected)" when

@@ -102,7 +102,7 @@ func (ix *cellIndex) oursValue(v *Value, dataset, variant string) {
 		}
 	}
 	v.Runs = len(acc)
-	v.Acc, v.Params, v.Inference = mean(acc), mean(params), mean(inf)
+	v.Acc, v.Params, v.Inference = Mean(acc), Mean(params), Mean(inf)
 	if v.Expected > 0 && invalid == v.Expected {
 		v.Invalid = reason
 	}
@@ -128,8 +128,8 @@ func StandardError(x []float64) float64 {
 	return stat.StdDev(x, nil) / math.Sqrt(float64(len(x)))
 }
 
-// mean is the mean of x, NaN when empty.
-func mean(x []float64) float64 {
+// Mean is the mean of x, summed in order; NaN when x is empty.
+func Mean(x []float64) float64 {
 	if len(x) == 0 {
 		return math.NaN()
 	}
