@@ -19,11 +19,7 @@ func runDatasets(args []string, stdout io.Writer) error {
 	if len(args) > 0 && args[0] == "list" {
 		args = args[1:]
 	}
-	fs := flag.NewFlagSet("datasets", flag.ContinueOnError)
-	fs.SetOutput(stdout)
-	root := fs.String("data", data.DefaultRoot(), "data folder, holding NAME/NAME_TRAIN.tsv and NAME_TEST.tsv per dataset; $"+data.DataEnv+" sets the default")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), `Usage: softshape datasets [-data DIR]
+	fs := newFlagSet("datasets", `Usage: softshape datasets [-data DIR]
        softshape datasets info [flags] NAME
 
 Without a sub-command, prints the paper's 128 UCR datasets: TRAIN and TEST
@@ -33,9 +29,8 @@ bundled inside softshape ("bundled": usable offline). "datasets info -h" lists
 the flags of info.
 
 Flags:
-`)
-		fs.PrintDefaults()
-	}
+`, stdout)
+	root := fs.String("data", data.DefaultRoot(), dataFolderHelp)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -82,17 +77,12 @@ func printRegistry(w io.Writer, root string) {
 	fmt.Fprintf(w, "Sizes as in the paper; the MelbournePedestrian files hold 1200/2450 rows (see the data package).\n")
 }
 
+// dataFolderHelp documents the -data flag of the datasets commands.
+const dataFolderHelp = "data folder, holding NAME/NAME_TRAIN.tsv and NAME_TEST.tsv per dataset; $" + data.DataEnv + " sets the default"
+
 // runDatasetsInfo implements "softshape datasets info".
 func runDatasetsInfo(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("datasets info", flag.ContinueOnError)
-	fs.SetOutput(stdout)
-	root := fs.String("data", data.DefaultRoot(), "data folder, holding NAME/NAME_TRAIN.tsv and NAME_TEST.tsv per dataset; $"+data.DataEnv+" sets the default")
-	seed := fs.Int64("seed", 42, "seed of the folds (and of the generated "+data.CBFName+" data)")
-	folds := fs.Int("folds", 5, "number of stratified folds")
-	offline := fs.Bool("offline", false, "never download a dataset that is not under -data")
-	baseURL := fs.String("url", data.DefaultBaseURL, "archive to download NAME.zip from when the dataset is not under -data")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), `Usage: softshape datasets info [flags] NAME
+	fs := newFlagSet("datasets info", fmt.Sprintf(`Usage: softshape datasets info [flags] NAME
 
 Prints one dataset: its source, TRAIN/TEST sizes against the registry, the
 classes with their counts, the series length (shortest and longest observed
@@ -103,9 +93,12 @@ NAME is a UCR dataset name or %s (generated, needs no files). A
 dataset that is not under -data is downloaded from -url unless -offline.
 
 Flags:
-`, data.CBFName)
-		fs.PrintDefaults()
-	}
+`, data.CBFName), stdout)
+	root := fs.String("data", data.DefaultRoot(), dataFolderHelp)
+	seed := fs.Int64("seed", 42, "seed of the folds (and of the generated "+data.CBFName+" data)")
+	folds := fs.Int("folds", 5, "number of stratified folds")
+	offline := fs.Bool("offline", false, offlineHelp)
+	baseURL := fs.String("url", data.DefaultBaseURL, "archive to download NAME.zip from when the dataset is not under -data")
 	var names []string
 	for {
 		if err := fs.Parse(args); err != nil {

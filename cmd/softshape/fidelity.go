@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -21,11 +20,14 @@ import (
 // datasets and seeds under protocol presets, ours beside the authors' code run
 // on the same kind of machine and the paper.
 func runFidelity(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("fidelity", flag.ContinueOnError)
-	fs.SetOutput(stdout)
+	fs := newFlagSet("fidelity", "Usage: softshape fidelity [flags]\n\nRuns the paper's full protocol (500 epochs, 150 warm-up, 5 folds) on -datasets × -seeds under each\n"+
+		"of -presets and prints ours beside the authors' code (reference-runs.csv: reference_compat against\n"+
+		"their published code, reference_fresh against it with fresh folds) and the paper: means over seeds\n"+
+		"with standard errors, the difference, whether it is within ±2 pp and within two standard errors.\n"+
+		"Minutes per dataset and seed; interrupted runs resume from -results.\n\nFlags:\n", stdout)
 	dataRoot := fs.String("data", data.DefaultRoot(), "folder holding UCR datasets as NAME/NAME_TRAIN.tsv")
 	backend := fs.String("backend", "", backendHelp)
-	offline := fs.Bool("offline", false, "never download a dataset that is not under -data")
+	offline := fs.Bool("offline", false, offlineHelp)
 	datasets := fs.String("datasets", "GunPoint,ECG200", "comma-separated dataset names")
 	seeds := fs.String("seeds", "42,0,1,2", "comma-separated run seeds (the reference runs used 42, 0, 1, 2)")
 	presets := fs.String("presets", softshape.ProtocolReferenceFresh+","+softshape.ProtocolReferenceCompat+","+softshape.ProtocolDefault,
@@ -36,29 +38,18 @@ func runFidelity(args []string, stdout io.Writer) error {
 	reportOnly := fs.Bool("report", false, "train nothing: report what -results holds")
 	baseline := fs.String("baseline", "", "also compare with the same benchmark's runs in this results folder, paired by seed (e.g. -fast's runs against the plain graphs' in reproduction/fidelity)")
 	fast := fs.Bool("fast", false, speedFormsHelp+"; give them a -results folder of their own")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: softshape fidelity [flags]\n\nRuns the paper's full protocol (500 epochs, 150 warm-up, 5 folds) on -datasets × -seeds under each\n"+
-			"of -presets and prints ours beside the authors' code (reference-runs.csv: reference_compat against\n"+
-			"their published code, reference_fresh against it with fresh folds) and the paper: means over seeds\n"+
-			"with standard errors, the difference, whether it is within ±2 pp and within two standard errors.\n"+
-			"Minutes per dataset and seed; interrupted runs resume from -results.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	seedList, err := parseSeeds(*seeds)
 	if err != nil {
 		return err
 	}
-	dsList := splitList(*datasets)
+	dsList := sweep.SplitList(*datasets)
 	if len(dsList) == 0 {
 		return errors.New("-datasets: give at least one dataset")
 	}
-	presetList := splitList(*presets)
+	presetList := sweep.SplitList(*presets)
 	if len(presetList) == 0 {
 		return errors.New("-presets: give at least one preset")
 	}

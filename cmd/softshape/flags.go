@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"slices"
@@ -36,6 +37,53 @@ func cliBackend(flagValue string) string {
 	return backends.Fastest
 }
 
+// newFlagSet returns the flag set of the command "softshape name": parse
+// errors and help go to stdout, and help prints usage, then the flags.
+func newFlagSet(name, usage string, stdout io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args into fs and rejects any argument left after the
+// flags.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	return nil
+}
+
+// parseDatasetFlags parses the flags of a command that runs on the one
+// dataset its -dataset names, rejecting any other argument, and prints the
+// settings' help when -set is "help" (settings), reporting then helped.
+func parseDatasetFlags(fs *flag.FlagSet, args []string, settings *string, stdout io.Writer) (helped bool, err error) {
+	if err := fs.Parse(args); err != nil {
+		return false, err
+	}
+	if fs.NArg() > 0 {
+		return false, fmt.Errorf("unexpected argument %q (name the dataset with -dataset)", fs.Arg(0))
+	}
+	if *settings == "help" {
+		fmt.Fprint(stdout, softshape.SettingsHelp())
+		return true, nil
+	}
+	return false, nil
+}
+
+// dataRootHelp documents the -data flag of the commands that train.
+const dataRootHelp = "folder holding UCR datasets as NAME/NAME_TRAIN.tsv (default $SOFTSHAPE_DATA or the user cache)"
+
+// offlineHelp documents every -offline flag.
+const offlineHelp = "never download a dataset that is not under -data"
+
 // runFlags are the flags shared by the commands that train: where the data is,
 // which folds, which backend, and whether downloading is allowed.
 type runFlags struct {
@@ -46,10 +94,10 @@ type runFlags struct {
 // addRunFlags declares -data, -folds, -backend and -offline on fs.
 func addRunFlags(fs *flag.FlagSet) runFlags {
 	return runFlags{
-		dataRoot: fs.String("data", data.DefaultRoot(), "folder holding UCR datasets as NAME/NAME_TRAIN.tsv (default $SOFTSHAPE_DATA or the user cache)"),
+		dataRoot: fs.String("data", data.DefaultRoot(), dataRootHelp),
 		folds:    fs.String("folds", "1-5", "folds to run, 1-based: a range \"1-5\", a list \"1,3\" or one fold \"2\""),
 		backend:  fs.String("backend", "", backendHelp),
-		offline:  fs.Bool("offline", false, "never download a dataset that is not under -data"),
+		offline:  fs.Bool("offline", false, offlineHelp),
 	}
 }
 
@@ -96,21 +144,35 @@ func (f *runAxisFlag) Set(s string) error {
 // IsBoolFlag lets -run-axis stand alone for on.
 func (f *runAxisFlag) IsBoolFlag() bool { return true }
 
-// parseStoppedRuns checks -stopped-runs.
-func parseStoppedRuns(s string) (softshape.StoppedRuns, error) {
-	p, err := softshape.ParseStoppedRuns(s)
+// graphFlags are -max-runs, -stopped-runs and -run-axis: how the runs of a
+// command share graphs.
+type graphFlags struct {
+	maxRuns *int
+	stopped *string
+	runAxis *runAxisFlag
+}
+
+// addGraphFlags declares -max-runs, documented by maxRunsHelp and then
+// maxRunsMore, -stopped-runs and -run-axis on fs.
+func addGraphFlags(fs *flag.FlagSet, maxRunsMore string) graphFlags {
+	return graphFlags{
+		maxRuns: fs.Int("max-runs", 0, maxRunsHelp+maxRunsMore),
+		stopped: fs.String("stopped-runs", string(softshape.StoppedRunsLeave), stoppedRunsHelp),
+		runAxis: addRunAxisFlag(fs),
+	}
+}
+
+// check rejects a negative -max-runs and returns the policy -stopped-runs
+// names.
+func (g graphFlags) check() (softshape.StoppedRuns, error) {
+	if n := *g.maxRuns; n < 0 {
+		return "", fmt.Errorf("-max-runs %d: want 0 (the backend's default) or a positive number of runs", n)
+	}
+	p, err := softshape.ParseStoppedRuns(*g.stopped)
 	if err != nil {
 		return "", fmt.Errorf("-stopped-runs: %w", err)
 	}
 	return p, nil
-}
-
-// checkMaxRuns rejects a negative -max-runs.
-func checkMaxRuns(n int) error {
-	if n < 0 {
-		return fmt.Errorf("-max-runs %d: want 0 (the backend's default) or a positive number of runs", n)
-	}
-	return nil
 }
 
 // optInt is an integer flag that remembers whether it was given, so that
@@ -177,6 +239,19 @@ func (s *scheduleFlags) apply(cfg *softshape.Config) (warning string, err error)
 		return fmt.Sprintf("warning: %d warm-up epochs of %d: every epoch is dense, the sparse phase never runs", cfg.WarmUpEpochs, cfg.Epochs), nil
 	}
 	return "", nil
+}
+
+// commandConfig is configFromFlags for the command "softshape name": it
+// writes the warning, if any, to stderr.
+func commandConfig(name, settings string, s *scheduleFlags) (softshape.Config, error) {
+	cfg, warning, err := configFromFlags(settings, s)
+	if err != nil {
+		return cfg, err
+	}
+	if warning != "" {
+		fmt.Fprintln(os.Stderr, "softshape "+name+": "+warning)
+	}
+	return cfg, nil
 }
 
 // configFromFlags returns the configuration of a command with -set settings

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,33 +14,21 @@ import (
 // epoch of each phase of a run on a dataset, as the compiled graphs compute
 // it and as the paper's operations need it (softshape.CountFLOPs).
 func runFLOPs(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("flops", flag.ContinueOnError)
-	fs.SetOutput(stdout)
+	fs := newFlagSet("flops", "Usage: softshape flops [flags]\n\nCounts the FLOPs of the matrix products of one training epoch of each phase (the training\n"+
+		"steps at the protocol's batch size, and the validation pass) on a dataset: as the backend's\n"+
+		"compiled graphs compute them (it builds them and runs one step of each) and as the paper's\n"+
+		"operations need them (convolution taps that meet a token, the selected experts only).\n\nFlags:\n", stdout)
 	dataset := fs.String("dataset", data.CBFName, "dataset name: any UCR name, or "+data.CBFName+" (generated, needs no files)")
-	dataRoot := fs.String("data", data.DefaultRoot(), "folder holding UCR datasets as NAME/NAME_TRAIN.tsv (default $SOFTSHAPE_DATA or the user cache)")
-	offline := fs.Bool("offline", false, "never download a dataset that is not under -data")
+	dataRoot := fs.String("data", data.DefaultRoot(), dataRootHelp)
+	offline := fs.Bool("offline", false, offlineHelp)
 	backendName := fs.String("backend", "", backendHelp)
 	settings := fs.String("set", "", "hyperparameters and protocol, e.g. \"protocol=reference_fresh\"; -set help lists them")
 	seed := fs.Int64("seed", 42, "seed of the folds (fold 1 gives the training and validation sizes)")
 	fast := fs.Bool("fast", false, "count the model's speed forms (softshape.RunOptions.Fast) instead of its plain graphs")
 	ops := fs.Int("ops", 8, "list this many operations per graph, by elements written (0: none)")
 	onnxDir := fs.String("onnx", "", "also save the ONNX models of the epoch's graphs (training step and validation of each phase) into this folder, for scripts/ort-profile.sh (ONNX Runtime backend only)")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: softshape flops [flags]\n\nCounts the FLOPs of the matrix products of one training epoch of each phase (the training\n"+
-			"steps at the protocol's batch size, and the validation pass) on a dataset: as the backend's\n"+
-			"compiled graphs compute them (it builds them and runs one step of each) and as the paper's\n"+
-			"operations need them (convolution taps that meet a token, the selected experts only).\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	if helped, err := parseDatasetFlags(fs, args, settings, stdout); err != nil || helped {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q (name the dataset with -dataset)", fs.Arg(0))
-	}
-	if *settings == "help" {
-		fmt.Fprint(stdout, softshape.SettingsHelp())
-		return nil
 	}
 	if *ops < 0 {
 		return fmt.Errorf("-ops %d: must be ≥ 0", *ops)

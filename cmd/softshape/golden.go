@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,8 +15,14 @@ import (
 // results of this build (experiments/golden), check this build against a
 // record, or compare two records.
 func runGolden(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("golden", flag.ContinueOnError)
-	fs.SetOutput(stdout)
+	fs := newFlagSet("golden", "Usage: softshape golden [-o FILE] [-cases REGEXP] [-backends go,onnx:cpu]\n"+
+		"       softshape golden -check FILE [-cases REGEXP]\n"+
+		"       softshape golden -compare A.json B.json\n\n"+
+		"Records the training results of a fixed set of short runs (the bundled datasets, fresh and carry\n"+
+		"folds, pure Go and ONNX Runtime, one run at a time and R runs per graph) bit for bit, with the\n"+
+		"environment they were recorded in; -check and -compare list every value that differs (case,\n"+
+		"seed, fold, epoch, field) and exit 1 when any does. See experiments/golden for how a refactor\n"+
+		"uses it.\n\nFlags:\n", stdout)
 	out := fs.String("o", "", "write the record to this file (default: stdout)")
 	force := fs.Bool("force", false, "let -o replace a file that exists")
 	backends := fs.String("backends", golden.BackendGo+","+golden.BackendONNX, "comma-separated backends of the standard cases (onnx:cpu needs a build with -tags onnx)")
@@ -26,17 +31,6 @@ func runGolden(args []string, stdout io.Writer) error {
 	list := fs.Bool("list", false, "list the cases' names and exit")
 	check := fs.String("check", "", "record the cases of this record file (those -cases matches) with this build and compare them with it")
 	compare := fs.Bool("compare", false, "compare the two record files given as arguments")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: softshape golden [-o FILE] [-cases REGEXP] [-backends go,onnx:cpu]\n"+
-			"       softshape golden -check FILE [-cases REGEXP]\n"+
-			"       softshape golden -compare A.json B.json\n\n"+
-			"Records the training results of a fixed set of short runs (the bundled datasets, fresh and carry\n"+
-			"folds, pure Go and ONNX Runtime, one run at a time and R runs per graph) bit for bit, with the\n"+
-			"environment they were recorded in; -check and -compare list every value that differs (case,\n"+
-			"seed, fold, epoch, field) and exit 1 when any does. See experiments/golden for how a refactor\n"+
-			"uses it.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -151,13 +151,16 @@ var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 func fileSafe(s string) string { return strings.Trim(unsafeChars.ReplaceAllString(s, "_"), "_") }
 
 func newPlotFlags(kind, usage string, stdout io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("plot "+kind, flag.ContinueOnError)
-	fs.SetOutput(stdout)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: softshape plot %s [flags]\n\n%s\n\nFlags:\n", kind, usage)
-		fs.PrintDefaults()
+	return newFlagSet("plot "+kind, fmt.Sprintf("Usage: softshape plot %s [flags]\n\n%s\n\nFlags:\n", kind, usage), stdout)
+}
+
+// parseFigFlags parses the flags of a plot command (parseFlags) and checks
+// its figure flags ff.
+func parseFigFlags(fs *flag.FlagSet, ff figFlags, args []string) error {
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
-	return fs
+	return ff.check()
 }
 
 // plotTable implements the figures built from a results folder.
@@ -175,13 +178,7 @@ func plotTable(kind string, args []string, stdout io.Writer) error {
 	quick := fs.Bool("quick", false, "the quick-mode sweeps (labelled "+sweep.QuickLabel+")")
 	grid := fs.String("grid", "", "use only this grid id when several sweeps of the table disagree")
 	alpha := fs.Float64("alpha", tablefigures.DefaultAlpha, "significance level of the cliques (cd; the paper's 0.05)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
-	}
-	if err := ff.check(); err != nil {
+	if err := parseFigFlags(fs, ff, args); err != nil {
 		return err
 	}
 	if *table == "" {
@@ -241,13 +238,7 @@ func plotCurves(args []string, stdout io.Writer) error {
 	schedule := addScheduleFlags(fs)
 	settings := fs.String("set", "", "hyperparameters, e.g. \"embed_dim=64\"")
 	save := fs.String("save", "", "folder to save the trained model and its history (for later plot curves/attention/tsne -checkpoint)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
-	}
-	if err := ff.check(); err != nil {
+	if err := parseFigFlags(fs, ff, args); err != nil {
 		return err
 	}
 	var h savedHistory
@@ -264,12 +255,9 @@ func plotCurves(args []string, stdout io.Writer) error {
 			return fmt.Errorf("%s: %w", filepath.Join(dir, historyFile), err)
 		}
 	} else {
-		cfg, warning, err := configFromFlags(*settings, schedule)
+		cfg, err := commandConfig("plot curves", *settings, schedule)
 		if err != nil {
 			return err
-		}
-		if warning != "" {
-			fmt.Fprintln(os.Stderr, "softshape plot curves: "+warning)
 		}
 		if err := checkDataRoot(fs, *rf.dataRoot); err != nil {
 			return err
@@ -357,13 +345,7 @@ func plotModel(kind string, args []string, stdout io.Writer) error {
 	index := fs.Int("index", 0, "attention: which series of the class in the test split (0 = first)")
 	n := fs.Int("n", 300, "tsne: at most this many test series")
 	perplexity := fs.Float64("perplexity", 0, "tsne: perplexity (0 = 30, lowered for few series)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
-	}
-	if err := ff.check(); err != nil {
+	if err := parseFigFlags(fs, ff, args); err != nil {
 		return err
 	}
 	if *ckpt == "" {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -19,23 +18,15 @@ import (
 // full-protocol results and rewrites their manifest and the generated blocks
 // of docs/reproduction.md (status and results; the prose around them is kept).
 func runReproduction(args []string, stdout io.Writer) error {
-	flags := flag.NewFlagSet("reproduction", flag.ContinueOnError)
-	flags.SetOutput(stdout)
+	flags := newFlagSet("reproduction", "Usage: softshape reproduction [flags]\n\nChecks every record under -dir/results (full protocol, the preset of its folder), rebuilds the\n"+
+		"reproduction's tables and rewrites -dir/manifest.json and the generated blocks of -doc (status and\nresults, each between its markers; the rest of the document is kept). -check only compares.\n\nFlags:\n", stdout)
 	dir := flags.String("dir", "reproduction", "the reproduction folder (results/<preset>, manifest.json)")
 	doc := flags.String("doc", filepath.Join("docs", "reproduction.md"), "the document whose generated blocks are rewritten")
 	commit := flags.String("commit", "", "commit of the binary that trained the runs (recorded in the manifest; default: keep the manifest's)")
 	machine := flags.String("machine", "", "the machine the runs trained on (default: keep the manifest's, else this machine)")
 	check := flags.Bool("check", false, "write nothing: exit with an error if the manifest or the document differs from the results")
-	flags.Usage = func() {
-		fmt.Fprintf(flags.Output(), "Usage: softshape reproduction [flags]\n\nChecks every record under -dir/results (full protocol, the preset of its folder), rebuilds the\n"+
-			"reproduction's tables and rewrites -dir/manifest.json and the generated blocks of -doc (status and\nresults, each between its markers; the rest of the document is kept). -check only compares.\n\nFlags:\n")
-		flags.PrintDefaults()
-	}
-	if err := flags.Parse(args); err != nil {
+	if err := parseFlags(flags, args); err != nil {
 		return err
-	}
-	if flags.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", flags.Args())
 	}
 	if st, err := os.Stat(*dir); err != nil || !st.IsDir() {
 		return fmt.Errorf("-dir %s: not a folder", *dir)

@@ -141,7 +141,7 @@ func emitSlurm(w io.Writer, f slurmFlags, s slurmSweep) error {
 	}
 	job := slurm.ArrayJob{JobName: name, Shards: *f.tasks, MaxRunning: *f.maxRunning, Time: *f.timeLimit,
 		CPUsPerTask: *f.cpus, GPUsPerTask: *f.gpus, MemPerCPU: *f.memPerCPU, Partition: *f.partition, Account: *f.account,
-		Output: output, Binary: binary, SweepArgs: args, Results: results, Backend: s.backend, Env: splitList(*f.env)}
+		Output: output, Binary: binary, SweepArgs: args, Results: results, Backend: s.backend, Env: sweep.SplitList(*f.env)}
 	if *f.onlyIncomplete {
 		var store *sweep.Store
 		if st, err := os.Stat(results); err == nil && st.IsDir() {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,23 +15,15 @@ import (
 // runStatus implements "softshape status": done, running, failed, invalid and
 // missing runs of the sweeps recorded in a results folder.
 func runStatus(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("status", flag.ContinueOnError)
-	fs.SetOutput(stdout)
+	fs := newFlagSet("status", "Usage: softshape status [flags]\n\nCounts the done, running, failed, invalid and missing runs of every sweep recorded in a\nresults folder (all shards that write to it) and lists the cells that are not done.\n\nFlags:\n", stdout)
 	results := fs.String("results", sweep.DefaultRoot, "results folder written by softshape sweep")
 	table := fs.String("table", "", "only this table (default: every table with a recorded sweep)")
 	merge := fs.String("merge", "", "first copy the records of these comma-separated results folders (e.g. shards run elsewhere) into -results")
 	limit := fs.Int("list", 50, "list at most this many cells not done per table (0: all)")
 	shards := fs.Int("shards", 0, "also give the state of each of N shards (-shard i/N, Slurm array task i) of every recorded grid, and the --array of the incomplete ones")
 	retry := fs.Bool("retry-failed", false, "with -shards: count shards with failed cells as incomplete (as sweep -retry-failed would re-run them)")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: softshape status [flags]\n\nCounts the done, running, failed, invalid and missing runs of every sweep recorded in a\nresults folder (all shards that write to it) and lists the cells that are not done.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	if *table != "" && !slices.Contains(ablations.TableNames(), *table) {
 		return fmt.Errorf("-table %q: unknown table, want one of %s", *table, strings.Join(ablations.TableNames(), ", "))
@@ -57,7 +48,7 @@ func runStatus(args []string, stdout io.Writer) error {
 	}
 	// Locks left on other nodes by Slurm jobs that are gone count as stale.
 	store.SetForeignLockCheck(slurm.LockOwnerAlive())
-	for _, src := range splitList(*merge) {
+	for _, src := range sweep.SplitList(*merge) {
 		rep, err := store.Merge(src)
 		if err != nil {
 			return err

@@ -3,24 +3,22 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/softshape-go/softshape/ablations"
 	"github.com/softshape-go/softshape/experiments/pipeline"
 	"github.com/softshape-go/softshape/experiments/sweep"
-	"github.com/softshape-go/softshape/softshape"
 )
 
 // runSweep implements "softshape sweep": the runs behind one paper table,
 // resumable, shardable, into a results folder.
 func runSweep(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
-	fs.SetOutput(stdout)
+	fs := newFlagSet("sweep", "Usage: softshape sweep -table NAME [flags]\n\nRuns the grid datasets × folds × variants × seeds of one paper table, one fold per run,\n"+
+		"writing one JSON record per finished run under -results. Interrupted sweeps resume where they\nstopped; several processes (or machines with -shard) may share one results folder.\n"+
+		"With -emit-slurm FILE it writes instead the sbatch array job running the grid as -slurm-tasks shards\n(-only-incomplete: only the shards with cells left to run).\n\nFlags:\n", stdout)
 	rf := addRunFlags(fs)
 	table := fs.String("table", "", "paper table to run: "+strings.Join(ablations.TableNames(), ", "))
 	datasets := fs.String("datasets", "", "comma-separated dataset names (default: the table's datasets; quick mode: a few small ones)")
@@ -28,9 +26,7 @@ func runSweep(args []string, stdout io.Writer) error {
 	quick := fs.Bool("quick", false, fmt.Sprintf("quick mode: %d epochs (%d warm-up), few datasets; results labelled %q", sweep.QuickEpochs, sweep.QuickWarmUp, sweep.QuickLabel))
 	shard := fs.String("shard", "", "run only shard i of n (\"i/n\", 1-based): cells whose index in the sorted grid is i-1 mod n")
 	workers := fs.Int("workers", 0, "cells trained at once: 0 = automatic (pure-Go backend: one worker per core (GOMAXPROCS) sharing the backend, or each on its own with -backend go:parallelism=0; ONNX Runtime, XLA: 1); N = N goroutines sharing one backend")
-	maxRuns := fs.Int("max-runs", 0, maxRunsHelp)
-	stoppedFlag := fs.String("stopped-runs", string(softshape.StoppedRunsLeave), stoppedRunsHelp)
-	runAxis := addRunAxisFlag(fs)
+	gf := addGraphFlags(fs, "")
 	results := fs.String("results", sweep.DefaultRoot, "results folder (one JSON record per run)")
 	seeds := fs.String("seeds", "42", "comma-separated run seeds")
 	settings := fs.String("set", "", "hyperparameters applied before each variant, e.g. \"embed_dim=64\" (part of every run's key)")
@@ -39,17 +35,8 @@ func runSweep(args []string, stdout io.Writer) error {
 	fast := fs.Bool("fast", false, speedFormsHelp+"; each record says which form trained it (speed_forms)")
 	noReuse := fs.Bool("no-reuse", false, "train even when the same computation was recorded for another variant or table")
 	sf := addSlurmFlags(fs)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: softshape sweep -table NAME [flags]\n\nRuns the grid datasets × folds × variants × seeds of one paper table, one fold per run,\n"+
-			"writing one JSON record per finished run under -results. Interrupted sweeps resume where they\nstopped; several processes (or machines with -shard) may share one results folder.\n"+
-			"With -emit-slurm FILE it writes instead the sbatch array job running the grid as -slurm-tasks shards\n(-only-incomplete: only the shards with cells left to run).\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	if *table == "" {
 		return fmt.Errorf("-table is required: one of %s", strings.Join(ablations.TableNames(), ", "))
@@ -59,14 +46,11 @@ func runSweep(args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	if err := checkMaxRuns(*maxRuns); err != nil {
-		return err
-	}
-	stopped, err := parseStoppedRuns(*stoppedFlag)
+	stopped, err := gf.check()
 	if err != nil {
 		return err
 	}
-	spec := sweep.GridSpec{Table: *table, Quick: *quick, Settings: *settings, Variants: splitList(*variants), Datasets: splitList(*datasets)}
+	spec := sweep.GridSpec{Table: *table, Quick: *quick, Settings: *settings, Variants: sweep.SplitList(*variants), Datasets: sweep.SplitList(*datasets)}
 	foldList, err := parseFolds(*rf.folds)
 	if err != nil {
 		return err
@@ -95,7 +79,7 @@ func runSweep(args []string, stdout io.Writer) error {
 			return errors.New("-emit-slurm writes the job of every shard: leave out -shard and -dry-run")
 		}
 		return emitSlurm(stdout, sf, slurmSweep{spec: spec, grid: grid, folds: *rf.folds, seeds: *seeds, dataRoot: *rf.dataRoot,
-			backend: *rf.backend, results: *results, workers: *workers, maxRuns: *maxRuns, stopped: stopped, runAxis: runAxis.mode, offline: *rf.offline, retryFailed: *retry, noReuse: *noReuse})
+			backend: *rf.backend, results: *results, workers: *workers, maxRuns: *gf.maxRuns, stopped: stopped, runAxis: gf.runAxis.mode, offline: *rf.offline, retryFailed: *retry, noReuse: *noReuse})
 	}
 	cells := sh.Select(grid.Cells)
 	mode := "full"
@@ -115,8 +99,8 @@ func runSweep(args []string, stdout io.Writer) error {
 		return err
 	}
 	rep, err := pipeline.Train(context.Background(), store, cells, pipeline.Training{Backend: cliBackend(*rf.backend), Workers: *workers,
-		DataRoot: *rf.dataRoot, Offline: *rf.offline, NoReuse: *noReuse, RetryFailed: *retry, MaxRuns: *maxRuns, StoppedRuns: stopped,
-		RunAxis: runAxis.mode, SpeedForms: *fast, Log: stdout, WorkersName: "-workers", BackendName: "-backend"})
+		DataRoot: *rf.dataRoot, Offline: *rf.offline, NoReuse: *noReuse, RetryFailed: *retry, MaxRuns: *gf.maxRuns, StoppedRuns: stopped,
+		RunAxis: gf.runAxis.mode, SpeedForms: *fast, Log: stdout, WorkersName: "-workers", BackendName: "-backend"})
 	if err != nil {
 		return err
 	}
@@ -160,26 +144,11 @@ func dryRunCells(w io.Writer, root string, cells []sweep.Cell) error {
 	return nil
 }
 
-// splitList splits a comma-separated list; "" gives nil.
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // parseSeeds reads a comma-separated list of integers.
 func parseSeeds(s string) ([]int64, error) {
-	var out []int64
-	for _, p := range splitList(s) {
-		v, err := strconv.ParseInt(p, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("-seeds %q: %q is not an integer", s, p)
-		}
-		out = append(out, v)
+	out, err := sweep.ParseSeeds(s)
+	if err != nil {
+		return nil, fmt.Errorf("-seeds %q: %w", s, err)
 	}
 	if len(out) == 0 {
 		return nil, errors.New("-seeds: give at least one seed")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -17,23 +16,15 @@ import (
 // runTable implements "softshape table": one paper table with our results
 // beside the paper's, from the records of a results folder.
 func runTable(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("table", flag.ContinueOnError)
-	fs.SetOutput(stdout)
+	fs := newFlagSet("table", "Usage: softshape table -table NAME [flags]\n\nPrints a paper table with our results beside the paper's: per dataset ours, paper and the\ndifference; summary rows (Avg. Acc, Avg. Rank, Win, p-values) for both; every missing run.\n\nFlags:\n", stdout)
 	table := fs.String("table", "", "paper table: "+strings.Join(ablations.TableNames(), ", "))
 	format := fs.String("format", "markdown", "output format: markdown or csv")
 	results := fs.String("results", sweep.DefaultRoot, "results folder written by softshape sweep")
 	quick := fs.Bool("quick", false, "the table of the quick-mode sweeps (labelled "+sweep.QuickLabel+")")
 	grid := fs.String("grid", "", "use only this grid id (see softshape status) when several sweeps of the table disagree")
 	export := fs.String("export", "", "also write the accuracies in the aeon/tsml-eval results layout to this folder")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: softshape table -table NAME [flags]\n\nPrints a paper table with our results beside the paper's: per dataset ours, paper and the\ndifference; summary rows (Avg. Acc, Avg. Rank, Win, p-values) for both; every missing run.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	if *table == "" {
 		return fmt.Errorf("-table is required: one of %s", strings.Join(ablations.TableNames(), ", "))

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -23,8 +22,9 @@ import (
 // epoch against the series length for several sparse ratios (paper Fig 3),
 // and the parameter count and inference time per dataset (appendix table).
 func runTiming(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("timing", flag.ContinueOnError)
-	fs.SetOutput(stdout)
+	fs := newFlagSet("timing", fmt.Sprintf("Usage: softshape timing [flags]\n\nTimes SoftShape training steps against the series length (paper Fig 3): series of\n"+
+		"%s (or generated CBF) concatenated to each length, the dense (warm-up) phase and the sparse\nphase at each sparse ratio, "+
+		"compile time reported apart. Prints the table and the linear fit of time\nagainst length, and writes the running-time figures. With -paired T, compares\nsparse ratios at one length instead, step by step.\n\nFlags:\n", timing.BaseDataset), stdout)
 	lengths := fs.String("lengths", "", fmt.Sprintf("comma-separated series lengths, multiples of %d (default quick: %s; \"full\": %d..%d)",
 		timing.BaseLength, joinInts(timing.QuickLengths()), timing.BaseLength, slices.Max(timing.FullLengths())))
 	ratios := fs.String("ratios", "0,50,90", "sparse ratios in percent (the fraction of shapes fused, sparse_ratio×100) timed in the sparse phase; \"\" for none")
@@ -43,17 +43,8 @@ func runTiming(args []string, stdout io.Writer) error {
 	paired := fs.Int("paired", 0, "instead of the length sweep: at this series length, alternate training steps of the first of -ratios and each other one, and compare them round by round (median cost ratio, wins, one-sided Wilcoxon p)")
 	rounds := fs.Int("rounds", 15, "rounds of -paired")
 	maxRatio := fs.String("max-ratio", "", "with -paired: fail when a sparse ratio's median round costs more than this multiple of the first ratio's, as RATIO=MAX in percent, e.g. \"90=0.85\" (90% at most 0.85× of 0%); several comma-separated")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: softshape timing [flags]\n\nTimes SoftShape training steps against the series length (paper Fig 3): series of\n"+
-			"%s (or generated CBF) concatenated to each length, the dense (warm-up) phase and the sparse\nphase at each sparse ratio, "+
-			"compile time reported apart. Prints the table and the linear fit of time\nagainst length, and writes the running-time figures. With -paired T, compares\nsparse ratios at one length instead, step by step.\n\nFlags:\n", timing.BaseDataset)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	if *format != "markdown" && *format != "csv" {
 		return fmt.Errorf("-format %q: want markdown or csv", *format)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,8 +15,7 @@ import (
 
 // runTrain implements "softshape train": the paper's protocol on one dataset.
 func runTrain(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("train", flag.ContinueOnError)
-	fs.SetOutput(stdout)
+	fs := newFlagSet("train", "Usage: softshape train [flags]\n\nTrains SoftShape on one dataset with the paper's protocol (stratified 5 folds, 60/20/20,\nmodel selection by validation loss) and prints the per-fold table.\n\nFlags:\n", stdout)
 	rf := addRunFlags(fs)
 	dataset := fs.String("dataset", data.CBFName, "dataset name: any UCR name, or "+data.CBFName+" (generated, needs no files)")
 	seed := fs.Int64("seed", 42, "seed for folds, initial weights, dropout and batch order")
@@ -25,38 +23,19 @@ func runTrain(args []string, stdout io.Writer) error {
 	settings := fs.String("set", "", "hyperparameters, e.g. \"sparse_ratio=0.3;experts_k=2;depth=3\"; -set help lists them with defaults")
 	checkpoints := fs.String("checkpoint", "", "folder to save the selected model and the per-epoch history of each fold (subfolders fold-1 … fold-5, numbered like -folds; plot curves/attention/tsne -checkpoint read them)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr (a bar on a terminal; elsewhere a line per finished fold and at most one every 10 s)")
-	maxRuns := fs.Int("max-runs", 0, maxRunsHelp+"; the folds of a fold_reset=fresh configuration then train together")
-	stoppedFlag := fs.String("stopped-runs", string(softshape.StoppedRunsLeave), stoppedRunsHelp)
+	gf := addGraphFlags(fs, "; the folds of a fold_reset=fresh configuration then train together")
 	fast := fs.Bool("fast", false, speedFormsHelp)
-	runAxis := addRunAxisFlag(fs)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: softshape train [flags]\n\nTrains SoftShape on one dataset with the paper's protocol (stratified 5 folds, 60/20/20,\nmodel selection by validation loss) and prints the per-fold table.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	if helped, err := parseDatasetFlags(fs, args, settings, stdout); err != nil || helped {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q (name the dataset with -dataset)", fs.Arg(0))
-	}
-	if *settings == "help" {
-		fmt.Fprint(stdout, softshape.SettingsHelp())
-		return nil
-	}
-	cfg, warning, err := configFromFlags(*settings, schedule)
+	cfg, err := commandConfig("train", *settings, schedule)
 	if err != nil {
 		return err
-	}
-	if warning != "" {
-		fmt.Fprintln(os.Stderr, "softshape train: "+warning)
 	}
 	if err := checkDataRoot(fs, *rf.dataRoot); err != nil {
 		return err
 	}
-	if err := checkMaxRuns(*maxRuns); err != nil {
-		return err
-	}
-	stopped, err := parseStoppedRuns(*stoppedFlag)
+	stopped, err := gf.check()
 	if err != nil {
 		return err
 	}
@@ -82,8 +61,8 @@ func runTrain(args []string, stdout io.Writer) error {
 
 	opts := softshape.RunOptions{
 		Backend: backend, Seed: *seed, Folds: foldList, CheckpointDir: *checkpoints,
-		RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length), MaxRuns: *maxRuns, StoppedRuns: stopped,
-		RunAxis: runAxis.mode, Fast: *fast,
+		RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length), MaxRuns: *gf.maxRuns, StoppedRuns: stopped,
+		RunAxis: gf.runAxis.mode, Fast: *fast,
 	}
 	runs := opts.MaxRuns
 	if runs == 0 {

@@ -18,26 +18,18 @@ import (
 // table, or all), the settings each changes, and its parameter count on a
 // dataset's shape.
 func runVariants(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("variants", flag.ContinueOnError)
-	fs.SetOutput(stdout)
+	fs := newFlagSet("variants", "Usage: softshape variants [flags]\n\nLists the named variants of the paper's tables, the settings each one changes, and the\nnumber of trainable parameters of its model on a dataset's shape (no data is read).\n\nFlags:\n", stdout)
 	table := fs.String("table", "", "only the variants of this paper table: "+strings.Join(ablations.TableNames(), ", "))
 	dataset := fs.String("dataset", data.CBFName, "dataset whose series length, classes and authors' m size the models (UCR registry name, or "+data.CBFName+")")
 	length := fs.Int("length", 0, "series length T (overrides -dataset's)")
 	classes := fs.Int("classes", 0, "number of classes C (overrides -dataset's)")
 	settings := fs.String("set", "", "base hyperparameters before each variant, e.g. \"embed_dim=64\"")
 	backendName := fs.String("backend", "", backendHelp)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: softshape variants [flags]\n\nLists the named variants of the paper's tables, the settings each one changes, and the\nnumber of trainable parameters of its model on a dataset's shape (no data is read).\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	T, C, refM := data.CBFDefaultLength, 3, 0
 	if *dataset != data.CBFName {
