@@ -61,27 +61,20 @@ func mustGrid(t testing.TB, spec GridSpec) *Grid {
 // leftovers lists the lock and temporary files under root.
 func leftovers(t testing.TB, root string) []string {
 	t.Helper()
-	var out []string
-	err := filepath.Walk(root, func(path string, info os.FileInfo, err error) error {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil // removed while we walk (a sweep is running)
-		}
-		if err != nil {
-			return err
-		}
-		if strings.HasSuffix(path, lockSuffix) || tmpPattern.MatchString(info.Name()) {
-			out = append(out, path)
-		}
-		return nil
+	return walkFiles(t, root, func(path string, info os.FileInfo) bool {
+		return strings.HasSuffix(path, lockSuffix) || tmpPattern.MatchString(info.Name())
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // recordFiles lists the record files under root.
 func recordFiles(t testing.TB, root string) []string {
+	t.Helper()
+	return walkFiles(t, root, func(_ string, info os.FileInfo) bool { return recordName.MatchString(info.Name()) })
+}
+
+// walkFiles lists the paths under root that keep accepts, passing over
+// those removed while it walks (a sweep is running).
+func walkFiles(t testing.TB, root string, keep func(path string, info os.FileInfo) bool) []string {
 	t.Helper()
 	var out []string
 	err := filepath.Walk(root, func(path string, info os.FileInfo, err error) error {
@@ -91,7 +84,7 @@ func recordFiles(t testing.TB, root string) []string {
 		if err != nil {
 			return err
 		}
-		if recordName.MatchString(info.Name()) {
+		if keep(path, info) {
 			out = append(out, path)
 		}
 		return nil
