@@ -84,6 +84,21 @@ const dataRootHelp = "folder holding UCR datasets as NAME/NAME_TRAIN.tsv (defaul
 // offlineHelp documents every -offline flag.
 const offlineHelp = "never download a dataset that is not under -data"
 
+// openRun loads the dataset name for a run (from dataRoot, downloading it
+// unless offline; folds drawn with seed; messages on stderr), then starts
+// the backend that the -backend value backendFlag names (cliBackend).
+func openRun(dataRoot, name string, seed int64, offline bool, backendFlag string) (*data.Dataset, compute.Backend, error) {
+	ds, err := data.LoadOrDownload(dataRoot, name, data.LoadOptions{Seed: seed, Offline: offline, Log: os.Stderr})
+	if err != nil {
+		return nil, nil, err
+	}
+	backend, err := backends.New(cliBackend(backendFlag))
+	if err != nil {
+		return nil, nil, err
+	}
+	return ds, backend, nil
+}
+
 // runFlags are the flags shared by the commands that train: where the data is,
 // which folds, which backend, and whether downloading is allowed.
 type runFlags struct {

@@ -40,11 +40,7 @@ func runFLOPs(args []string, stdout io.Writer) error {
 	if err := checkDataRoot(fs, *dataRoot); err != nil {
 		return err
 	}
-	ds, err := data.LoadOrDownload(*dataRoot, *dataset, data.LoadOptions{Seed: *seed, Offline: *offline, Log: os.Stderr})
-	if err != nil {
-		return err
-	}
-	backend, err := backends.New(cliBackend(*backendName))
+	ds, backend, err := openRun(*dataRoot, *dataset, *seed, *offline, *backendName)
 	if err != nil {
 		return err
 	}

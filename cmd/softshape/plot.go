@@ -270,11 +270,7 @@ func plotCurves(args []string, stdout io.Writer) error {
 				return fmt.Errorf("-save: %w", err)
 			}
 		}
-		ds, err := data.LoadOrDownload(*rf.dataRoot, *dataset, data.LoadOptions{Seed: *seed, Offline: *rf.offline, Log: os.Stderr})
-		if err != nil {
-			return err
-		}
-		backend, err := backends.New(cliBackend(*rf.backend))
+		ds, backend, err := openRun(*rf.dataRoot, *dataset, *seed, *rf.offline, *rf.backend)
 		if err != nil {
 			return err
 		}
