@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/softshape-go/softshape/internal/testfs"
 )
 
 // TestBundledDatasets: the three bundled datasets load, match the registry
@@ -84,7 +86,7 @@ func TestLoadOrDownloadBundledFallback(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		writeFile(t, filepath.Join(root, "ArrowHead"), "ArrowHead_"+split+".tsv", string(b))
+		testfs.Write(t, filepath.Join(root, "ArrowHead"), "ArrowHead_"+split+".tsv", string(b))
 	}
 	d, err = LoadOrDownload(root, "ArrowHead", LoadOptions{Offline: true})
 	if err != nil {
@@ -115,16 +117,16 @@ func TestLoadOrDownloadBundledFallback(t *testing.T) {
 // from.
 func TestAllNaNSeriesRejected(t *testing.T) {
 	dir := t.TempDir()
-	p := writeFile(t, dir, "X_TRAIN.tsv", "1\t1\t2\t3\n2\tNaN\tNaN\tNaN\n1\t2\t3\t4\n")
+	p := testfs.Write(t, dir, "X_TRAIN.tsv", "1\t1\t2\t3\n2\tNaN\tNaN\tNaN\n1\t2\t3\t4\n")
 	_, _, err := ReadTSV(p)
 	wantError(t, err, p+":2:", "no finite value")
 
 	// Every series of class 2 missing.
-	p = writeFile(t, dir, "Y_TRAIN.tsv", "1\t1\t2\n1\t2\t3\n2\t?\tNA\n2\tnan\tNaN\n")
+	p = testfs.Write(t, dir, "Y_TRAIN.tsv", "1\t1\t2\n1\t2\t3\n2\t?\tNA\n2\tnan\tNaN\n")
 	_, _, err = ReadTSV(p)
 	wantError(t, err, p+":3:", "no finite value")
 
-	p = writeFile(t, dir, "Z_TRAIN.ts", "@problemName Z\n@missing true\n@classLabel true 1 2\n@data\n1,2,3:1\n?,?,?:2\n")
+	p = testfs.Write(t, dir, "Z_TRAIN.ts", "@problemName Z\n@missing true\n@classLabel true 1 2\n@data\n1,2,3:1\n?,?,?:2\n")
 	_, _, err = ReadTS(p)
 	wantError(t, err, p+":6:", "no finite value")
 
@@ -133,8 +135,8 @@ func TestAllNaNSeriesRejected(t *testing.T) {
 
 	// Through Load: the file and line of the TEST file.
 	root := t.TempDir()
-	writeFile(t, filepath.Join(root, "Q"), "Q_TRAIN.tsv", "1\t1\t2\n2\t3\t4\n")
-	testFile := writeFile(t, filepath.Join(root, "Q"), "Q_TEST.tsv", "1\t1\t2\n\n2\tNaN\tNaN\n")
+	testfs.Write(t, filepath.Join(root, "Q"), "Q_TRAIN.tsv", "1\t1\t2\n2\t3\t4\n")
+	testFile := testfs.Write(t, filepath.Join(root, "Q"), "Q_TEST.tsv", "1\t1\t2\n\n2\tNaN\tNaN\n")
 	_, err = Load(root, "Q")
 	wantError(t, err, testFile+":3:", "no finite value")
 }

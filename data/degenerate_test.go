@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/softshape-go/softshape/internal/testfs"
 )
 
 // The tests of this file cover data that parses but cannot train, or trains
@@ -21,7 +23,7 @@ func writeDataset(t *testing.T, name, train, test string) (root, trainPath, test
 	t.Helper()
 	root = t.TempDir()
 	dir := filepath.Join(root, name)
-	return root, writeFile(t, dir, name+"_TRAIN.tsv", train), writeFile(t, dir, name+"_TEST.tsv", test)
+	return root, testfs.Write(t, dir, name+"_TRAIN.tsv", train), testfs.Write(t, dir, name+"_TEST.tsv", test)
 }
 
 // wantNoWarnings fails when d has warnings.
@@ -50,7 +52,7 @@ func TestBOMAtStartIgnored(t *testing.T) {
 	}
 	wantNoWarnings(t, d)
 
-	p := writeFile(t, t.TempDir(), "B_TRAIN.ts", "\ufeff@problemName B\n@classLabel true 1 2\n@data\n1,2,3:1\n3,2,1:2\n")
+	p := testfs.Write(t, t.TempDir(), "B_TRAIN.ts", "\ufeff@problemName B\n@classLabel true 1 2\n@data\n1,2,3:1\n3,2,1:2\n")
 	series, labels, err := ReadTS(p)
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +78,7 @@ func TestBOMElsewhereNamed(t *testing.T) {
 		{"label.ts", "@data\n1,2:1\n3,4:\ufeff2\n", ReadTS, []string{"label.ts:3:", `class label "\ufeff2"`, "byte-order mark"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := tc.read(writeFile(t, dir, tc.name, tc.content))
+			_, _, err := tc.read(testfs.Write(t, dir, tc.name, tc.content))
 			wantError(t, err, tc.want...)
 		})
 	}
@@ -200,14 +202,14 @@ func TestHugeValuesRejected(t *testing.T) {
 		{"huge.ts", "@data\n1,2:1\n3,-1e300:2\n", ReadTS, []string{"huge.ts:3:", "value 2", `"-1e300"`, "beyond ±3.4e+38"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := tc.read(writeFile(t, dir, tc.name, tc.content))
+			_, _, err := tc.read(testfs.Write(t, dir, tc.name, tc.content))
 			wantError(t, err, tc.want...)
 		})
 	}
 	_, err := NewDataset("hand", "test", [][]float64{{1, 2}, {3, 1e300}}, []string{"a", "b"})
 	wantError(t, err, "dataset hand: row 1, time step 1", "value 1e+300", "beyond ±3.4e+38")
 
-	series, _, err := ReadTSV(writeFile(t, dir, "limit.tsv", "1\t3.4e38\t-3.4e38\n"))
+	series, _, err := ReadTSV(testfs.Write(t, dir, "limit.tsv", "1\t3.4e38\t-3.4e38\n"))
 	if err != nil || series[0][0] != 3.4e38 {
 		t.Errorf("float32-range values: %v, %v", series, err)
 	}

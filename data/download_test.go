@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/softshape-go/softshape/internal/testfs"
 )
 
 // zipOf builds a zip archive of the given entries (name → content), stored
@@ -138,8 +140,8 @@ func TestDownloadTSInFolder(t *testing.T) {
 	root := t.TempDir()
 	// An existing folder with a stale file of the other format and a file
 	// of the user's: the new files replace the stale one, the rest stays.
-	writeFile(t, filepath.Join(root, "Tiny"), "Tiny_TRAIN.tsv", "garbage")
-	writeFile(t, filepath.Join(root, "Tiny"), "notes.txt", "mine")
+	testfs.Write(t, filepath.Join(root, "Tiny"), "Tiny_TRAIN.tsv", "garbage")
+	testfs.Write(t, filepath.Join(root, "Tiny"), "notes.txt", "mine")
 	if err := Download(context.Background(), srv.URL, root, "Tiny"); err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +277,7 @@ func TestLoadOrDownload(t *testing.T) {
 		t.Errorf("%d requests, want 1", n)
 	}
 	// A local copy that does not match the registry is reported.
-	writeFile(t, filepath.Join(root, "Coffee"), "Coffee_TEST.tsv", test[:strings.Index(test, "\n")+1])
+	testfs.Write(t, filepath.Join(root, "Coffee"), "Coffee_TEST.tsv", test[:strings.Index(test, "\n")+1])
 	_, err = LoadOrDownload(root, "Coffee", opts)
 	wantError(t, err, "does not match the registry", "28 TRAIN / 1 TEST", "delete")
 	// The generated dataset needs no files.
@@ -316,7 +318,7 @@ func TestLoadOrDownloadErrors(t *testing.T) {
 		srv, arch := serve(t, nil)
 		r := t.TempDir()
 		train, _ := fakeCoffee()
-		own := writeFile(t, filepath.Join(r, "Coffee"), "Coffee_TRAIN.tsv", train)
+		own := testfs.Write(t, filepath.Join(r, "Coffee"), "Coffee_TRAIN.tsv", train)
 		_, err := LoadOrDownload(r, "Coffee", LoadOptions{BaseURL: srv.URL})
 		wantError(t, err, "missing TEST file", "not downloading over "+own)
 		if arch.requests.Load() != 0 {
@@ -328,8 +330,8 @@ func TestLoadOrDownloadErrors(t *testing.T) {
 	})
 	t.Run("bad file is not replaced", func(t *testing.T) {
 		r := t.TempDir()
-		writeFile(t, filepath.Join(r, "Coffee"), "Coffee_TRAIN.tsv", "1\t2\n")
-		writeFile(t, filepath.Join(r, "Coffee"), "Coffee_TEST.tsv", "1\tz\n")
+		testfs.Write(t, filepath.Join(r, "Coffee"), "Coffee_TRAIN.tsv", "1\t2\n")
+		testfs.Write(t, filepath.Join(r, "Coffee"), "Coffee_TEST.tsv", "1\tz\n")
 		_, err := LoadOrDownload(r, "Coffee", LoadOptions{Offline: true})
 		wantError(t, err, "Coffee_TEST.tsv:1", `"z"`)
 	})

@@ -3,7 +3,6 @@ package data
 import (
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -66,19 +65,6 @@ func wantError(t *testing.T, err error, parts ...string) {
 			t.Errorf("error %q does not contain %q", err, p)
 		}
 	}
-}
-
-// writeFile writes content to dir/name (creating dir) and returns the path.
-func writeFile(t *testing.T, dir, name, content string) string {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 // sameFloats reports whether a and b are equal element by element, NaN

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/softshape-go/softshape/internal/testfs"
 )
 
 // TestLoadAllShared loads every dataset of the shared UCR copy and checks
@@ -162,22 +164,22 @@ func TestLoadErrors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		writeFile(t, filepath.Join(root, "R"), "R_TRAIN.tsv", string(raw))
-		writeFile(t, filepath.Join(root, "R"), "R_TEST.tsv", "1\t1\t2\t3\n")
+		testfs.Write(t, filepath.Join(root, "R"), "R_TRAIN.tsv", string(raw))
+		testfs.Write(t, filepath.Join(root, "R"), "R_TEST.tsv", "1\t1\t2\t3\n")
 		_, err = Load(root, "R")
 		wantError(t, err, "load R", "R_TRAIN.tsv:3", "3 columns, expected 4")
 	})
 	t.Run("non-numeric in TEST", func(t *testing.T) {
 		root := t.TempDir()
-		writeFile(t, filepath.Join(root, "N"), "N_TRAIN.tsv", "1\t1\t2\n2\t3\t4\n")
-		writeFile(t, filepath.Join(root, "N"), "N_TEST.tsv", "1\t1\t2\n2\t3\tx\n")
+		testfs.Write(t, filepath.Join(root, "N"), "N_TRAIN.tsv", "1\t1\t2\n2\t3\t4\n")
+		testfs.Write(t, filepath.Join(root, "N"), "N_TEST.tsv", "1\t1\t2\n2\t3\tx\n")
 		_, err := Load(root, "N")
 		wantError(t, err, "N_TEST.tsv:2", "column 3", `"x"`)
 	})
 	t.Run("different widths", func(t *testing.T) {
 		root := t.TempDir()
-		writeFile(t, filepath.Join(root, "W"), "W_TRAIN.tsv", "1\t1\t2\n2\t3\t4\n")
-		writeFile(t, filepath.Join(root, "W"), "W_TEST.tsv", "1\t1\t2\t5\n")
+		testfs.Write(t, filepath.Join(root, "W"), "W_TRAIN.tsv", "1\t1\t2\n2\t3\t4\n")
+		testfs.Write(t, filepath.Join(root, "W"), "W_TEST.tsv", "1\t1\t2\t5\n")
 		_, err := Load(root, "W")
 		wantError(t, err, "W_TRAIN.tsv have 2 values", "W_TEST.tsv have 3", "NaN-padded")
 	})
@@ -191,8 +193,8 @@ func TestLoadErrors(t *testing.T) {
 // widths when the data is NaN-padded.
 func TestLoadPadsVariableLength(t *testing.T) {
 	root := t.TempDir()
-	writeFile(t, filepath.Join(root, "V"), "V_TRAIN.tsv", "1\t1\t2\tNaN\n2\t3\t4\t5\n")
-	writeFile(t, filepath.Join(root, "V"), "V_TEST.tsv", "1\t1\n2\t6\n")
+	testfs.Write(t, filepath.Join(root, "V"), "V_TRAIN.tsv", "1\t1\t2\tNaN\n2\t3\t4\t5\n")
+	testfs.Write(t, filepath.Join(root, "V"), "V_TEST.tsv", "1\t1\n2\t6\n")
 	d, err := Load(root, "V")
 	if err != nil {
 		t.Fatal(err)

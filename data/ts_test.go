@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/softshape-go/softshape/internal/testfs"
 )
 
 func TestReadTSFixture(t *testing.T) {
@@ -59,7 +61,7 @@ func TestReadTSErrors(t *testing.T) {
 		{"equal length", "@equalLength true\n@seriesLength 3\n@classLabel true a\n@data\n1,2,3:a\n1,2:a\n", []string{"x.ts:6", "2 values, expected 3"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := writeFile(t, t.TempDir(), "x.ts", tc.content)
+			p := testfs.Write(t, t.TempDir(), "x.ts", tc.content)
 			_, _, err := ReadTS(p)
 			wantError(t, err, tc.want...)
 		})
@@ -113,8 +115,8 @@ func writeTSDataset(t *testing.T, root, name string, d *Dataset, rename func(str
 		labels[i] = rename(d.ClassNames[y])
 	}
 	dir := filepath.Join(root, name)
-	writeFile(t, dir, name+"_TRAIN.ts", tsText(name, d.Series[:d.NumTrain], labels[:d.NumTrain]))
-	writeFile(t, dir, name+"_TEST.ts", tsText(name, d.Series[d.NumTrain:], labels[d.NumTrain:]))
+	testfs.Write(t, dir, name+"_TRAIN.ts", tsText(name, d.Series[:d.NumTrain], labels[:d.NumTrain]))
+	testfs.Write(t, dir, name+"_TEST.ts", tsText(name, d.Series[d.NumTrain:], labels[d.NumTrain:]))
 }
 
 // TestTSMatchesTSV writes .ts copies of shared .tsv datasets (fixed length,

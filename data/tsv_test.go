@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/softshape-go/softshape/internal/testfs"
 )
 
 func TestReadTSVFixture(t *testing.T) {
@@ -28,7 +30,7 @@ func TestReadTSVFixture(t *testing.T) {
 func TestReadTSVTolerates(t *testing.T) {
 	dir := t.TempDir()
 	// CRLF line ends, blank lines, no final newline, "?" for missing.
-	p := writeFile(t, dir, "ok.tsv", "1\t1\t2\r\n\r\n2\t?\t4.5e1\n\n1\tnan\t-0")
+	p := testfs.Write(t, dir, "ok.tsv", "1\t1\t2\r\n\r\n2\t?\t4.5e1\n\n1\tnan\t-0")
 	series, labels, err := ReadTSV(p)
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +74,7 @@ func TestReadTSVErrors(t *testing.T) {
 		{"longer row", "1\t2\t3\n2\t4\t5\t6\n", []string{"x.tsv:2", "4 columns, expected 3"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := writeFile(t, t.TempDir(), "x.tsv", tc.content)
+			p := testfs.Write(t, t.TempDir(), "x.tsv", tc.content)
 			_, _, err := ReadTSV(p)
 			wantError(t, err, tc.want...)
 		})

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/softshape-go/softshape/internal/testfs"
 )
 
 // Data that parses but cannot train, or trains on something other than
@@ -17,8 +19,8 @@ import (
 func dataDir(t *testing.T, name, train, test string) string {
 	t.Helper()
 	root := t.TempDir()
-	writeTempIn(t, filepath.Join(root, name), name+"_TRAIN.tsv", train)
-	writeTempIn(t, filepath.Join(root, name), name+"_TEST.tsv", test)
+	testfs.Write(t, filepath.Join(root, name), name+"_TRAIN.tsv", train)
+	testfs.Write(t, filepath.Join(root, name), name+"_TEST.tsv", test)
 	return root
 }
 

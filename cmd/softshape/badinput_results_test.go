@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/softshape-go/softshape/internal/testfs"
 )
 
 // Results navigation (issue 34, item 5): a folder above the results folders,
@@ -44,7 +46,7 @@ func gunPointExpertsK(t *testing.T, presets ...string) string {
 				t.Fatalf("%s: %v", g, err)
 			}
 			if slices.Equal(f.Spec.Datasets, []string{"GunPoint"}) {
-				writeTempIn(t, dst, filepath.Base(g), string(b))
+				testfs.Write(t, dst, filepath.Base(g), string(b))
 				found = true
 			}
 		}
@@ -58,7 +60,7 @@ func gunPointExpertsK(t *testing.T, presets ...string) string {
 				t.Fatal(err)
 			}
 			rel, _ := filepath.Rel(src, r)
-			writeTempIn(t, filepath.Join(dst, filepath.Dir(rel)), filepath.Base(r), string(b))
+			testfs.Write(t, filepath.Join(dst, filepath.Dir(rel)), filepath.Base(r), string(b))
 		}
 	}
 	return root

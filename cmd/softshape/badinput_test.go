@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/softshape-go/softshape/internal/testfs"
+
 	"github.com/softshape-go/softshape/softshape"
 )
 
@@ -25,14 +27,7 @@ type badInput struct {
 // writeTemp writes content to a new file in a temporary folder.
 func writeTemp(t *testing.T, name, content string) string {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testfs.Write(t, t.TempDir(), name, content)
 }
 
 // truncatedCheckpoint trains a tiny model for one fold of the generated
@@ -63,7 +58,7 @@ func truncatedCheckpoint(t *testing.T) []string {
 func foreignFold(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	writeTempIn(t, filepath.Join(dir, "fold-1"), "notes.txt", "mine")
+	testfs.Write(t, filepath.Join(dir, "fold-1"), "notes.txt", "mine")
 	return dir
 }
 
@@ -74,23 +69,10 @@ func legacyFolds(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	for i := range 2 {
-		writeTempIn(t, filepath.Join(dir, fmt.Sprintf("fold-%d", i)), "history.json",
+		testfs.Write(t, filepath.Join(dir, fmt.Sprintf("fold-%d", i)), "history.json",
 			fmt.Sprintf(`{"dataset": "CBF-generated", "fold": %d, "config": "", "history": [{"Epoch": 0, "Epochs": 1}]}`, i+1))
 	}
 	return dir
-}
-
-// writeTempIn writes content to dir/name, creating dir.
-func writeTempIn(t *testing.T, dir, name, content string) string {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 // nanDataset writes a UCR dataset "Blank" whose TEST file's second row is
@@ -104,8 +86,8 @@ func nanDataset(t *testing.T) string {
 		fmt.Fprintf(&train, "%d\t%d\t%d\t%d\t%d\n", i%2, i, i+1, i+2, i%3)
 	}
 	test.WriteString("1\t1\t2\t3\t4\n2\tNaN\tNaN\tNaN\tNaN\n")
-	writeTempIn(t, dir, "Blank_TRAIN.tsv", train.String())
-	writeTempIn(t, dir, "Blank_TEST.tsv", test.String())
+	testfs.Write(t, dir, "Blank_TRAIN.tsv", train.String())
+	testfs.Write(t, dir, "Blank_TEST.tsv", test.String())
 	return root
 }
 
@@ -176,7 +158,7 @@ func TestBadInputs(t *testing.T) {
 		}, want: []string{"holds fold-0", "older version"}},
 		{name: "plot curves fold not trained", cmd: plot, prepare: func(t *testing.T) []string {
 			dir := t.TempDir()
-			writeTempIn(t, filepath.Join(dir, "fold-2"), "history.json", `{"fold": 2, "history": [{"Epoch": 0, "Epochs": 1}]}`)
+			testfs.Write(t, filepath.Join(dir, "fold-2"), "history.json", `{"fold": 2, "history": [{"Epoch": 0, "Epochs": 1}]}`)
 			return []string{"curves", "-checkpoint", dir, "-fold", "3"}
 		}, want: []string{"has no fold-3 for -fold 3", "holds fold-2"}},
 		{name: "plot attention empty checkpoint folder", cmd: plot, prepare: func(t *testing.T) []string {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/softshape-go/softshape/internal/testfs"
 )
 
 // TestFastestCandidates: "fastest" prefers ONNX Runtime (compiled in and its
@@ -53,14 +55,7 @@ func TestFastestCandidates(t *testing.T) {
 // fakeLib writes a file standing for the ONNX Runtime library.
 func fakeLib(t *testing.T, dir string) string {
 	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(dir, "libonnxruntime.so")
-	if err := os.WriteFile(p, []byte("\x7fELF"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testfs.Write(t, dir, "libonnxruntime.so", "\x7fELF")
 }
 
 // TestFindONNXRuntime: the environment variable wins (and a missing file there
