@@ -5,7 +5,6 @@ import (
 	"maps"
 	"slices"
 
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -61,17 +60,8 @@ func RunningTime(meta Meta, lengths []float64, seriesByRatio map[string][]float6
 	xs := slices.Clone(lengths)
 
 	body := func(c draw.Canvas) error {
-		p := newPlot()
-		addGrid(p)
-		p.X.Label.Text = "Sequence length"
-		p.Y.Label.Text = "Training time (s)"
-		if cfg.yLabel != "" {
-			p.Y.Label.Text = cfg.yLabel
-		}
-		if cfg.logY {
-			p.Y.Scale = plot.LogScale{}
-			p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
-		} else {
+		p := newAxes(cfg, "Sequence length", "Training time (s)")
+		if !cfg.logY {
 			p.Y.Min = 0
 		}
 		var items []legendItem

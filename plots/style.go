@@ -227,6 +227,23 @@ func newPlot() *plot.Plot {
 	return p
 }
 
+// newAxes returns newPlot with a grid and the axis labels, the y label
+// being cfg.yLabel when set; with cfg.logY the y axis is logarithmic.
+func newAxes(cfg config, xLabel, yLabel string) *plot.Plot {
+	p := newPlot()
+	addGrid(p)
+	p.X.Label.Text = xLabel
+	p.Y.Label.Text = yLabel
+	if cfg.yLabel != "" {
+		p.Y.Label.Text = cfg.yLabel
+	}
+	if cfg.logY {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
+	return p
+}
+
 // newLegend returns an empty legend in the package style, meant to be drawn
 // outside the data area with drawLegendColumn.
 func newLegend() plot.Legend {

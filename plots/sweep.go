@@ -176,17 +176,7 @@ func SweepChart(meta Meta, xLabel string, xTicks []string, ours []SweepSeries, p
 	}
 
 	body := func(c draw.Canvas) error {
-		p := newPlot()
-		addGrid(p)
-		p.X.Label.Text = xLabel
-		p.Y.Label.Text = "Test accuracy"
-		if cfg.yLabel != "" {
-			p.Y.Label.Text = cfg.yLabel
-		}
-		if cfg.logY {
-			p.Y.Scale = plot.LogScale{}
-			p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
-		}
+		p := newAxes(cfg, xLabel, "Test accuracy")
 		if ticks != nil {
 			tk := make([]plot.Tick, len(ticks))
 			for i, t := range ticks {
