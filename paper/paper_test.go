@@ -199,11 +199,11 @@ func TestSummaries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases := []struct {
-		what string
-		got  any
-		want any
-	}{
+	type check struct {
+		what      string
+		got, want any
+	}
+	cases := []check{
 		{"main SoftShape acc", get(main.AvgAcc("SoftShape")), 0.9334},
 		{"main TSLANet rank", get(main.AvgRank("TSLANet")), 3.68},
 		{"main TSLANet win", getInt(main.Win("TSLANet")), 31},
@@ -215,20 +215,12 @@ func TestSummaries(t *testing.T) {
 		t.Error("reference has a p-value")
 	}
 	abl, _ := paper.Summary("ablation")
-	cases = append(cases, []struct {
-		what string
-		got  any
-		want any
-	}{
+	cases = append(cases, []check{
 		{"ablation SoftShape (Ours) renamed", getInt(abl.Win("SoftShape")), 60},
 		{"ablation reference", abl.Reference, "SoftShape"},
 	}...)
 	sr, _ := paper.Summary("sparse_ratio")
-	cases = append(cases, []struct {
-		what string
-		got  any
-		want any
-	}{
+	cases = append(cases, []check{
 		{"sparse reference", sr.Reference, "0%"},
 		{"sparse 90% p", get(sr.PValue("90%")), 4.02e-4},
 	}...)
@@ -240,11 +232,7 @@ func TestSummaries(t *testing.T) {
 	lam, _ := paper.Summary("lambda")
 	pit, _ := paper.Summary("params_inference_time")
 	shared, _ := paper.Summary("shared_expert_network")
-	cases = append(cases, []struct {
-		what string
-		got  any
-		want any
-	}{
+	cases = append(cases, []check{
 		{"q=3 printed win (appendix)", getInt(q.Win("q=3")), 5},
 		{"q=4 rank (main text)", get(q.AvgRank("q=4")), 1.78},
 		{"q=m acc (appendix)", get(q.AvgAcc("q=m")), 0.9240},
