@@ -156,12 +156,20 @@ func (s Shift) Finding() bool { return s.Diff.BeyondTwoSE() }
 // WriteShifts writes the shift table: per dataset and preset, the paired
 // seeds, both means and the difference with its standard error.
 func WriteShifts(w io.Writer, shifts []Shift) error {
-	var b strings.Builder
-	b.WriteString("| dataset | preset | seeds | ours | baseline | ours − baseline (± SE) | beyond 2 SE |\n")
-	b.WriteString("|---|---|---:|---:|---:|---:|:---:|\n")
-	for _, s := range shifts {
-		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s |\n", s.Dataset, s.Preset, len(s.Seeds),
+	return writeTable(w, "| dataset | preset | seeds | ours | baseline | ours − baseline (± SE) | beyond 2 SE |\n"+
+		"|---|---|---:|---:|---:|---:|:---:|\n", shifts, func(b *strings.Builder, s Shift) {
+		fmt.Fprintf(b, "| %s | %s | %d | %s | %s | %s | %s |\n", s.Dataset, s.Preset, len(s.Seeds),
 			estimate(EstimateOf(s.Ours)), estimate(EstimateOf(s.Baseline)), signedEstimate(s.Diff), yesNo(s.Finding()))
+	})
+}
+
+// writeTable writes the Markdown table of rows to w: head (the header and
+// separator lines), then what row writes for each row.
+func writeTable[R any](w io.Writer, head string, rows []R, row func(b *strings.Builder, r R)) error {
+	var b strings.Builder
+	b.WriteString(head)
+	for _, r := range rows {
+		row(&b, r)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -184,15 +192,11 @@ func (l Leak) Finding() bool { return l.Diff.BeyondTwoSE() }
 // WriteLeaks writes the leak table: per dataset, the paired seeds, both
 // presets' means and the difference with its standard error.
 func WriteLeaks(w io.Writer, leaks []Leak) error {
-	var b strings.Builder
-	b.WriteString("| dataset | seeds | reference_compat (leak) | reference_fresh | leak = compat − fresh (± SE) | beyond 2 SE |\n")
-	b.WriteString("|---|---:|---:|---:|---:|:---:|\n")
-	for _, l := range leaks {
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s |\n", l.Dataset, len(l.Seeds),
+	return writeTable(w, "| dataset | seeds | reference_compat (leak) | reference_fresh | leak = compat − fresh (± SE) | beyond 2 SE |\n"+
+		"|---|---:|---:|---:|---:|:---:|\n", leaks, func(b *strings.Builder, l Leak) {
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s |\n", l.Dataset, len(l.Seeds),
 			estimate(EstimateOf(l.Compat)), estimate(EstimateOf(l.Fresh)), signedEstimate(l.Diff), yesNo(l.Finding()))
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	})
 }
 
 // DefaultReferencePath is the authors' per-seed runs, reference-runs.csv,
