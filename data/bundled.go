@@ -45,13 +45,5 @@ func LoadBundled(name string) (*Dataset, error) {
 		}
 		return parseTSV(BundledSource+path.Join(name, name+"_"+split+".tsv"), string(b))
 	}
-	train, err := read(splitTrain)
-	if err != nil {
-		return nil, fmt.Errorf("load %s: %w", name, err)
-	}
-	test, err := read(splitTest)
-	if err != nil {
-		return nil, fmt.Errorf("load %s: %w", name, err)
-	}
-	return merge(name, train, test)
+	return readMerged(name, splitTrain, splitTest, read)
 }

@@ -154,15 +154,21 @@ func Load(root, name string) (*Dataset, error) {
 		}
 		return nil, e
 	}
-	train, err := readSplit(trainPath)
+	return readMerged(name, trainPath, testPath, readSplit)
+}
+
+// readMerged reads the TRAIN and TEST rows of dataset name with read (given
+// train, then test) and merges them; errors name the dataset.
+func readMerged(name, train, test string, read func(string) (*fileRows, error)) (*Dataset, error) {
+	trainRows, err := read(train)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", name, err)
 	}
-	test, err := readSplit(testPath)
+	testRows, err := read(test)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", name, err)
 	}
-	return merge(name, train, test)
+	return merge(name, trainRows, testRows)
 }
 
 // merge joins the TRAIN and TEST rows into one Dataset, TRAIN first (see
