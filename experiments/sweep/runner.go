@@ -315,12 +315,7 @@ func (w *worker) runCell(c Cell) {
 // no record of the same computation to reuse. It returns nil, having counted
 // the cell, when there is nothing to train.
 func (st *runState) claim(k Key) *Claim {
-	if done, err := st.existing(k); err != nil || done {
-		if err != nil {
-			st.fail(k, err)
-		} else {
-			st.count(func(r *Report) { r.Done++ })
-		}
+	if st.settled(k) {
 		return nil
 	}
 	claim, err := st.r.Store.Claim(k)
@@ -339,6 +334,21 @@ func (st *runState) claim(k Key) *Claim {
 	return claim
 }
 
+// settled reports whether cell k is out of this run's hands by its record:
+// one that needs no training (counted as done), or one that cannot be read
+// (counted as failed).
+func (st *runState) settled(k Key) bool {
+	done, err := st.existing(k)
+	if err != nil {
+		st.fail(k, err)
+		return true
+	}
+	if done {
+		st.count(func(r *Report) { r.Done++ })
+	}
+	return done
+}
+
 // release gives back the lock of cell k.
 func (st *runState) release(k Key, claim *Claim) {
 	if err := claim.Release(); err != nil {
@@ -350,12 +360,7 @@ func (st *runState) release(k Key, claim *Claim) {
 // be trained, i.e. no other process finished it between the first check and
 // the claim and no record of the same computation can be reused.
 func (st *runState) stillToRun(k Key) bool {
-	if done, err := st.existing(k); err != nil || done {
-		if err != nil {
-			st.fail(k, err)
-		} else {
-			st.count(func(r *Report) { r.Done++ })
-		}
+	if st.settled(k) {
 		return false
 	}
 	if ok, err := st.reuseRecord(k); ok || err != nil {
