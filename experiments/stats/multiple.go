@@ -169,12 +169,9 @@ type CDResult struct {
 // p-values with alpha/(k-1), and it forms each clique from one control
 // method against the following ones without testing the other pairs.
 func CriticalDifference(methods []string, acc [][]float64, alpha float64) (CDResult, error) {
-	n, k, err := checkMatrix(acc, 2)
+	n, k, err := checkNamedMatrix(methods, acc, 2)
 	if err != nil {
 		return CDResult{}, fmt.Errorf("critical difference: %w", err)
-	}
-	if len(methods) != k {
-		return CDResult{}, fmt.Errorf("critical difference: %w: %d method names for %d columns", ErrShape, len(methods), k)
 	}
 	if !(alpha > 0 && alpha < 1) {
 		return CDResult{}, fmt.Errorf("critical difference: %w: alpha = %v, want 0 < alpha < 1", ErrBadArgument, alpha)

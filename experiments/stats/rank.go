@@ -74,6 +74,19 @@ func checkMatrix(acc [][]float64, minMethods int) (nData, nMethods int, err erro
 	return len(acc), k, nil
 }
 
+// checkNamedMatrix is checkMatrix for a matrix whose columns methods names,
+// one name a column.
+func checkNamedMatrix(methods []string, acc [][]float64, minMethods int) (nData, nMethods int, err error) {
+	n, k, err := checkMatrix(acc, minMethods)
+	if err != nil {
+		return 0, 0, err
+	}
+	if len(methods) != k {
+		return 0, 0, fmt.Errorf("%w: %d method names for %d columns", ErrShape, len(methods), k)
+	}
+	return n, k, nil
+}
+
 // rankDescending ranks v so that the largest value gets rank 1; ties are
 // resolved by rule. It writes into out (len(out) == len(v)).
 func rankDescending(v []float64, rule TieRule, out []float64) {

@@ -40,12 +40,9 @@ type Summary struct {
 // two-sided; halve it for the one-sided p in the observed direction when the
 // exact or uncorrected normal method is used.
 func Summarize(methods []string, acc [][]float64, reference string) (Summary, error) {
-	n, k, err := checkMatrix(acc, 2)
+	n, k, err := checkNamedMatrix(methods, acc, 2)
 	if err != nil {
 		return Summary{}, fmt.Errorf("summarize: %w", err)
-	}
-	if len(methods) != k {
-		return Summary{}, fmt.Errorf("summarize: %w: %d method names for %d columns", ErrShape, len(methods), k)
 	}
 	ref := -1
 	for j, m := range methods {
