@@ -126,11 +126,9 @@ func runFidelity(args []string, stdout io.Writer) error {
 
 // runFidelityGrid trains the grid's missing cells into dir, one at a time,
 // with the speed forms when fast is set; it refuses a dir holding records of
-// the grid trained the other way, which the report would otherwise mix in.
+// the grid trained the other way (pipeline.Train), which the report would
+// otherwise mix in.
 func runFidelityGrid(stdout io.Writer, grid *sweep.Grid, dir, dataRoot, backendName string, offline, fast bool) error {
-	if err := checkSpeedForms(dir, grid, fast); err != nil {
-		return err
-	}
 	store, err := pipeline.Open(dir, grid)
 	if err != nil {
 		return err
@@ -154,9 +152,8 @@ func runFidelityGrid(stdout io.Writer, grid *sweep.Grid, dir, dataRoot, backendN
 // ../shared/reference/reference-runs.csv, when the file exists; else "".
 func defaultReferenceRuns() string { return fidelity.DefaultReferencePath(".") }
 
-// checkSpeedForms returns an error naming the results folder dir when a
-// record of the grid's cells there was trained with speed forms other than
-// fast asks. It reads records only; a folder not made yet holds none.
+// checkSpeedForms is pipeline.CheckSpeedForms for the results folder dir,
+// which may not exist yet (then it holds no records).
 func checkSpeedForms(dir string, grid *sweep.Grid, fast bool) error {
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -165,19 +162,5 @@ func checkSpeedForms(dir string, grid *sweep.Grid, fast bool) error {
 	if err != nil {
 		return err
 	}
-	for _, c := range grid.Cells {
-		rec, err := store.Read(c.Key)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		if rec.SpeedForms != fast {
-			form := map[bool]string{false: "plain graphs", true: "speed forms (-fast)"}
-			return fmt.Errorf("-results %s holds runs of the %s (e.g. %s %s fold %d seed %d), and this benchmark trains the %s: give the other form a -results folder of its own",
-				store.Root(), form[rec.SpeedForms], rec.Dataset, rec.Variant, rec.Fold, rec.Seed, form[fast])
-		}
-	}
-	return nil
+	return pipeline.CheckSpeedForms(store, grid.Cells, fast)
 }

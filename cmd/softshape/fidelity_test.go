@@ -53,7 +53,7 @@ func TestFidelityCommand(t *testing.T) {
 	// The speed forms train into a folder of their own, never mixed with
 	// the plain graphs' runs in a report.
 	for _, extra := range [][]string{{"-fast"}, {"-fast", "-report"}} {
-		fidelityErr(t, []string{"-results " + filepath.Join(results, "reference_fresh") + " holds runs of the plain graphs", "GunPoint SoftShape fold 1 seed 1"},
+		fidelityErr(t, []string{"results folder " + filepath.Join(results, "reference_fresh") + " holds runs of the plain graphs", "GunPoint SoftShape fold 1 seed 1"},
 			append(append([]string{}, args...), extra...)...)
 	}
 	fastResults := filepath.Join(dir, "fid-fast")
@@ -70,7 +70,7 @@ func TestFidelityCommand(t *testing.T) {
 		}
 	}
 	fidelityErr(t, []string{"-baseline: results folder", "not found"}, append(fastArgs, "-report", "-baseline", filepath.Join(dir, "none"))...)
-	fidelityErr(t, []string{"-results " + filepath.Join(fastResults, "reference_fresh") + " holds runs of the speed forms (-fast)"},
+	fidelityErr(t, []string{"results folder " + filepath.Join(fastResults, "reference_fresh") + " holds runs of the speed forms (-fast)"},
 		append(append([]string{}, args[:len(args)-4]...), "-results", fastResults, "-reference", ref, "-report")...)
 	fidelityErr(t, []string{`-presets: protocol="authors"`}, "-presets", "authors", "-results", results)
 	fidelityErr(t, []string{"-report: results folder", "not found"}, "-report", "-results", filepath.Join(dir, "none"))

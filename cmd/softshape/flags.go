@@ -120,7 +120,7 @@ func addRunFlags(fs *flag.FlagSet) runFlags {
 const maxRunsHelp = "runs trained together in one graph (softshape.TrainRuns): 0 = the backend's default (10 on pure Go and on XLA with a GPU, 1 on ONNX Runtime and XLA on a CPU, where batching does not pay), 1 = one run at a time, N = at most N (memory)"
 
 // speedFormsHelp documents -fast (softshape.RunOptions.Fast, sweep.Runner.SpeedForms).
-const speedFormsHelp = "train the model's speed forms (softshape.RunOptions.Fast: the Inception's convolutions without padding-only taps, as block-Toeplitz products or the backend's own convolution) instead of its plain graphs: the same computation summed in other orders, so other runs in the last bits; see docs/performance.md"
+const speedFormsHelp = "train the model's speed forms (softshape.RunOptions.Fast: the Inception's convolutions without padding-only taps, as block-Toeplitz products or the backend's own convolution) instead of its plain graphs: the same computation summed in other orders, so other runs in the last bits; a results folder holds one form (sweep and fidelity refuse one holding the other's runs); see docs/performance.md"
 
 // stoppedRunsHelp documents -stopped-runs (softshape.RunOptions.StoppedRuns).
 const stoppedRunsHelp = "what a run trained with others in one graph does when it stops early: leave (the runs left build a graph without it) or ride (it stays in their graphs until the round ends, computing nothing that is used: fewer graphs to build, for backends where building one is dear, e.g. XLA); results are the same either way"

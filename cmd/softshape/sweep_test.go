@@ -78,6 +78,16 @@ func TestSweepCommand(t *testing.T) {
 		}
 	}
 
+	// A store holds one form: -fast refuses to resume the plain records'
+	// folder (their keys do not say the form), and the plain graphs the
+	// speed forms' folder, before training anything.
+	for dir, flags := range map[string][]string{results: {"-fast"}, fastResults: nil} {
+		out, err := sweepCLI(t, dir, flags...)
+		if err == nil || !strings.Contains(err.Error(), "results folder "+dir+" holds runs of the ") || strings.Contains(out, "start ") {
+			t.Errorf("%s %v: want a refusal naming the folder before any run, got %v\n%s", dir, flags, err, out)
+		}
+	}
+
 	// A configuration that every dataset rejects is recorded as invalid, not an error.
 	out, err = sweepCLI(t, filepath.Join(t.TempDir(), "r"), "-set", "experts_k=0")
 	if err != nil || !strings.Contains(out, "2 trained (0 failed, 2 invalid)") || !strings.Contains(out, "workers: "+autoPlan(t, 2)+"\n") {

@@ -10,8 +10,10 @@ package pipeline
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"runtime"
 	"slices"
@@ -116,11 +118,15 @@ type Training struct {
 // (sweep.PlanWorkers), starts the backend shared by the workers (or lets
 // each start its own), logs "backend: ..., N worker(s), results in ..." and
 // "workers: <plan>", and runs them (sweep.Runner.Run). Cells already
-// recorded are counted, not trained again.
+// recorded are counted, not trained again; a store holding records of the
+// other form than t.SpeedForms is refused first (CheckSpeedForms).
 func Train(ctx context.Context, store *sweep.Store, cells []sweep.Cell, t Training) (sweep.Report, error) {
 	log := t.Log
 	if log == nil {
 		log = io.Discard
+	}
+	if err := CheckSpeedForms(store, cells, t.SpeedForms); err != nil {
+		return sweep.Report{}, err
 	}
 	plan, err := sweep.PlanWorkers(t.Workers, t.Backend, runtime.GOMAXPROCS(0), len(cells))
 	if err != nil {
@@ -140,6 +146,29 @@ func Train(ctx context.Context, store *sweep.Store, cells []sweep.Cell, t Traini
 	fmt.Fprintf(log, "backend: %s, %d worker(s), results in %s\n", desc, r.Workers, store.Root())
 	fmt.Fprintf(log, "workers: %s\n", plan)
 	return r.Run(ctx, cells)
+}
+
+// CheckSpeedForms returns an error naming store's folder when a record of
+// cells there was trained in the other form than fast asks (the model's
+// speed forms, softshape.RunOptions.Fast, or its plain graphs): a run's key
+// does not say its form, so a resumed sweep or a report would otherwise mix
+// the two in one table. It reads records only.
+func CheckSpeedForms(store *sweep.Store, cells []sweep.Cell, fast bool) error {
+	for _, c := range cells {
+		rec, err := store.Read(c.Key)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if rec.SpeedForms != fast {
+			form := map[bool]string{false: "plain graphs", true: "speed forms (-fast)"}
+			return fmt.Errorf("results folder %s holds runs of the %s (e.g. %s %s fold %d seed %d), and this trains or reports the %s: give each form a results folder of its own",
+				store.Root(), form[rec.SpeedForms], rec.Dataset, rec.Variant, rec.Fold, rec.Seed, form[fast])
+		}
+	}
+	return nil
 }
 
 // Build returns the table of grid's records in store: this grid's only
