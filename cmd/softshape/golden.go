@@ -17,7 +17,7 @@ import (
 func runGolden(args []string, stdout io.Writer) error {
 	fs := newFlagSet("golden", "Usage: softshape golden [-o FILE] [-cases REGEXP] [-backends go,onnx:cpu]\n"+
 		"       softshape golden -check FILE [-cases REGEXP]\n"+
-		"       softshape golden -compare A.json B.json\n\n"+
+		"       softshape golden -compare [-cases REGEXP] A.json B.json\n\n"+
 		"Records the training results of a fixed set of short runs (the bundled datasets, fresh and carry\n"+
 		"folds, pure Go and ONNX Runtime, one run at a time and R runs per graph) bit for bit, with the\n"+
 		"environment they were recorded in; -check and -compare list every value that differs (case,\n"+
@@ -27,7 +27,7 @@ func runGolden(args []string, stdout io.Writer) error {
 	force := fs.Bool("force", false, "let -o replace a file that exists")
 	backends := fs.String("backends", golden.BackendGo+","+golden.BackendONNX, "comma-separated backends of the standard cases (onnx:cpu needs a build with -tags onnx)")
 	settings := fs.String("set", golden.Protocol, "settings of the standard cases, applied after each one's preset (its protocol)")
-	pattern := fs.String("cases", "", "record only the cases whose names this regular expression matches")
+	pattern := fs.String("cases", "", "record (or -check, or -compare) only the cases whose names this regular expression matches")
 	list := fs.Bool("list", false, "list the cases' names and exit")
 	check := fs.String("check", "", "record the cases of this record file (those -cases matches) with this build and compare them with it")
 	compare := fs.Bool("compare", false, "compare the two record files given as arguments")
@@ -46,7 +46,11 @@ func runGolden(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		return reportDifferences(stdout, a, b, fs.Arg(0), fs.Arg(1))
+		keep, err := golden.Filter(a.Union(b), *pattern)
+		if err != nil {
+			return fmt.Errorf("-cases: %w", err)
+		}
+		return reportDifferences(stdout, a.Keep(keep), b.Keep(keep), fs.Arg(0), fs.Arg(1))
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q (two record files go with -compare)", fs.Arg(0))

@@ -40,6 +40,19 @@ func TestGoldenCompare(t *testing.T) {
 	if code != 1 || out.String() != want || !strings.Contains(errOut.String(), "1 differences") {
 		t.Errorf("one bit apart: exit %d, stdout %q, stderr %q; want exit 1 and stdout %q", code, out.String(), errOut.String(), want)
 	}
+	// -cases narrows the comparison: the differing case is still found
+	// when it matches, and a pattern matching no case is an error.
+	out.Reset()
+	errOut.Reset()
+	if code := run([]string{"golden", "-compare", "-cases", "^GunPoint/carry", a, other}, &out, &errOut); code != 1 || out.String() != want {
+		t.Errorf("-cases matching the case: exit %d, stdout %q, stderr %q; want exit 1 and stdout %q", code, out.String(), errOut.String(), want)
+	}
+	out.Reset()
+	errOut.Reset()
+	if code := run([]string{"golden", "-compare", "-cases", "^ECG200", a, other}, &out, &errOut); code != 1 || out.Len() != 0 ||
+		!strings.Contains(errOut.String(), `-cases: cases "^ECG200" match none of GunPoint/carry/onnx:cpu/single-R1`) {
+		t.Errorf("-cases matching no case: exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
+	}
 	errOut.Reset()
 	if code := run([]string{"golden", "-compare", a}, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "two record files") {
 		t.Errorf("one file: exit %d, stderr %q", code, errOut.String())

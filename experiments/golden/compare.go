@@ -151,6 +151,17 @@ func (f *File) CaseList() []Case {
 	return out
 }
 
+// Union lists the cases of f, then those of g that f lacks (by name).
+func (f *File) Union(g *File) []Case {
+	out := f.CaseList()
+	for _, c := range g.Cases {
+		if !slices.ContainsFunc(f.Cases, func(fc CaseResult) bool { return fc.Name == c.Name }) {
+			out = append(out, c.Case)
+		}
+	}
+	return out
+}
+
 // BackendNames lists the backends of f's cases, sorted.
 func (f *File) BackendNames() []string {
 	var out []string
