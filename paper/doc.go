@@ -56,7 +56,7 @@
 // # Naming
 //
 // Method names follow the paper. Sweep tables use the paper's column labels:
-// sparse ratio "0%", "10%", ..., "90%" (the fraction 1-eta of shapes that are
+// sparse ratio "0%", "10%", ..., "90%" (the fraction 1−η of shapes that are
 // fused into one shape, so "50%" means half of the shapes are merged);
 // activated experts "k=1".."k=4"; sliding step "q=1".."q=4", "q=m"; depth
 // "L=1".."L=6"; shape length "Val-Select", "Fixed-8", "Multi-Seq". Table.Values

@@ -49,7 +49,7 @@ type Table struct {
 	// 0.8814 and 0.9175.
 	Default string
 	// Parameter names the hyperparameter swept by the columns ("sparse_ratio"
-	// = 1-eta, the fraction of shapes fused; "k"; "q"; "L"; "m"), or "" for
+	// = 1−η, the fraction of shapes fused; "k"; "q"; "L"; "m"), or "" for
 	// tables whose columns are methods.
 	Parameter string
 	// Values holds the machine value of each column's hyperparameter
@@ -97,7 +97,7 @@ func perDatasetSpecs() []perDatasetSpec {
 		{
 			name:      "sparse_ratio",
 			file:      "sparse_ratio_18.csv",
-			title:     "Table 3 (appendix version): sparse ratio 1-eta on 18 UCR datasets",
+			title:     "Table 3 (appendix version): sparse ratio 1−η on 18 UCR datasets",
 			caption:   "The detailed test classification accuracy of sparse ratios on 18 UCR datasets.",
 			reference: "0%", def: "50%", parameter: "sparse_ratio", firstCol: 1,
 			label: func(h string) (string, float64, error) {
