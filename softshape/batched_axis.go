@@ -67,7 +67,7 @@ func axisEligible(chains []*chainSpec) error {
 // axisStart creates the slots' warm-up variables as the model copies do and
 // stacks them into the run-axis store.
 func (j *batchJob) axisStart() error {
-	ax := &axisRuns{m: j.slots[0].chain.m, made: map[Phase]bool{}, execs: map[string]*model.Exec{}}
+	ax := &axisRuns{m: onRunAxis(j.slots[0].chain.m, len(j.slots)), made: map[Phase]bool{}, execs: map[string]*model.Exec{}}
 	for si, s := range j.slots {
 		rule, err := data.ParseBatchRule(s.chain.cfg.BatchRule)
 		if err != nil {
@@ -420,7 +420,7 @@ func (j *batchJob) axisSnapshot(si int, prev map[string]*tensors.Tensor) (map[st
 // rngStates is the variable that holds the runs' RNG states: [R, state]
 // (runRNGStatesName) with a run axis, the store's own RNG state when R = 1.
 func (ax *axisRuns) rngStates() *model.Variable {
-	if runsOf(ax.store.RootScope()) == 1 {
+	if ax.m.runs() == 1 {
 		return ax.store.GetVariable(model.JoinPath("/", model.RNGStateVariableName))
 	}
 	return ax.store.GetVariable(model.JoinPath("/", runRNGStatesName))

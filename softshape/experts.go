@@ -10,7 +10,6 @@ import (
 	mha "github.com/gomlx/gomlx/ml/layers/attention"
 	"github.com/gomlx/gomlx/ml/layers/norm"
 	"github.com/gomlx/gomlx/ml/model"
-	"github.com/softshape-go/softshape/softshape/internal/kernels"
 )
 
 // The expert networks of the appendix studies (Appendix B.4: the tables of
@@ -43,14 +42,14 @@ var fcnKernels = [3]int{8, 5, 3}
 func (m *Model) sharedExpert(scope *model.Scope, v *Node) *Node {
 	switch m.Config.SharedExpert {
 	case SharedExpertTransformer:
-		return transformerLayer(scope.In("transformer"), v, m.Config.Dropout)
+		return m.transformerLayer(scope.In("transformer"), v, m.Config.Dropout)
 	case SharedExpertMLP:
-		return tokenMLP(scope.In("shared_mlp"), v, sharedMLPMult*v.Shape().Dimensions[2], m.Config.Dropout)
+		return m.tokenMLP(scope.In("shared_mlp"), v, sharedMLPMult*v.Shape().Dimensions[2], m.Config.Dropout)
 	default:
 		if m.fast {
-			return inceptionFast(scope.In("inception"), v, m.Config.InceptionKernel)
+			return m.inceptionFast(scope.In("inception"), v, m.Config.InceptionKernel)
 		}
-		return inception(scope.In("inception"), v, m.Config.InceptionKernel)
+		return m.inception(scope.In("inception"), v, m.Config.InceptionKernel)
 	}
 }
 
@@ -58,21 +57,21 @@ func (m *Model) sharedExpert(scope *model.Scope, v *Node) *Node {
 // dim_feedforward=4d, activation=ReLU, norm_first=False) over the tokens of
 // v [B, n, d]: x = LN(v + Drop(MHA(v))); x = LN(x + Drop(FF(x))). The attention
 // weights themselves are not dropped out. LayerNorm ε is PyTorch's 1e-5.
-func transformerLayer(scope *model.Scope, v *Node, dropout float64) *Node {
+func (b Build) transformerLayer(scope *model.Scope, v *Node, dropout float64) *Node {
 	d := v.Shape().Dimensions[2]
 	a := mha.MultiHeadAttention(scope.In("self_attention"), v, v, v, TransformerHeads, d/TransformerHeads).Done()
 	x := norm.LayerNorm(scope.In("norm1"), Add(v, layers.DropoutStatic(scope, a, dropout)), -1).Epsilon(1e-5).Done()
-	f := activation.Relu(linear(scope.In("ff1"), x, transformerFFMult*d, true))
-	f = linear(scope.In("ff2"), layers.DropoutStatic(scope, f, dropout), d, true)
+	f := activation.Relu(b.linear(scope.In("ff1"), x, transformerFFMult*d, true))
+	f = b.linear(scope.In("ff2"), layers.DropoutStatic(scope, f, dropout), d, true)
 	return norm.LayerNorm(scope.In("norm2"), Add(x, layers.DropoutStatic(scope, f, dropout)), -1).Epsilon(1e-5).Done()
 }
 
 // tokenMLP is Linear(d→hidden)→GELU→Dropout→Linear(hidden→d) applied to every
 // token of v [B, n, d] on its own (no mixing across tokens).
-func tokenMLP(scope *model.Scope, v *Node, hidden int, rate float64) *Node {
+func (b Build) tokenMLP(scope *model.Scope, v *Node, hidden int, rate float64) *Node {
 	d := v.Shape().Dimensions[2]
-	h := gelu(scope, linear(scope.In("fc1"), v, hidden, true))
-	return linear(scope.In("fc2"), dropout(scope, h, rate), d, true)
+	h := b.gelu(b.linear(scope.In("fc1"), v, hidden, true))
+	return b.linear(scope.In("fc2"), b.dropout(scope, h, rate), d, true)
 }
 
 // sameWindows is windows with "same" zero padding along axis 1 of x [B, n, c]
@@ -124,20 +123,20 @@ func expertConv(scope *model.Scope, x *Node, k, out int, bias bool) *Node {
 // v [B, n, d] into out channels for each of e experts: [B, n, E, out]. All
 // experts read the same input, so it is one windows gather and one matrix
 // product with the experts' kernels side by side.
-func sharedInputConv(scope *model.Scope, v *Node, k, e, out int, bias bool) *Node {
+func (b Build) sharedInputConv(scope *model.Scope, v *Node, k, e, out int, bias bool) *Node {
 	g := v.Graph()
-	b, n, d := v.Shape().Dimensions[0], v.Shape().Dimensions[1], v.Shape().Dimensions[2]
+	batch, n, d := v.Shape().Dimensions[0], v.Shape().Dimensions[1], v.Shape().Dimensions[2]
 	x := v
 	if k > 1 {
 		x = sameWindows(v, k)
 	}
-	y := kernels.MatMul2D(x, convWeights(scope, v.DType(), k, d, e*out).NodeValue(g))
+	y := b.matMul(x, b.convWeights(scope, v.DType(), k, d, e*out).NodeValue(g))
 	if bias {
 		bound := 1 / math.Sqrt(float64(k*d))
 		bv := scope.WithInitializer(uniformInit(scope, bound)).VariableWithShape("bias", shapes.Make(v.DType(), e*out)).NodeValue(g)
-		y = kernels.AddBias(y, bv)
+		y = addBias(y, bv)
 	}
-	return Reshape(y, b, n, e, out)
+	return Reshape(y, batch, n, e, out)
 }
 
 // fcnExperts runs an FCN block (Wang et al. 2017) as each of e MoE experts over
@@ -146,10 +145,10 @@ func sharedInputConv(scope *model.Scope, v *Node, k, e, out int, bias bool) *Nod
 // followed by instance normalisation and ReLU; no global pooling, so every token
 // keeps its own output. Convolutions have no bias (the normalisation removes it).
 // The result is [B, n, E, d].
-func fcnExperts(scope *model.Scope, v *Node, e int) *Node {
+func (b Build) fcnExperts(scope *model.Scope, v *Node, e int) *Node {
 	d := v.Shape().Dimensions[2]
 	widths := [3]int{d, 2 * d, d}
-	h := activation.Relu(instanceNorm(sharedInputConv(scope.In("conv_0"), v, fcnKernels[0], e, widths[0], false)))
+	h := activation.Relu(instanceNorm(b.sharedInputConv(scope.In("conv_0"), v, fcnKernels[0], e, widths[0], false)))
 	for i := 1; i < 3; i++ {
 		h = activation.Relu(instanceNorm(expertConv(scope.In("conv_%d", i), h, fcnKernels[i], widths[i], false)))
 	}
@@ -161,11 +160,11 @@ func fcnExperts(scope *model.Scope, v *Node, e int) *Node {
 // x1 = Conv1×1(v), x2 = Conv3(v) (same padding along the tokens),
 // out = Conv1×1(x1·Drop(GELU(x2)) + x2·Drop(GELU(x1))). Convolutions have biases,
 // as TSLANet's. The result is [B, n, E, d].
-func icbExperts(scope *model.Scope, v *Node, e int, dropout float64) *Node {
+func (b Build) icbExperts(scope *model.Scope, v *Node, e int, dropout float64) *Node {
 	d := v.Shape().Dimensions[2]
-	x1 := sharedInputConv(scope.In("conv1"), v, 1, e, d, true)
-	x2 := sharedInputConv(scope.In("conv2"), v, 3, e, d, true)
-	a := Mul(x1, layers.DropoutStatic(scope, gelu(scope, x2), dropout))
-	c := Mul(x2, layers.DropoutStatic(scope, gelu(scope, x1), dropout))
+	x1 := b.sharedInputConv(scope.In("conv1"), v, 1, e, d, true)
+	x2 := b.sharedInputConv(scope.In("conv2"), v, 3, e, d, true)
+	a := Mul(x1, layers.DropoutStatic(scope, b.gelu(x2), dropout))
+	c := Mul(x2, layers.DropoutStatic(scope, b.gelu(x1), dropout))
 	return expertConv(scope.In("conv3"), Add(a, c), 1, d, true)
 }

@@ -14,14 +14,14 @@ import (
 // followed by a 1×1 convolution; the four branches are concatenated back to d
 // channels, instance-normalised over the tokens (no affine parameters) and passed
 // through GELU. No convolution has a bias.
-func inception(scope *model.Scope, v *Node, ks int) *Node {
-	return inceptionWindows(scope, v, ks, kernels.GathersFast(v.Graph()))
+func (b Build) inception(scope *model.Scope, v *Node, ks int) *Node {
+	return b.inceptionWindows(scope, v, ks, kernels.GathersFast(v.Graph()))
 }
 
 // inceptionWindows is inception with the convolution windows built by Gather
 // (gather) or by Pads; see kernels.NestedSameConvs.
-func inceptionWindows(scope *model.Scope, v *Node, ks int, gather bool) *Node {
-	return inceptionWith(scope, v, ks, func(z *Node, ws []*Node, sizes []int) *Node { return sameConvs(z, ws, sizes, gather) })
+func (b Build) inceptionWindows(scope *model.Scope, v *Node, ks int, gather bool) *Node {
+	return b.inceptionWith(scope, v, ks, func(z *Node, ws []*Node, sizes []int) *Node { return b.sameConvs(z, ws, sizes, gather) })
 }
 
 // sameConvsFunc computes the Inception's three "same" convolutions of z
@@ -30,22 +30,21 @@ func inceptionWindows(scope *model.Scope, v *Node, ks int, gather bool) *Node {
 type sameConvsFunc func(z *Node, ws []*Node, sizes []int) *Node
 
 // inceptionWith is inception with its convolutions computed by convs.
-func inceptionWith(scope *model.Scope, v *Node, ks int, convs sameConvsFunc) *Node {
+func (b Build) inceptionWith(scope *model.Scope, v *Node, ks int, convs sameConvsFunc) *Node {
 	g := v.Graph()
 	d := v.Shape().Dimensions[2]
 	nf := d / 4
-	z := matMul(v, convWeights(scope.In("bottleneck"), v.DType(), 1, d, nf).NodeValue(g)) // [B, n, nf]
+	z := b.matMul(v, b.convWeights(scope.In("bottleneck"), v.DType(), 1, d, nf).NodeValue(g)) // [B, n, nf]
 	sizes := inceptionKernels(ks)
 	ws := make([]*Node, len(sizes))
 	for i, k := range sizes {
-		ws[i] = convWeights(scope.In("conv_%d", i), v.DType(), k, nf, nf).NodeValue(g) // [k·nf, nf]
+		ws[i] = b.convWeights(scope.In("conv_%d", i), v.DType(), k, nf, nf).NodeValue(g) // [k·nf, nf]
 	}
 	branches := []*Node{convs(z, ws, sizes)} // [B, n, 3·nf]
-	plain := plainKernels(scope)
-	pooled := maxPool3Of(v, plain)
-	wp := convWeights(scope.In("pool_conv"), v.DType(), 1, d, d-3*nf).NodeValue(g)
-	branches = append(branches, matMul(pooled, wp))
-	return instanceNormGELUOf(Concatenate(branches, 2), plain) // [B, n, d]
+	pooled := maxPool3Of(v, b.Plain)
+	wp := b.convWeights(scope.In("pool_conv"), v.DType(), 1, d, d-3*nf).NodeValue(g)
+	branches = append(branches, b.matMul(pooled, wp))
+	return instanceNormGELUOf(Concatenate(branches, 2), b.Plain) // [B, n, d]
 }
 
 // inceptionKernels returns the three kernel sizes derived from ks: ks, ks/2, ks/4,

@@ -48,7 +48,7 @@ func inceptionGather(scope *model.Scope, v *graph.Node, ks int) *graph.Node {
 		y := graph.Dot(graph.Reshape(x, rows, dims[len(dims)-1]), w).Product()
 		return graph.Reshape(y, append(append([]int{}, dims[:len(dims)-1]...), w.Shape().Dimensions[1])...)
 	}
-	z := dot(v, convWeights(scope.In("bottleneck"), v.DType(), 1, d, nf).NodeValue(g))
+	z := dot(v, Build{}.convWeights(scope.In("bottleneck"), v.DType(), 1, d, nf).NodeValue(g))
 	kernels := inceptionKernels(ks)
 	kMax := kernels[0]
 	pad := kMax / 2
@@ -56,7 +56,7 @@ func inceptionGather(scope *model.Scope, v *graph.Node, ks int) *graph.Node {
 	win := windows(graph.Concatenate([]*graph.Node{zeros, z, zeros}, 1), kMax, 1, n)
 	cols := make([]*graph.Node, len(kernels))
 	for i, k := range kernels {
-		w := convWeights(scope.In("conv_%d", i), v.DType(), k, nf, nf).NodeValue(g)
+		w := Build{}.convWeights(scope.In("conv_%d", i), v.DType(), k, nf, nf).NodeValue(g)
 		if before := (kMax - k) / 2; before > 0 {
 			after := kMax - k - before
 			w = graph.Concatenate([]*graph.Node{graph.Zeros(g, shapes.Make(v.DType(), before*nf, nf)), w, graph.Zeros(g, shapes.Make(v.DType(), after*nf, nf))}, 0)
@@ -70,7 +70,7 @@ func inceptionGather(scope *model.Scope, v *graph.Node, ks int) *graph.Node {
 		next := graph.Concatenate([]*graph.Node{graph.Slice(v, graph.AxisRange(), graph.AxisRange(1, n)), graph.Slice(v, graph.AxisRange(), graph.AxisRange(n-1, n))}, 1)
 		pooled = graph.Max(graph.Max(prev, v), next)
 	}
-	wp := convWeights(scope.In("pool_conv"), v.DType(), 1, d, d-3*nf).NodeValue(g)
+	wp := Build{}.convWeights(scope.In("pool_conv"), v.DType(), 1, d, d-3*nf).NodeValue(g)
 	branches = append(branches, dot(pooled, wp))
 	y := graph.Concatenate(branches, 2)
 	mean := graph.ReduceAndKeep(y, graph.ReduceMean, 1)
@@ -164,8 +164,12 @@ func TestInceptionMatchesConvolve(t *testing.T) {
 		t.Run(fmt.Sprintf("B%d_n%d_d%d_ks%d", tc.b, tc.n, tc.d, tc.ks), func(t *testing.T) {
 			store := model.NewStore()
 			store.RootScope().SetParam(model.ParamInitialSeed, int64(7))
-			gatherLayout := func(s *model.Scope, v *graph.Node, ks int) *graph.Node { return inceptionWindows(s, v, ks, true) }
-			padLayout := func(s *model.Scope, v *graph.Node, ks int) *graph.Node { return inceptionWindows(s, v, ks, false) }
+			gatherLayout := func(s *model.Scope, v *graph.Node, ks int) *graph.Node {
+				return Build{}.inceptionWindows(s, v, ks, true)
+			}
+			padLayout := func(s *model.Scope, v *graph.Node, ks int) *graph.Node {
+				return Build{}.inceptionWindows(s, v, ks, false)
+			}
 			forms := []func(*model.Scope, *graph.Node, int) *graph.Node{gatherLayout, padLayout, inceptionConvolveRef, inceptionGather}
 			exec, err := model.NewExec(testBackend(t), store, func(scope *model.Scope, v, r *graph.Node) []*graph.Node {
 				var outs []*graph.Node
@@ -254,9 +258,13 @@ func BenchmarkInception(b *testing.B) {
 		form func(*model.Scope, *graph.Node, int) *graph.Node
 	}{
 		{"previous", inceptionGather},
-		{"current", inception},
-		{"gatherLayout", func(s *model.Scope, v *graph.Node, ks int) *graph.Node { return inceptionWindows(s, v, ks, true) }},
-		{"padLayout", func(s *model.Scope, v *graph.Node, ks int) *graph.Node { return inceptionWindows(s, v, ks, false) }},
+		{"current", Build{}.inception},
+		{"gatherLayout", func(s *model.Scope, v *graph.Node, ks int) *graph.Node {
+			return Build{}.inceptionWindows(s, v, ks, true)
+		}},
+		{"padLayout", func(s *model.Scope, v *graph.Node, ks int) *graph.Node {
+			return Build{}.inceptionWindows(s, v, ks, false)
+		}},
 	}
 	for _, f := range forms {
 		b.Run(f.name, func(b *testing.B) {

@@ -40,14 +40,14 @@ func oneInit(g *Graph, shape shapes.Shape) *Node  { return Ones(g, shape) }
 
 // linear is nn.Linear(in→out) with the authors' initialisation, on the last axis of x
 // (run by run with a run axis, see runaxis.go).
-func linear(scope *model.Scope, x *Node, out int, bias bool) *Node {
+func (b Build) linear(scope *model.Scope, x *Node, out int, bias bool) *Node {
 	g := x.Graph()
 	in := x.Shape().Dimensions[x.Rank()-1]
-	w := param(scope.WithInitializer(truncNormalInit(scope, 0.02)), "weights", x.DType(), in, out).NodeValue(g)
-	y := matMul(x, w)
+	w := b.param(scope.WithInitializer(truncNormalInit(scope, 0.02)), "weights", x.DType(), in, out).NodeValue(g)
+	y := b.matMul(x, w)
 	if bias {
-		b := param(scope.WithInitializer(zeroInit), "bias", x.DType(), out).NodeValue(g)
-		y = addBias(y, b)
+		bv := b.param(scope.WithInitializer(zeroInit), "bias", x.DType(), out).NodeValue(g)
+		y = addBias(y, bv)
 	}
 	return y
 }
@@ -55,9 +55,9 @@ func linear(scope *model.Scope, x *Node, out int, bias bool) *Node {
 // convWeights creates a convolution kernel laid out as [k·in, out] (im2col order:
 // window position major, input channel minor) with PyTorch's default
 // initialisation ([R, k·in, out] with a run axis).
-func convWeights(scope *model.Scope, dtype dtypes.DType, k, in, out int) *model.Variable {
+func (b Build) convWeights(scope *model.Scope, dtype dtypes.DType, k, in, out int) *model.Variable {
 	bound := 1 / math.Sqrt(float64(k*in))
-	return param(scope.WithInitializer(uniformInit(scope, bound)), "weights", dtype, k*in, out)
+	return b.param(scope.WithInitializer(uniformInit(scope, bound)), "weights", dtype, k*in, out)
 }
 
 // windows gathers sliding windows along axis 1 of x [B, n, c]: window j starts at
@@ -84,13 +84,13 @@ func windows(x *Node, k, stride, numWindows int) *Node {
 // rmsNorm is the authors' RMSNorm over the last axis of x, with its gain γ
 // (initialised to ones) in scope: x / max(‖x‖₂, 1e-12) · √d · γ
 // (kernels.RMSNorm, whose gradient is written by hand, or its plain form:
-// plainKernels).
-func rmsNorm(scope *model.Scope, x *Node) *Node {
+// Build.Plain).
+func (b Build) rmsNorm(scope *model.Scope, x *Node) *Node {
 	d := x.Shape().Dimensions[x.Rank()-1]
-	gamma := param(scope.WithInitializer(oneInit), "gamma", x.DType(), d).NodeValue(x.Graph())
-	return rmsNormOf(x, gamma, plainKernels(scope))
+	gamma := b.param(scope.WithInitializer(oneInit), "gamma", x.DType(), d).NodeValue(x.Graph())
+	return rmsNormOf(x, gamma, b.Plain)
 }
 
 // gelu is the exact (erf) GELU, as torch.nn.GELU(): x·Φ(x) (kernels.GELU,
-// whose gradient reuses the forward's Φ, or GoMLX's: plainKernels(scope)).
-func gelu(scope *model.Scope, x *Node) *Node { return geluOf(x, plainKernels(scope)) }
+// whose gradient reuses the forward's Φ, or GoMLX's: Build.Plain).
+func (b Build) gelu(x *Node) *Node { return geluOf(x, b.Plain) }

@@ -60,6 +60,9 @@ type Model struct {
 	// Scales holds one Shape per shape length of Multi-Seq (Config.MultiSeq), in
 	// the order given; it is nil for a single SoftShape.
 	Scales []Shape
+	// Build says how the graph is built: the runs it trains at once and the
+	// forms of its kernels. The zero value is one run with the kernels.
+	Build
 
 	// dispatch forces the dense or the routed form of the MLP experts (tests
 	// compare them); the zero value chooses by cost (kernels.DispatchBlock).
@@ -67,6 +70,18 @@ type Model struct {
 	// fast builds the speed forms of speed.go instead of the plain graphs
 	// (RunOptions.Fast).
 	fast bool
+}
+
+// Build says how a Model's graph is built, never what one run computes: its
+// layer helpers (layers.go, runaxis.go, plain.go) read it.
+type Build struct {
+	// Runs is R, the independent runs the graph trains at once on a run axis
+	// (runaxis.go); 0 or 1: one run, exactly the single-run graph.
+	Runs int
+	// Plain builds the plain forms of the layers whose kernels
+	// (internal/kernels) have a hand-written gradient (plain.go) instead of
+	// the kernels: the same maths, differentiated by GoMLX.
+	Plain bool
 }
 
 // New validates cfg against a dataset with series length T, C classes and the
@@ -96,7 +111,7 @@ func (m *Model) Forward(scope *model.Scope, x *Node, phase Phase) *Outputs {
 	out, h, sEnd := m.body(scope, x, phase)
 	// Conjunctive pooling (Section 4.4, Eq. 13): per-shape logits φ(O)
 	// weighted by the attention scores α(O), averaged over the shapes.
-	tokenLogits := linear(scope.In("head"), h, m.Shape.NumClasses, true) // [B, n, C]
+	tokenLogits := m.linear(scope.In("head"), h, m.Shape.NumClasses, true) // [B, n, C]
 	out.Logits = ReduceMean(Mul(tokenLogits, sEnd), 1)
 	return out
 }
@@ -114,9 +129,9 @@ func (m *Model) body(scope *model.Scope, x *Node, phase Phase) (out *Outputs, h,
 	// plus learnable positional embeddings.
 	h = m.embedShapes(scope.In("shape_embedding"), x)
 	out.Stages[0] = ReduceMean(h, 1)
-	pos := param(scope.In("positional").WithInitializer(zeroInit), "embedding", h.DType(), 1, sh.NumShapes, d).NodeValue(g)
+	pos := m.param(scope.In("positional").WithInitializer(zeroInit), "embedding", h.DType(), 1, sh.NumShapes, d).NodeValue(g)
 	h = addBroadcast(h, pos)
-	h = dropout(scope, h, cfg.Dropout)
+	h = m.dropout(scope, h, cfg.Dropout)
 
 	remain := cfg.RemainFractions()
 	aux := ScalarZero(g, h.DType())
@@ -133,8 +148,8 @@ func (m *Model) body(scope *model.Scope, x *Node, phase Phase) (out *Outputs, h,
 
 		// Soft shape sparsification (Section 4.2): scores (Eq. 3), soft
 		// shapes (Eq. 4) and, in the sparse phase, the fused shape (Eq. 5).
-		u := rmsNorm(ls.In("norm1"), h)
-		s := attention(attnScope, u) // [B, n, 1]
+		u := m.rmsNorm(ls.In("norm1"), h)
+		s := m.attention(attnScope, u) // [B, n, 1]
 		if l == 0 {
 			out.ShapeScores = Reshape(s, s.Shape().Dimensions[0], s.Shape().Dimensions[1])
 		}
@@ -145,7 +160,7 @@ func (m *Model) body(scope *model.Scope, x *Node, phase Phase) (out *Outputs, h,
 		}
 		// Soft shape learning block (Section 4.3): the sparsified shapes plus
 		// the shared expert's inter-shape and the MoE's intra-shape outputs.
-		v := rmsNorm(ls.In("norm2"), u)
+		v := m.rmsNorm(ls.In("norm2"), u)
 		y := u
 		intra, inter = v, v
 		if cfg.Inter {
@@ -159,10 +174,10 @@ func (m *Model) body(scope *model.Scope, x *Node, phase Phase) (out *Outputs, h,
 			aux = Add(aux, moeAux)
 		}
 		if l == cfg.Depth-1 {
-			y = dropout(scope, y, cfg.Dropout)
-			sEnd = attention(attnScope, y)
+			y = m.dropout(scope, y, cfg.Dropout)
+			sEnd = m.attention(attnScope, y)
 		}
-		h = gelu(scope, y) // each layer's output through GELU (Section 4.4)
+		h = m.gelu(y) // each layer's output through GELU (Section 4.4)
 	}
 	out.Stages[1] = ReduceMean(intra, 1)
 	out.Stages[2] = ReduceMean(inter, 1)
@@ -180,12 +195,12 @@ func (m *Model) embedShapes(scope *model.Scope, x *Node) *Node {
 	b := x.Shape().Dimensions[0]
 	patches := windows(Reshape(x, b, sh.SeriesLen, 1), sh.ShapeLen, sh.Stride, sh.NumShapes) // [B, J, m]
 	if m.Config.ShapeEmbed == ShapeEmbedLinear {
-		return linear(scope, patches, d, true)
+		return m.linear(scope, patches, d, true)
 	}
-	w := convWeights(scope, x.DType(), sh.ShapeLen, 1, d).NodeValue(g)
+	w := m.convWeights(scope, x.DType(), sh.ShapeLen, 1, d).NodeValue(g)
 	bound := 1 / math.Sqrt(float64(sh.ShapeLen))
-	bias := param(scope.WithInitializer(uniformInit(scope, bound)), "bias", x.DType(), d).NodeValue(g)
-	return addBias(matMul(patches, w), bias)
+	bias := m.param(scope.WithInitializer(uniformInit(scope, bound)), "bias", x.DType(), d).NodeValue(g)
+	return addBias(m.matMul(patches, w), bias)
 }
 
 // attention is the gated attention head α of Eq. 3, σ(W₂·tanh(W₁·S + b₁) + b₂):
@@ -193,9 +208,9 @@ func (m *Model) embedShapes(scope *model.Scope, x *Node) *Node {
 // (0,1) per token [B, n, 1]. One
 // instance is shared by every layer and the output pooling: every call re-enters
 // the same variables of scope.
-func attention(scope *model.Scope, x *Node) *Node {
-	hidden := Tanh(linear(scope.At("hidden"), x, attnDimOf(scope), true))
-	return Sigmoid(linear(scope.At("score"), hidden, 1, true))
+func (b Build) attention(scope *model.Scope, x *Node) *Node {
+	hidden := Tanh(b.linear(scope.At("hidden"), x, attnDimOf(scope), true))
+	return Sigmoid(b.linear(scope.At("score"), hidden, 1, true))
 }
 
 // attnDimOf reads d_attn from the scope's hyperparameters.

@@ -33,8 +33,8 @@ func (m *Model) moe(scope *model.Scope, v *Node) (*Node, *Node) {
 	b, n, d := v.Shape().Dimensions[0], v.Shape().Dimensions[1], v.Shape().Dimensions[2]
 	e, k := sh.NumExperts, cfg.ExpertsK
 	tokens := Reshape(v, b*n, d)
-	router := param(scope.At("router").WithInitializer(zeroInit), "weights", v.DType(), d, e).NodeValue(g)
-	p := Softmax(matMul(tokens, router), -1) // [T, E]
+	router := m.param(scope.At("router").WithInitializer(zeroInit), "weights", v.DType(), d, e).NodeValue(g)
+	p := Softmax(m.matMul(tokens, router), -1) // [T, E]
 	gates, mask := topKGates(p, k)
 
 	var y *Node // [T, d]: the gate-weighted sum of the experts' outputs
@@ -42,19 +42,19 @@ func (m *Model) moe(scope *model.Scope, v *Node) (*Node, *Node) {
 	case MoEExpertFCN, MoEExpertICB:
 		var outs *Node // [B, n, E, d]
 		if cfg.MoEExpert == MoEExpertFCN {
-			outs = fcnExperts(scope.At("experts"), v, e)
+			outs = m.fcnExperts(scope.At("experts"), v, e)
 		} else {
-			outs = icbExperts(scope.At("experts"), v, e, cfg.Dropout)
+			outs = m.icbExperts(scope.At("experts"), v, e, cfg.Dropout)
 		}
 		y = Reshape(Einsum("bne,bned->bnd", Reshape(gates, b, n, e), outs), b*n, d)
 	default:
 		y = m.mlpExperts(scope.At("experts"), tokens, gates, mask, k)
 	}
 	y = Add(tokens, y)
-	y = gelu(scope, rmsNorm(scope.At("norm"), y))
+	y = m.gelu(m.rmsNorm(scope.At("norm"), y))
 
-	importance := sumTokens(scope, gates)        // [E] ([R, E] with a run axis)
-	load := StopGradient(sumTokens(scope, mask)) // [E], token counts
+	importance := m.sumTokens(scope, gates)        // [E] ([R, E] with a run axis)
+	load := StopGradient(m.sumTokens(scope, mask)) // [E], token counts
 	aux := Add(cv2(importance), cv2(load))
 	return Reshape(y, b, n, d), aux
 }
@@ -70,10 +70,10 @@ func (m *Model) mlpExperts(scope *model.Scope, tokens, gates, mask *Node, k int)
 	dh := d // the authors' hidden width
 	dt := tokens.DType()
 	w := kernels.ExpertWeights{
-		W1: param(scope.At("fc1").WithInitializer(truncNormalInit(scope, 0.02)), "weights", dt, d, e*dh).NodeValue(g),
-		B1: param(scope.At("fc1").WithInitializer(zeroInit), "bias", dt, e*dh).NodeValue(g),
-		W2: param(scope.At("fc2").WithInitializer(truncNormalInit(scope, 0.02)), "weights", dt, e*dh, d).NodeValue(g),
-		B2: param(scope.At("fc2").WithInitializer(zeroInit), "bias", dt, e, d).NodeValue(g),
+		W1: m.param(scope.At("fc1").WithInitializer(truncNormalInit(scope, 0.02)), "weights", dt, d, e*dh).NodeValue(g),
+		B1: m.param(scope.At("fc1").WithInitializer(zeroInit), "bias", dt, e*dh).NodeValue(g),
+		W2: m.param(scope.At("fc2").WithInitializer(truncNormalInit(scope, 0.02)), "weights", dt, e*dh, d).NodeValue(g),
+		B2: m.param(scope.At("fc2").WithInitializer(zeroInit), "bias", dt, e, d).NodeValue(g),
 	}
 	dropout := func(x *Node) *Node { return layers.DropoutStatic(scope, x, m.Config.Dropout) }
 	return expertsByRun(scope, tokens, gates, mask, w, func(tokens, gates, mask *Node, w kernels.ExpertWeights) *Node {

@@ -23,7 +23,7 @@ func (m *Model) forwardMultiSeq(scope *model.Scope, x *Node, phase Phase) *Outpu
 	res := &Outputs{AuxLoss: ScalarZero(x.Graph(), x.DType())}
 	var fused *Node
 	for i, sh := range m.Scales {
-		sub := &Model{Config: m.Config, Shape: sh, dispatch: m.dispatch}
+		sub := &Model{Config: m.Config, Shape: sh, Build: m.Build, dispatch: m.dispatch}
 		out, h, sEnd := sub.body(scope.In("scale_%d", sh.ShapeLen), x, phase)
 		z := ReduceMean(Mul(h, sEnd), 1) // [B, d]
 		if i == 0 {
@@ -31,11 +31,11 @@ func (m *Model) forwardMultiSeq(scope *model.Scope, x *Node, phase Phase) *Outpu
 			res.ShapeScores = out.ShapeScores
 		} else {
 			cat := Concatenate([]*Node{z, fused}, -1)
-			fused = Add(z, gelu(scope, linear(scope.In("fusion_%d", i), cat, m.Config.EmbedDim, true)))
+			fused = Add(z, m.gelu(m.linear(scope.In("fusion_%d", i), cat, m.Config.EmbedDim, true)))
 		}
 		res.AuxLoss = Add(res.AuxLoss, out.AuxLoss)
 		res.Stages = out.Stages
 	}
-	res.Logits = linear(scope.In("head"), fused, m.Shape.NumClasses, true)
+	res.Logits = m.linear(scope.In("head"), fused, m.Shape.NumClasses, true)
 	return res
 }

@@ -5,27 +5,33 @@ import (
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // graph code reads best dot-imported, as in GoMLX's examples.
 	"github.com/gomlx/gomlx/ml/layers/activation"
-	"github.com/gomlx/gomlx/ml/model"
 	"github.com/softshape-go/softshape/softshape/internal/kernels"
 )
 
 // The plain forms of the layers whose kernels (internal/kernels) have a
 // hand-written gradient: the same maths as plain GoMLX ops, differentiated by
 // GoMLX, kept beside the model as nanoGPT keeps its plain attention beside the
-// flash one. The kernels are the default; the root scope's parameter
-// paramPlainKernels set to true builds the plain forms instead (plainKernels).
-// Tests compare the two (plain_test.go). Not yet here: MatMul2D and
-// BatchedMatMul (matMul, runaxis.go) and the Inception's convolutions, whose
-// plain form, the windows, is sameConvs.
+// flash one. The kernels are the default; Build.Plain builds the plain forms
+// instead. Tests compare the two (plain_test.go). The plain form of the
+// Inception's convolutions (kernels.NestedSameConvs), their windows, is
+// sameConvs' (runaxis.go).
 
-// paramPlainKernels is the scope parameter that selects the plain forms
-// (bool; false or unset: the kernels).
-const paramPlainKernels = "plain_kernels"
+// matMul2DOf multiplies the last axis of x by w [in, out]: kernels.MatMul2D,
+// or with plain GoMLX's DotGeneral.
+func matMul2DOf(x, w *Node, plain bool) *Node {
+	if !plain {
+		return kernels.MatMul2D(x, w)
+	}
+	return DotGeneral(x, []int{x.Rank() - 1}, nil, w, []int{0}, nil)
+}
 
-// plainKernels reports whether the graph under scope builds the plain forms
-// of the layers (paramPlainKernels, looked up from scope to the root).
-func plainKernels(scope *model.Scope) bool {
-	return model.GetParamOr(scope, paramPlainKernels, false)
+// batchedMatMulOf multiplies x [G, B, K] by w [G, K, N] block by block into
+// [G, B, N]: kernels.BatchedMatMul, or with plain GoMLX's DotGeneral.
+func batchedMatMulOf(x, w *Node, plain bool) *Node {
+	if !plain {
+		return kernels.BatchedMatMul(x, w)
+	}
+	return DotGeneral(x, []int{2}, []int{0}, w, []int{1}, []int{0})
 }
 
 // rmsNormOf is RMSNorm with gain gamma ([d], or [R, d] with a run axis):

@@ -1,6 +1,7 @@
 package softshape
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -13,20 +14,6 @@ import (
 	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/internal/tensortest"
 )
-
-// TestPlainKernelsSelected: the plain forms are off unless the root scope
-// says otherwise, and a sub-scope sees the root's setting.
-func TestPlainKernelsSelected(t *testing.T) {
-	store := model.NewStore()
-	sub := store.RootScope().In("layer_0").In("norm1")
-	if plainKernels(sub) {
-		t.Fatal("plain forms selected with nothing set")
-	}
-	store.RootScope().SetParam(paramPlainKernels, true)
-	if !plainKernels(sub) {
-		t.Fatal("plain_kernels=true on the root scope: a sub-scope still builds the kernels")
-	}
-}
 
 // TestPlainRMSNormPerRun: with a run axis (gamma [R, d], the rows of x in R
 // blocks) the plain RMSNorm gives the kernel's output and gradients, an
@@ -74,9 +61,12 @@ func TestPlainRMSNormPerRun(t *testing.T) {
 
 // TestPlainKernelsMatchFast: one training step of the whole model on a real
 // batch (GunPoint, the reproduction's preset, dropout off), in both phases,
-// built twice on the same weights — with the kernels of internal/kernels and
-// with their plain forms (plain.go) — gives the same loss (relative 1e-5) and
-// the same gradient for every trainable variable (checkSameStep).
+// one run and two on a run axis (each run 12 of the 24 series), built twice on
+// the same weights — with the kernels of internal/kernels and with their
+// plain forms (Build.Plain, plain.go) — gives the same loss (relative 1e-5)
+// and the same gradient for every trainable variable (checkSameStep). One run
+// covers MatMul2D and the Inception's convolutions, the run axis
+// BatchedMatMul.
 func TestPlainKernelsMatchFast(t *testing.T) {
 	ds := loadUCR(t, "GunPoint")
 	p, err := Preset(ProtocolReferenceFresh)
@@ -90,47 +80,82 @@ func TestPlainKernelsMatchFast(t *testing.T) {
 		t.Fatal(err)
 	}
 	xt, yt := realBatch(ds, 24)
-	for _, phase := range []Phase{Dense, Sparse} {
-		t.Run(phase.String(), func(t *testing.T) {
-			store := model.NewStore()
-			cfg.Apply(store)
-			store.RootScope().SetParam(model.ParamInitialSeed, int64(5))
-			// step builds and runs the graph with the current selection:
-			// the loss, then the gradient of each trainable variable.
-			step := func() ([]string, []*tensors.Tensor) {
-				var vars []string
-				exec, err := model.NewExec(testBackend(t), store, func(scope *model.Scope, x, y *graph.Node) []*graph.Node {
-					g := x.Graph()
-					store.SetTraining(g, true)
-					out := m.Forward(scope, x, phase)
-					loss := runLoss(out.Logits, y, out.AuxLoss, cfg.MoELossWeight)
-					var ws []*graph.Node
-					for v := range store.IterVariables() {
-						if v.Trainable && v.InUseByGraph(g) {
-							vars = append(vars, v.Path())
-							ws = append(ws, v.NodeValue(g))
-						}
-					}
-					return append([]*graph.Node{loss}, graph.Gradient(loss, ws...)...)
-				})
-				if err != nil {
-					t.Fatal(err)
+	for _, runs := range []int{1, 2} {
+		for _, phase := range []Phase{Dense, Sparse} {
+			t.Run(fmt.Sprintf("R%d_%s", runs, phase), func(t *testing.T) {
+				kernelsModel := onRunAxis(m, runs)
+				plainModel := onRunAxis(m, runs)
+				plainModel.Plain = true
+				store := plainStepStore(t, cfg, runs)
+				fastVars, fast := plainStep(t, store, kernelsModel, phase, xt, yt) // initialises the variables both graphs use
+				plainVars, plain := plainStep(t, store, plainModel, phase, xt, yt)
+				if !slices.Equal(fastVars, plainVars) {
+					t.Fatalf("trainable variables differ: %q with the kernels, %q with the plain forms", fastVars, plainVars)
 				}
-				outs, err := exec.Call(xt, yt)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return vars, outs
-			}
-			fastVars, fast := step() // initialises the variables both graphs use
-			store.RootScope().SetParam(paramPlainKernels, true)
-			plainVars, plain := step()
-			if !slices.Equal(fastVars, plainVars) {
-				t.Fatalf("trainable variables differ: %q with the kernels, %q with the plain forms", fastVars, plainVars)
-			}
-			checkSameStep(t, fastVars, "plain forms", "kernels", plain, fast)
-		})
+				checkSameStep(t, fastVars, "plain forms", "kernels", plain, fast)
+			})
+		}
 	}
+}
+
+// plainStepStore is a store for cfg's model with initial seed 5; with a run
+// axis (runs > 1) it holds the runs' RNG states, each the store's own.
+func plainStepStore(t *testing.T, cfg Config, runs int) *model.Store {
+	t.Helper()
+	store := model.NewStore()
+	t.Cleanup(store.Finalize)
+	cfg.Apply(store)
+	store.RootScope().SetParam(model.ParamInitialSeed, int64(5))
+	if runs == 1 {
+		return store
+	}
+	if err := store.SetRNGStateFromSeed(0); err != nil {
+		t.Fatal(err)
+	}
+	rng, err := store.GetVariable(model.JoinPath("/", model.RNGStateVariableName)).Value()
+	if err != nil {
+		t.Fatal(err)
+	}
+	states, err := stackTensors(slices.Repeat([]*tensors.Tensor{rng}, runs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := store.RootScope().CreateVariable(runRNGStatesName, states)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.SetTrainable(false)
+	return store
+}
+
+// plainStep builds and runs one training step of m on store: the loss (the
+// runs' losses summed), then the gradient of each trainable variable.
+func plainStep(t *testing.T, store *model.Store, m *Model, phase Phase, xt, yt *tensors.Tensor) ([]string, []*tensors.Tensor) {
+	t.Helper()
+	var vars []string
+	exec, err := model.NewExec(testBackend(t), store, func(scope *model.Scope, x, y *graph.Node) []*graph.Node {
+		g := x.Graph()
+		store.SetTraining(g, true)
+		out := m.Forward(scope, x, phase)
+		loss := runLoss(out.Logits, y, graph.ReduceAllSum(out.AuxLoss), m.Config.MoELossWeight)
+		var ws []*graph.Node
+		for v := range store.IterVariables() {
+			if v.Trainable && v.InUseByGraph(g) {
+				vars = append(vars, v.Path())
+				ws = append(ws, v.NodeValue(g))
+			}
+		}
+		return append([]*graph.Node{loss}, graph.Gradient(loss, ws...)...)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exec.Finalize()
+	outs, err := exec.Call(xt, yt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vars, outs
 }
 
 // realBatch is a training batch of size series of ds (every 7th, wrapping

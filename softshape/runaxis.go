@@ -20,8 +20,8 @@ import (
 // axis (rows i·B … i·B+B−1 are run i's). One kernel then serves all R runs,
 // which is what a latency-bound GPU step wants (docs/performance.md, "Many runs in
 // one graph"). The model file does not change: the layer helpers below create the
-// variables with the run axis and multiply run by run when the store's root
-// scope has paramRuns = R > 1, and run exactly the single-run graph otherwise.
+// variables with the run axis and multiply run by run when the model's
+// Build.Runs = R > 1, and run exactly the single-run graph otherwise.
 //
 // What mixes the rows of a batch is done run by run: the MoE's importance and
 // load (one coefficient of variation per run), its experts (each run's tokens
@@ -31,17 +31,19 @@ import (
 // training step whose runs' batches are padded says which rows are real
 // (runRows), and those row-mixing steps see only the real ones.
 
-// paramRuns is the hidden hyperparameter holding R, the runs on the run axis
-// (0 or 1: no run axis).
-const paramRuns = "softshape_runs"
-
 // runRNGStatesName is the root-scope variable holding the R runs' RNG states
 // [R, state] of a store with a run axis.
 const runRNGStatesName = "run_rng_states"
 
-// runsOf returns R, the runs on scope's run axis, or 1 without one.
-func runsOf(scope *model.Scope) int {
-	return max(model.GetParamOr(scope, paramRuns, 1), 1)
+// runs returns R, the runs on the run axis, or 1 without one.
+func (b Build) runs() int { return max(b.Runs, 1) }
+
+// onRunAxis returns a copy of m that trains r runs at once on a run axis
+// (Build.Runs = r).
+func onRunAxis(m *Model, r int) *Model {
+	c := *m
+	c.Runs = r
+	return &c
 }
 
 // RunAxisSupported reports whether cfg's architecture can be trained with a
@@ -62,22 +64,23 @@ func RunAxisSupported(cfg Config) error {
 // param returns the variable name of scope with the given dimensions, and a
 // leading axis of R when scope has a run axis; it is created with scope's
 // initializer on first use.
-func param(scope *model.Scope, name string, dtype dtypes.DType, dims ...int) *model.Variable {
-	if r := runsOf(scope); r > 1 {
+func (b Build) param(scope *model.Scope, name string, dtype dtypes.DType, dims ...int) *model.Variable {
+	if r := b.runs(); r > 1 {
 		dims = append([]int{r}, dims...)
 	}
 	return scope.VariableWithShape(name, shapes.Make(dtype, dims...))
 }
 
 // matMul multiplies the last axis of x by w: [in, out] (kernels.MatMul2D), or
-// with a run axis w [R, in, out], each run's rows of x by its own matrix.
-func matMul(x, w *Node) *Node {
+// with a run axis w [R, in, out], each run's rows of x by its own matrix
+// (kernels.BatchedMatMul); with Build.Plain their plain forms.
+func (b Build) matMul(x, w *Node) *Node {
 	if w.Rank() == 2 {
-		return kernels.MatMul2D(x, w)
+		return matMul2DOf(x, w, b.Plain)
 	}
 	r, in, out := w.Shape().Dimensions[0], w.Shape().Dimensions[1], w.Shape().Dimensions[2]
 	dims := x.Shape().Dimensions
-	y := kernels.BatchedMatMul(Reshape(x, r, -1, in), w) // [R, rows, out]
+	y := batchedMatMulOf(Reshape(x, r, -1, in), w, b.Plain) // [R, rows, out]
 	return Reshape(y, append(append([]int{}, dims[:len(dims)-1]...), out)...)
 }
 
@@ -115,22 +118,23 @@ func addBroadcast(x, v *Node) *Node {
 
 // sameConvs is kernels.NestedSameConvs (the Inception's three "same"
 // convolutions of z [B, n, c], concatenated); with a run axis (ws[i]
-// [R, k_i·c, o_i]) each convolution is its windows times the runs' kernels.
-func sameConvs(z *Node, ws []*Node, sizes []int, gather bool) *Node {
-	if ws[0].Rank() == 2 {
+// [R, k_i·c, o_i]), and as its plain form (Build.Plain), each convolution is
+// its windows times the runs' kernels.
+func (b Build) sameConvs(z *Node, ws []*Node, sizes []int, gather bool) *Node {
+	if ws[0].Rank() == 2 && !b.Plain {
 		return kernels.NestedSameConvs(z, ws, sizes, gather)
 	}
 	outs := make([]*Node, len(sizes))
 	for i, k := range sizes {
-		outs[i] = matMul(sameWindows(z, k), ws[i])
+		outs[i] = b.matMul(sameWindows(z, k), ws[i])
 	}
 	return Concatenate(outs, -1)
 }
 
 // dropout is layers.DropoutStatic; with a run axis each run's rows are dropped
 // with a mask from the run's own RNG state (its real rows only, see runRows).
-func dropout(scope *model.Scope, x *Node, rate float64) *Node {
-	r := runsOf(scope)
+func (b Build) dropout(scope *model.Scope, x *Node, rate float64) *Node {
+	r := b.runs()
 	g := x.Graph()
 	if r == 1 || rate <= 0 || !scope.IsTraining(g) {
 		return layers.DropoutStatic(scope, x, rate)
@@ -222,8 +226,8 @@ func withRunRNG(scope *model.Scope, g *Graph, i int, build func()) {
 
 // sumTokens sums x [T, E] over its tokens: [E]; with a run axis (the tokens
 // of run i the i-th block of rows) each run's real tokens: [R, E].
-func sumTokens(scope *model.Scope, x *Node) *Node {
-	r := runsOf(scope)
+func (b Build) sumTokens(scope *model.Scope, x *Node) *Node {
+	r := b.runs()
 	if r == 1 {
 		return ReduceSum(x, 0)
 	}
@@ -283,7 +287,6 @@ func stackRuns(j *batchJob, m *Model, refShapeLen int) (*model.Store, error) {
 	store := model.NewStore()
 	m.Config.Apply(store)
 	root := store.RootScope()
-	root.SetParam(paramRuns, len(j.slots))
 	root.SetParam(paramSeriesLen, m.Shape.SeriesLen)
 	root.SetParam(paramNumClasses, m.Shape.NumClasses)
 	root.SetParam(paramRefShapeLen, refShapeLen)

@@ -167,7 +167,7 @@ func (c *runAxisCase) axisStep(t *testing.T, phase Phase, training bool) (logits
 	e, err := model.NewExec(c.job.backend, c.runs, func(scope *model.Scope, x, y *graph.Node) []*graph.Node {
 		g := x.Graph()
 		c.runs.SetTraining(g, training)
-		out := c.m.Forward(scope, x, phase)
+		out := onRunAxis(c.m, r).Forward(scope, x, phase)
 		b := x.Shape().Dimensions[0] / r
 		var losses []*graph.Node
 		var total *graph.Node

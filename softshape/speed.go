@@ -14,8 +14,8 @@ import (
 
 // inceptionFast is inception (the shared expert) with its convolutions in
 // fastSameConvs' forms: the same outputs and gradients to float32 rounding.
-func inceptionFast(scope *model.Scope, v *Node, ks int) *Node {
-	return inceptionWith(scope, v, ks, fastSameConvs)
+func (b Build) inceptionFast(scope *model.Scope, v *Node, ks int) *Node {
+	return b.inceptionWith(scope, v, ks, b.fastSameConvs)
 }
 
 // fastSameConvs computes the Inception's "same" convolutions (sameConvs) in
@@ -28,7 +28,7 @@ func inceptionFast(scope *model.Scope, v *Node, ks int) *Node {
 // on ONNX Runtime), except on pure Go, whose convolution ran the Inception
 // ≈20× slower than its windows; else, and with a run axis, the windows of
 // the plain form.
-func fastSameConvs(z *Node, ws []*Node, sizes []int) *Node {
+func (b Build) fastSameConvs(z *Node, ws []*Node, sizes []int) *Node {
 	g := z.Graph()
 	n, c := z.Shape().Dimensions[1], z.Shape().Dimensions[2]
 	ws, sizes = trimTaps(ws, sizes, n, c)
@@ -44,7 +44,7 @@ func fastSameConvs(z *Node, ws []*Node, sizes []int) *Node {
 			return kernels.ConvolveSameConvs(z, ws, sizes)
 		}
 	}
-	return sameConvs(z, ws, sizes, kernels.GathersFast(g))
+	return b.sameConvs(z, ws, sizes, kernels.GathersFast(g))
 }
 
 // trimTaps leaves out the taps of "same" convolutions over n tokens that

@@ -58,9 +58,11 @@ func TestInceptionFastMatchesPlain(t *testing.T) {
 			t.Run(fmt.Sprintf("B%d_n%d_d%d_ks%d_gather=%t", tc.b, tc.n, tc.d, tc.ks, gather), func(t *testing.T) {
 				store := model.NewStore()
 				store.RootScope().SetParam(model.ParamInitialSeed, int64(7))
-				plain := func(s *model.Scope, v *graph.Node, ks int) *graph.Node { return inceptionWindows(s, v, ks, gather) }
+				plain := func(s *model.Scope, v *graph.Node, ks int) *graph.Node {
+					return Build{}.inceptionWindows(s, v, ks, gather)
+				}
 				exec, err := model.NewExec(testBackend(t), store, func(scope *model.Scope, v, r *graph.Node) []*graph.Node {
-					return append(inceptionWithGradients(scope, v, r, tc.ks, plain), inceptionWithGradients(scope, v, r, tc.ks, inceptionFast)...)
+					return append(inceptionWithGradients(scope, v, r, tc.ks, plain), inceptionWithGradients(scope, v, r, tc.ks, Build{}.inceptionFast)...)
 				})
 				if err != nil {
 					t.Fatal(err)
