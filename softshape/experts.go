@@ -28,10 +28,10 @@ const (
 	// 4d. With d=128 and L=2 this makes the model exactly 242,944 parameters
 	// larger than with the Inception shared expert: the appendix's 422.5K − 179.5K.
 	transformerFFMult = 4
-	// sharedMLPMult: the MLP shared expert is Linear(d→2d)→GELU→Dropout→Linear(2d→d);
+	// SharedMLPMult: the MLP shared expert is Linear(d→2d)→GELU→Dropout→Linear(2d→d);
 	// with d=128 and L=2 the model is 21,760 parameters smaller than with the
 	// Inception: the appendix's 179.5K − 157.8K.
-	sharedMLPMult = 2
+	SharedMLPMult = 2
 )
 
 // fcnKernels are the kernel sizes of the three FCN blocks (Wang et al. 2017).
@@ -44,7 +44,7 @@ func (m *Model) sharedExpert(scope *model.Scope, v *Node) *Node {
 	case SharedExpertTransformer:
 		return m.transformerLayer(scope.In("transformer"), v, m.Config.Dropout)
 	case SharedExpertMLP:
-		return m.tokenMLP(scope.In("shared_mlp"), v, sharedMLPMult*v.Shape().Dimensions[2], m.Config.Dropout)
+		return m.tokenMLP(scope.In("shared_mlp"), v, SharedMLPMult*v.Shape().Dimensions[2], m.Config.Dropout)
 	default:
 		if m.fast {
 			return m.inceptionFast(scope.In("inception"), v, m.Config.InceptionKernel)

@@ -35,7 +35,7 @@ func (b Build) inceptionWith(scope *model.Scope, v *Node, ks int, convs sameConv
 	d := v.Shape().Dimensions[2]
 	nf := d / 4
 	z := b.matMul(v, b.convWeights(scope.In("bottleneck"), v.DType(), 1, d, nf).NodeValue(g)) // [B, n, nf]
-	sizes := inceptionKernels(ks)
+	sizes := InceptionKernels(ks)
 	ws := make([]*Node, len(sizes))
 	for i, k := range sizes {
 		ws[i] = b.convWeights(scope.In("conv_%d", i), v.DType(), k, nf, nf).NodeValue(g) // [k·nf, nf]
@@ -47,9 +47,9 @@ func (b Build) inceptionWith(scope *model.Scope, v *Node, ks int, convs sameConv
 	return instanceNormGELUOf(Concatenate(branches, 2), b.Plain) // [B, n, d]
 }
 
-// inceptionKernels returns the three kernel sizes derived from ks: ks, ks/2, ks/4,
+// InceptionKernels returns the three kernel sizes derived from ks: ks, ks/2, ks/4,
 // each made odd by subtracting one when even (fastai/tsai InceptionModule).
-func inceptionKernels(ks int) []int {
+func InceptionKernels(ks int) []int {
 	out := make([]int, 0, 3)
 	for i := 0; i < 3; i++ {
 		k := ks >> i

@@ -49,7 +49,7 @@ func inceptionGather(scope *model.Scope, v *graph.Node, ks int) *graph.Node {
 		return graph.Reshape(y, append(append([]int{}, dims[:len(dims)-1]...), w.Shape().Dimensions[1])...)
 	}
 	z := dot(v, Build{}.convWeights(scope.In("bottleneck"), v.DType(), 1, d, nf).NodeValue(g))
-	kernels := inceptionKernels(ks)
+	kernels := InceptionKernels(ks)
 	kMax := kernels[0]
 	pad := kMax / 2
 	zeros := graph.Zeros(g, shapes.Make(v.DType(), b, pad, nf))
@@ -101,7 +101,7 @@ func inceptionConvolveRef(scope *model.Scope, v *graph.Node, ks int) *graph.Node
 	}
 	z := conv(v, weights("bottleneck", 1, d, nf))
 	var branches []*graph.Node
-	for i, k := range inceptionKernels(ks) {
+	for i, k := range InceptionKernels(ks) {
 		branches = append(branches, conv(z, weights(fmt.Sprintf("conv_%d", i), k, nf, nf)))
 	}
 	negInf := graph.BroadcastToDims(graph.Infinity(g, v.DType(), -1), b, 1, d)

@@ -76,3 +76,11 @@ func trimTaps(ws []*Node, sizes []int, n, c int) ([]*Node, []int) {
 	}
 	return out, outSizes
 }
+
+// WithFast returns a copy of m that builds the speed forms when fast is true
+// (as RunOptions.Fast does), the plain graphs otherwise.
+func (m *Model) WithFast(fast bool) *Model {
+	c := *m
+	c.fast = fast
+	return &c
+}

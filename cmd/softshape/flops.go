@@ -6,13 +6,14 @@ import (
 	"os"
 
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/experiments/flops"
 	"github.com/softshape-go/softshape/internal/backends"
 	"github.com/softshape-go/softshape/softshape"
 )
 
 // runFLOPs implements "softshape flops": the matrix-product arithmetic of one
 // epoch of each phase of a run on a dataset, as the compiled graphs compute
-// it and as the paper's operations need it (softshape.CountFLOPs).
+// it and as the paper's operations need it (flops.Count).
 func runFLOPs(args []string, stdout io.Writer) error {
 	fs := newFlagSet("flops", "Usage: softshape flops [flags]\n\nCounts the FLOPs of the matrix products of one training epoch of each phase (the training\n"+
 		"steps at the protocol's batch size, and the validation pass) on a dataset: as the backend's\n"+
@@ -45,12 +46,12 @@ func runFLOPs(args []string, stdout io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "backend: %s\n", backends.Description(backend))
-	rep, err := softshape.CountFLOPs(ds, cfg, softshape.RunOptions{Backend: backend, Seed: *seed,
+	rep, err := flops.Count(ds, cfg, softshape.RunOptions{Backend: backend, Seed: *seed,
 		RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length), Fast: *fast})
 	if err != nil {
 		return err
 	}
-	fmt.Fprint(stdout, softshape.FormatFLOPs(rep, *ops))
+	fmt.Fprint(stdout, flops.Format(rep, *ops))
 	if *onnxDir == "" {
 		return nil
 	}

@@ -1,16 +1,33 @@
-package softshape
+package flops
 
 import (
+	"sync"
 	"testing"
 
+	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/gobackend"
 	"github.com/gomlx/compute/shapes"
 	"github.com/gomlx/gomlx/core/graph"
+	timage "github.com/gomlx/gomlx/core/tensors/images"
 	"github.com/gomlx/gomlx/ml/model"
 
-	"github.com/softshape-go/softshape/softshape/internal/kernels"
+	"github.com/softshape-go/softshape/internal/backends"
+	"github.com/softshape-go/softshape/softshape"
 )
+
+// sharedBackend is started once for the whole test binary.
+var sharedBackend = sync.OnceValues(func() (compute.Backend, error) { return backends.New("") })
+
+// testBackend returns the pure-Go backend (or $GOMLX_BACKEND).
+func testBackend(t testing.TB) compute.Backend {
+	t.Helper()
+	b, err := sharedBackend()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
 
 // TestFLOPsOfATinyModel checks both FLOP counts on a model small enough to
 // count by hand: T=12, m=q=4 (J=3 shapes), d=8 (Inception bottleneck nf=2),
@@ -36,21 +53,21 @@ import (
 // kernels.ToeplitzPays): one product [2, 3·2]×[3·2, 3·6], 2·2·18·6 = 432,
 // in place of the three rings: 5040 in 9 products.
 func TestFLOPsOfATinyModel(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := softshape.DefaultConfig()
 	cfg.ShapeLength, cfg.Stride, cfg.EmbedDim, cfg.AttnDim, cfg.Depth, cfg.InceptionKernel = 4, "4", 8, 2, 1, 8
-	m, err := New(cfg, 12, 2, 0)
+	m, err := softshape.New(cfg, 12, 2, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if m.Shape.NumShapes != 3 {
 		t.Fatalf("J = %d shapes, want 3", m.Shape.NumShapes)
 	}
-	for _, phase := range []Phase{Dense, Sparse} { // one layer: the phases agree
+	for _, phase := range []softshape.Phase{softshape.Dense, softshape.Sparse} { // one layer: the phases agree
 		for _, tc := range []struct {
 			training bool
 			want     int64
 		}{{false, 1696}, {true, 4704}} {
-			got, err := m.UsefulFLOPs(2, phase, tc.training)
+			got, err := UsefulFLOPs(m, 2, phase, tc.training)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -68,17 +85,17 @@ func TestFLOPsOfATinyModel(t *testing.T) {
 		want        int64
 		dots, train int
 	}{{true, 6456, 11, 32}, {false, 5040, 9, 26}} {
-		m.fast = !tc.plain
+		m := m.WithFast(!tc.plain)
 		store := model.NewStore()
 		m.Config.Apply(store)
-		gc, err := countStep(backend, store, m, 2, Dense, false)
+		gc, err := countStep(backend, store, m, 2, softshape.Dense, false)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if gc.DotFLOPs != tc.want || gc.Dots != tc.dots {
 			t.Errorf("inference graph, plain=%t: %d FLOPs in %d products, want %d in %d", tc.plain, gc.DotFLOPs, gc.Dots, tc.want, tc.dots)
 		}
-		train, err := countStep(backend, store, m, 2, Dense, true)
+		train, err := countStep(backend, store, m, 2, softshape.Dense, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,16 +126,20 @@ func TestUsefulTaps(t *testing.T) {
 	}
 }
 
-// TestCountGraphCountsConvolutions: a convolution (ConvGeneral, the speed
-// forms' kernels.ConvolveSameConvs) counts 2 FLOPs per output element and
-// kernel weight of its output channel, by hand: z [2, 5, 3] with kernels of
-// 3 and 1 taps, 4 output channels each: 2·(2·5·4)·(3·3) + 2·(2·5·4)·(1·3)
-// = 960, in 2 products.
+// TestCountGraphCountsConvolutions: a convolution (ConvGeneral, as the speed
+// forms' kernels.ConvolveSameConvs builds them) counts 2 FLOPs per output
+// element and kernel weight of its output channel, by hand: z [2, 3, 5]
+// (channels first) with "same" kernels of 3 and 1 taps, 4 output channels
+// each: 2·(2·4·5)·(3·3) + 2·(2·4·5)·(1·3) = 960, in 2 products.
 func TestCountGraphCountsConvolutions(t *testing.T) {
 	g := graph.NewGraph(testBackend(t), "conv")
-	z := graph.Zeros(g, shapes.Make(dtypes.Float32, 2, 5, 3))
-	ws := []*graph.Node{graph.Zeros(g, shapes.Make(dtypes.Float32, 3*3, 4)), graph.Zeros(g, shapes.Make(dtypes.Float32, 1*3, 4))}
-	gc, err := CountGraph(kernels.ConvolveSameConvs(z, ws, []int{3, 1}))
+	z := graph.Zeros(g, shapes.Make(dtypes.Float32, 2, 3, 5))
+	var outs []*graph.Node
+	for _, k := range []int{3, 1} {
+		kernel := graph.Zeros(g, shapes.Make(dtypes.Float32, 4, 3, k)) // [out, in, taps]
+		outs = append(outs, graph.Convolve(z, kernel).ChannelsAxis(timage.ChannelsFirst).PaddingPerDim([][2]int{{k / 2, k / 2}}).Done())
+	}
+	gc, err := CountGraph(outs...)
 	if err != nil {
 		t.Fatal(err)
 	}

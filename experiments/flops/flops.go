@@ -1,28 +1,6 @@
-package softshape
-
-import (
-	"fmt"
-	"path/filepath"
-	"regexp"
-	"slices"
-	"strconv"
-	"strings"
-
-	"github.com/gomlx/compute"
-	"github.com/gomlx/compute/shapes"
-	"github.com/gomlx/gomlx/core/graph"
-	"github.com/gomlx/gomlx/core/tensors"
-	"github.com/gomlx/gomlx/ml/model"
-	"github.com/gomlx/gomlx/ml/train"
-	"github.com/gomlx/gomlx/ml/train/loss"
-
-	"github.com/softshape-go/softshape/data"
-	"github.com/softshape-go/softshape/internal/backends"
-	"github.com/softshape-go/softshape/softshape/fit"
-)
-
-// Counting the arithmetic of a training run (docs/performance.md, "Whole
-// runs: where the time goes"). Two counts of the matrix products, in FLOPs (a
+// Package flops counts the arithmetic of a SoftShape training run, for
+// "softshape flops" (docs/performance.md, "Whole runs: where the time goes").
+// Two counts of the matrix products, in FLOPs (a
 // multiply-add is 2):
 //   - as the graph computes it: every DotGeneral (and ConvGeneral) of the compiled training-step
 //     and validation graphs, 2·(output size)·(contracted size), read from the
@@ -32,14 +10,34 @@ import (
 //   - as the paper's operations need it (UsefulFLOPs): the same layers with
 //     only the convolution taps that meet a token and only the k selected
 //     experts of each token, and the gradients a training step needs.
+//
 // Element-wise work, copies and the optimizer are not FLOPs of products; the
 // graph count lists them per operation (OpCount) as elements written.
+package flops
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/shapes"
+	"github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/train/loss"
+
+	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/softshape"
+	"github.com/softshape-go/softshape/softshape/fit"
+)
 
 // GraphCount is the arithmetic of one compiled graph.
 type GraphCount struct {
 	// DotFLOPs is 2·(output size)·(contracted size) summed over the graph's
 	// matrix products (DotGeneral nodes) and convolutions (ConvGeneral nodes,
-	// the speed forms' kernels.ConvolveSameConvs; the contracted size is the
+	// the speed forms' convolutions; the contracted size is the
 	// kernel's size per output channel); Dots counts them.
 	DotFLOPs int64
 	Dots     int
@@ -140,7 +138,7 @@ func kernelSizePerOutput(n *graph.Node) (int64, error) {
 // (batches TrainBatches) and the validation pass (ValBatches, evaluated on
 // EvalPhase), as the graphs compute them and as the paper's operations need.
 type EpochCount struct {
-	Phase, EvalPhase           Phase
+	Phase, EvalPhase           softshape.Phase
 	TrainBatches, ValBatches   []int
 	Train, Val                 int64 // graph DotFLOPs
 	UsefulTrain, UsefulVal     int64
@@ -148,11 +146,11 @@ type EpochCount struct {
 	TrainGraphBatch, ValGraphB int
 }
 
-// FLOPReport is the arithmetic of one run's epochs (CountFLOPs).
-type FLOPReport struct {
+// Report is the arithmetic of one run's epochs (Count).
+type Report struct {
 	Dataset string
 	Backend string
-	Shape   Shape
+	Shape   softshape.Shape
 	// Tokens lists the tokens each layer's blocks see in the dense and in the
 	// sparse phase (after the layer's merge).
 	TokensDense, TokensSparse []int
@@ -162,33 +160,29 @@ type FLOPReport struct {
 	Epochs                    []EpochCount // dense, then sparse
 }
 
-// CountFLOPs counts the matrix-product FLOPs of one epoch of each phase of a
+// Count counts the matrix-product FLOPs of one epoch of each phase of a
 // run of cfg on ds (fold 1 of opts' folds: its training and validation sizes
 // and batch size), as the compiled graphs of opts.Backend compute them
 // (CountGraph; it builds and compiles the graphs without running them) and
 // as the paper's operations need them (UsefulFLOPs). The model is the one
-// RunOptions.Fast selects.
-func CountFLOPs(ds *data.Dataset, cfg Config, opts RunOptions) (*FLOPReport, error) {
-	backend, m, splits, err := setUp(ds, cfg, &opts)
+// opts.Fast selects.
+func Count(ds *data.Dataset, cfg softshape.Config, opts softshape.RunOptions) (*Report, error) {
+	backend, m, fd, bs, err := softshape.FirstFold(ds, cfg, opts)
 	if err != nil {
 		return nil, err
 	}
 	if m.Scales != nil {
-		return nil, fmt.Errorf("counting FLOPs: %s is not counted", ParamMultiSeq)
+		return nil, fmt.Errorf("counting FLOPs: %s is not counted", softshape.ParamMultiSeq)
 	}
-	fd, bs, err := firstFold(ds, cfg, splits)
-	if err != nil {
-		return nil, err
-	}
-	rep := &FLOPReport{Dataset: ds.Name, Backend: backend.Description(), Shape: m.Shape,
-		TokensDense: m.layerTokens(Dense), TokensSparse: m.layerTokens(Sparse),
-		Kernels: inceptionKernels(cfg.InceptionKernel), NumTrain: len(fd.TrainY), NumVal: len(fd.ValY), BatchSize: bs}
+	rep := &Report{Dataset: ds.Name, Backend: backend.Description(), Shape: m.Shape,
+		TokensDense: layerTokens(m, softshape.Dense), TokensSparse: layerTokens(m, softshape.Sparse),
+		Kernels: softshape.InceptionKernels(cfg.InceptionKernel), NumTrain: len(fd.TrainY), NumVal: len(fd.ValY), BatchSize: bs}
 	store := model.NewStore()
 	m.Config.Apply(store)
 	if err := store.SetRNGStateFromSeed(opts.Seed); err != nil {
 		return nil, fmt.Errorf("seeding the model: %w", err)
 	}
-	for _, phase := range []Phase{Dense, Sparse} {
+	for _, phase := range []softshape.Phase{softshape.Dense, softshape.Sparse} {
 		ec := EpochCount{Phase: phase, EvalPhase: cfg.EvalPhase(phase),
 			TrainBatches: chunks(len(fd.TrainY), bs), ValBatches: chunks(len(fd.ValY), fit.EvalChunk)}
 		counted := map[int]GraphCount{}
@@ -204,7 +198,7 @@ func CountFLOPs(ds *data.Dataset, cfg Config, opts RunOptions) (*FLOPReport, err
 				ec.TrainGraph, ec.TrainGraphBatch = gc, b
 			}
 			ec.Train += gc.DotFLOPs
-			u, err := m.UsefulFLOPs(b, phase, true)
+			u, err := UsefulFLOPs(m, b, phase, true)
 			if err != nil {
 				return nil, err
 			}
@@ -219,7 +213,7 @@ func CountFLOPs(ds *data.Dataset, cfg Config, opts RunOptions) (*FLOPReport, err
 				ec.ValGraph, ec.ValGraphB = gc, b
 			}
 			ec.Val += gc.DotFLOPs
-			u, err := m.UsefulFLOPs(b, ec.EvalPhase, false)
+			u, err := UsefulFLOPs(m, b, ec.EvalPhase, false)
 			if err != nil {
 				return nil, err
 			}
@@ -244,7 +238,7 @@ func chunks(n, size int) []int {
 // auxiliary loss, as the trainer's) and its gradients with respect to every
 // trainable variable (the optimizer's update adds no products), or the
 // inference pass's logits.
-func countStep(backend compute.Backend, store *model.Store, m *Model, b int, phase Phase, training bool) (GraphCount, error) {
+func countStep(backend compute.Backend, store *model.Store, m *softshape.Model, b int, phase softshape.Phase, training bool) (GraphCount, error) {
 	var outputs []*graph.Node
 	e, err := model.NewExec(backend, store, func(scope *model.Scope, x, y *graph.Node) *graph.Node {
 		g := x.Graph()
@@ -264,7 +258,7 @@ func countStep(backend compute.Backend, store *model.Store, m *Model, b int, pha
 	if err != nil {
 		return GraphCount{}, err
 	}
-	if _, err := e.Compile(shapes.Make(InputDType, b, m.Shape.SeriesLen), shapes.Make(LabelDType, b, 1)); err != nil {
+	if _, err := e.Compile(shapes.Make(softshape.InputDType, b, m.Shape.SeriesLen), shapes.Make(softshape.LabelDType, b, 1)); err != nil {
 		return GraphCount{}, err
 	}
 	return CountGraph(outputs...)
@@ -272,14 +266,14 @@ func countStep(backend compute.Backend, store *model.Store, m *Model, b int, pha
 
 // layerTokens returns the tokens each layer's blocks see in phase: the shapes
 // J, or after a sparse layer's merge its K kept tokens (plus the fused one).
-func (m *Model) layerTokens(phase Phase) []int {
+func layerTokens(m *softshape.Model, phase softshape.Phase) []int {
 	cfg := m.Config
 	remain := cfg.RemainFractions()
 	n := m.Shape.NumShapes
 	out := make([]int, cfg.Depth)
 	for l := range out {
-		if phase == Sparse && remain[l] < 1 {
-			k := KeptTokens(remain[l], n)
+		if phase == softshape.Sparse && remain[l] < 1 {
+			k := softshape.KeptTokens(remain[l], n)
 			n = k
 			if cfg.FusedToken {
 				n++
@@ -298,15 +292,15 @@ func (m *Model) layerTokens(phase Phase) []int {
 // token (usefulTaps), the MoE only each token's k selected experts; the
 // dropped tokens of a sparse layer are not processed further. It covers the
 // main model's choices (the Inception or MLP shared expert, MLP experts).
-func (m *Model) UsefulFLOPs(b int, phase Phase, training bool) (int64, error) {
+func UsefulFLOPs(m *softshape.Model, b int, phase softshape.Phase, training bool) (int64, error) {
 	cfg, sh := m.Config, m.Shape
 	switch {
 	case m.Scales != nil:
-		return 0, fmt.Errorf("useful FLOPs: %s is not counted", ParamMultiSeq)
-	case cfg.Inter && cfg.SharedExpert == SharedExpertTransformer:
-		return 0, fmt.Errorf("useful FLOPs: %s=%s is not counted", ParamSharedExpert, cfg.SharedExpert)
-	case cfg.Intra && cfg.MoEExpert != MoEExpertMLP:
-		return 0, fmt.Errorf("useful FLOPs: %s=%s is not counted", ParamMoEExpert, cfg.MoEExpert)
+		return 0, fmt.Errorf("useful FLOPs: %s is not counted", softshape.ParamMultiSeq)
+	case cfg.Inter && cfg.SharedExpert == softshape.SharedExpertTransformer:
+		return 0, fmt.Errorf("useful FLOPs: %s=%s is not counted", softshape.ParamSharedExpert, cfg.SharedExpert)
+	case cfg.Intra && cfg.MoEExpert != softshape.MoEExpertMLP:
+		return 0, fmt.Errorf("useful FLOPs: %s=%s is not counted", softshape.ParamMoEExpert, cfg.MoEExpert)
 	}
 	d, B := int64(cfg.EmbedDim), int64(b)
 	var fwd, bwd int64
@@ -325,25 +319,27 @@ func (m *Model) UsefulFLOPs(b int, phase Phase, training bool) (int64, error) {
 		product(B*tokens, d, int64(cfg.AttnDim), true)
 		product(B*tokens, int64(cfg.AttnDim), 1, true)
 	}
-	tokens := m.layerTokens(phase)
+	tokens := layerTokens(m, phase)
+	remain := cfg.RemainFractions()
 	for l, nl := range tokens {
 		attn(n) // the scores of the layer's n tokens, before its merge
 		t := int64(nl)
 		if cfg.Inter {
 			switch cfg.SharedExpert {
-			case SharedExpertMLP:
-				product(B*t, d, sharedMLPMult*d, true)
-				product(B*t, sharedMLPMult*d, d, true)
+			case softshape.SharedExpertMLP:
+				product(B*t, d, softshape.SharedMLPMult*d, true)
+				product(B*t, softshape.SharedMLPMult*d, d, true)
 			default:
 				nf := d / 4
 				product(B*t, d, nf, true) // bottleneck
-				for _, k := range inceptionKernels(cfg.InceptionKernel) {
+				for _, k := range softshape.InceptionKernels(cfg.InceptionKernel) {
 					product(B*usefulTaps(nl, k), nf, nf, true)
 				}
 				product(B*t, d, d-3*nf, true) // after the max-pool
 			}
 		}
-		if cfg.Intra && ((phase == Sparse && m.sparseLayer(l)) || cfg.MoELayers == MoELayersAll) {
+		sparse := phase == softshape.Sparse && remain[l] < 1 // the layer sparsifies
+		if cfg.Intra && (sparse || cfg.MoELayers == softshape.MoELayersAll) {
 			e, k := int64(sh.NumExperts), int64(cfg.ExpertsK)
 			product(B*t, d, e, true)   // router
 			product(B*t*k, d, d, true) // each token's k experts, hidden width d
@@ -360,9 +356,6 @@ func (m *Model) UsefulFLOPs(b int, phase Phase, training bool) (int64, error) {
 	}
 	return fwd + bwd, nil
 }
-
-// sparseLayer reports whether layer l sparsifies in the sparse phase.
-func (m *Model) sparseLayer(l int) bool { return m.Config.RemainFractions()[l] < 1 }
 
 // usefulTaps counts the (token, tap) pairs of a "same" convolution of odd
 // kernel k over n tokens that meet a token: Σ over the offsets o of
@@ -382,10 +375,10 @@ func abs(x int) int {
 	return x
 }
 
-// FormatFLOPs writes the report as text: sizes, then per phase the epoch's
+// Format writes the report as text: sizes, then per phase the epoch's
 // FLOPs as computed and as needed, and the operations of the graphs that
 // write the most elements.
-func FormatFLOPs(r *FLOPReport, topOps int) string {
+func Format(r *Report, topOps int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s on %s: T=%d, m=%d, q=%d, J=%d shapes, C=%d, experts=%d; Inception kernels %v\n",
 		r.Dataset, r.Backend, r.Shape.SeriesLen, r.Shape.ShapeLen, r.Shape.Stride, r.Shape.NumShapes,
@@ -445,88 +438,4 @@ func topOpNames(c GraphCount, k int) []string {
 		return strings.Compare(a, b)
 	})
 	return names[:min(k, len(names))]
-}
-
-// SaveStepModels writes the ONNX models of the graphs one epoch of each
-// phase runs, as ONNX Runtime receives them, into dir (which must exist):
-// train-<phase>-b<batch>.onnx, the trainer's whole step (model, loss,
-// gradients, Adam and metrics) at the protocol's batch size, and
-// val-<phase>-b<batch>.onnx, the validation pass. It runs one training step
-// of each phase. For ONNX Runtime's own per-operator profile
-// (scripts/ort-profile.sh). It returns the files written.
-func SaveStepModels(ds *data.Dataset, cfg Config, opts RunOptions, dir string) ([]string, error) {
-	backend, m, splits, err := setUp(ds, cfg, &opts)
-	if err != nil {
-		return nil, err
-	}
-	if !backends.KeepONNXModels(backend) {
-		return nil, fmt.Errorf("saving ONNX models: the backend is %s, not ONNX Runtime", backend.Name())
-	}
-	fd, bs, err := firstFold(ds, cfg, splits)
-	if err != nil {
-		return nil, err
-	}
-	sess, err := newSession(backend, m, opts.Seed, opts.RefShapeLen)
-	if err != nil {
-		return nil, err
-	}
-	var exec *model.Exec
-	sess.trainer.OnExecCreation(func(e *model.Exec, _ train.GraphType) { exec = e })
-	idx := make([]int, bs)
-	for i := range idx {
-		idx[i] = i
-	}
-	var files []string
-	for _, phase := range []Phase{Dense, Sparse} {
-		x, y := batchTensors(fd.TrainX, fd.TrainY, idx)
-		xs, ys := x.Shape(), y.Shape()
-		metrics, err := sess.trainer.TrainStep(train.Batch{Inputs: []*tensors.Tensor{x}, Labels: []*tensors.Tensor{y}, Spec: phase})
-		if err != nil {
-			return nil, fmt.Errorf("%s training step: %w", phase, err)
-		}
-		for _, t := range metrics {
-			t.FinalizeAll()
-		}
-		g, err := exec.Compile(xs, ys)
-		if err != nil {
-			return nil, err
-		}
-		path := filepath.Join(dir, fmt.Sprintf("train-%s-b%d.onnx", phase, bs))
-		if err := backends.SaveONNXModel(backend, g.Executable(), path); err != nil {
-			return nil, err
-		}
-		files = append(files, path)
-		evalPhase := cfg.EvalPhase(phase)
-		e, err := sess.evalExec(evalPhase)
-		if err != nil {
-			return nil, err
-		}
-		nv := min(len(fd.ValY), fit.EvalChunk)
-		if g, err = e.Compile(shapes.Make(InputDType, nv, m.Shape.SeriesLen)); err != nil {
-			return nil, err
-		}
-		path = filepath.Join(dir, fmt.Sprintf("val-%s-b%d.onnx", evalPhase, nv))
-		if slices.Contains(files, path) { // both phases validate on one path
-			continue
-		}
-		if err := backends.SaveONNXModel(backend, g.Executable(), path); err != nil {
-			return nil, err
-		}
-		files = append(files, path)
-	}
-	return files, nil
-}
-
-// firstFold prepares fold 1 of splits and returns it with the protocol's
-// batch size for its training split.
-func firstFold(ds *data.Dataset, cfg Config, splits []data.Split) (*data.FoldData, int, error) {
-	fd, err := data.Prepare(ds, splits[0])
-	if err != nil {
-		return nil, 0, fmt.Errorf("dataset %s fold 1: %w", ds.Name, err)
-	}
-	rule, err := data.ParseBatchRule(cfg.BatchRule)
-	if err != nil {
-		return nil, 0, err
-	}
-	return fd, data.BatchSize(len(fd.TrainY), rule), nil
 }

@@ -1,0 +1,104 @@
+package softshape
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/shapes"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/train"
+
+	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/internal/backends"
+	"github.com/softshape-go/softshape/softshape/fit"
+)
+
+// SaveStepModels writes the ONNX models of the graphs one epoch of each
+// phase runs, as ONNX Runtime receives them, into dir (which must exist):
+// train-<phase>-b<batch>.onnx, the trainer's whole step (model, loss,
+// gradients, Adam and metrics) at the protocol's batch size, and
+// val-<phase>-b<batch>.onnx, the validation pass. It runs one training step
+// of each phase. For ONNX Runtime's own per-operator profile
+// (scripts/ort-profile.sh). It returns the files written.
+func SaveStepModels(ds *data.Dataset, cfg Config, opts RunOptions, dir string) ([]string, error) {
+	backend, m, fd, bs, err := FirstFold(ds, cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	if !backends.KeepONNXModels(backend) {
+		return nil, fmt.Errorf("saving ONNX models: the backend is %s, not ONNX Runtime", backend.Name())
+	}
+	sess, err := newSession(backend, m, opts.Seed, opts.RefShapeLen)
+	if err != nil {
+		return nil, err
+	}
+	var exec *model.Exec
+	sess.trainer.OnExecCreation(func(e *model.Exec, _ train.GraphType) { exec = e })
+	idx := make([]int, bs)
+	for i := range idx {
+		idx[i] = i
+	}
+	var files []string
+	for _, phase := range []Phase{Dense, Sparse} {
+		x, y := batchTensors(fd.TrainX, fd.TrainY, idx)
+		xs, ys := x.Shape(), y.Shape()
+		metrics, err := sess.trainer.TrainStep(train.Batch{Inputs: []*tensors.Tensor{x}, Labels: []*tensors.Tensor{y}, Spec: phase})
+		if err != nil {
+			return nil, fmt.Errorf("%s training step: %w", phase, err)
+		}
+		for _, t := range metrics {
+			t.FinalizeAll()
+		}
+		g, err := exec.Compile(xs, ys)
+		if err != nil {
+			return nil, err
+		}
+		path := filepath.Join(dir, fmt.Sprintf("train-%s-b%d.onnx", phase, bs))
+		if err := backends.SaveONNXModel(backend, g.Executable(), path); err != nil {
+			return nil, err
+		}
+		files = append(files, path)
+		evalPhase := cfg.EvalPhase(phase)
+		e, err := sess.evalExec(evalPhase)
+		if err != nil {
+			return nil, err
+		}
+		nv := min(len(fd.ValY), fit.EvalChunk)
+		if g, err = e.Compile(shapes.Make(InputDType, nv, m.Shape.SeriesLen)); err != nil {
+			return nil, err
+		}
+		path = filepath.Join(dir, fmt.Sprintf("val-%s-b%d.onnx", evalPhase, nv))
+		if slices.Contains(files, path) { // both phases validate on one path
+			continue
+		}
+		if err := backends.SaveONNXModel(backend, g.Executable(), path); err != nil {
+			return nil, err
+		}
+		files = append(files, path)
+	}
+	return files, nil
+}
+
+// FirstFold sets up a run of cfg on ds as Train does (opts.Backend, or
+// backends.New(""); the model, in the forms opts.Fast selects; opts' folds)
+// and prepares its fold 1. It returns the backend, the model, fold 1's data
+// and the protocol's batch size for its training split: what the tools that
+// look at one epoch need (SaveStepModels, experiments/flops).
+func FirstFold(ds *data.Dataset, cfg Config, opts RunOptions) (compute.Backend, *Model, *data.FoldData, int, error) {
+	backend, m, splits, err := setUp(ds, cfg, &opts)
+	if err != nil {
+		return nil, nil, nil, 0, err
+	}
+	fd, err := data.Prepare(ds, splits[0])
+	if err != nil {
+		return nil, nil, nil, 0, fmt.Errorf("dataset %s fold 1: %w", ds.Name, err)
+	}
+	rule, err := data.ParseBatchRule(cfg.BatchRule)
+	if err != nil {
+		return nil, nil, nil, 0, err
+	}
+	return backend, m, fd, data.BatchSize(len(fd.TrainY), rule), nil
+}
