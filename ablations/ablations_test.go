@@ -6,28 +6,18 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/gomlx/compute"
 
 	"github.com/softshape-go/softshape/data"
-	"github.com/softshape-go/softshape/internal/backends"
+	"github.com/softshape-go/softshape/internal/tensortest"
 	"github.com/softshape-go/softshape/paper"
 	"github.com/softshape-go/softshape/softshape"
 )
 
-// sharedBackend is started once for the test binary.
-var sharedBackend = sync.OnceValues(func() (compute.Backend, error) { return backends.New("") })
-
-func testBackend(t testing.TB) compute.Backend {
-	t.Helper()
-	b, err := sharedBackend()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+// testBackend returns the backend tests run on (tensortest.Backend).
+func testBackend(t testing.TB) compute.Backend { return tensortest.Backend(t) }
 
 // settingsDiff lists the "name=value" settings of cfg that differ from the default.
 func settingsDiff(cfg softshape.Config) []string {

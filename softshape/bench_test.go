@@ -204,26 +204,20 @@ func largeBatches(b *testing.B) []int {
 
 // BenchmarkTrainStepBatch: training steps at batch 64 and 512 (or
 // SOFTSHAPE_STEP_BATCHES), both phases.
-func BenchmarkTrainStepBatch(b *testing.B) {
-	for _, batch := range largeBatches(b) {
-		b.Run(strconv.Itoa(batch), func(b *testing.B) {
-			for _, phase := range []Phase{Dense, Sparse} {
-				b.Run(phase.String(), func(b *testing.B) {
-					forEachBackend(b, func(b *testing.B, be compute.Backend) { benchTrainStep(b, be, phase, batch) })
-				})
-			}
-		})
-	}
-}
+func BenchmarkTrainStepBatch(b *testing.B) { benchLargeBatches(b, benchTrainStep) }
 
 // BenchmarkInferenceBatch: inference at batch 64 and 512 (or
 // SOFTSHAPE_STEP_BATCHES), both phases.
-func BenchmarkInferenceBatch(b *testing.B) {
+func BenchmarkInferenceBatch(b *testing.B) { benchLargeBatches(b, benchInference) }
+
+// benchLargeBatches runs bench at each of largeBatches' sizes, in both
+// phases, on every backend.
+func benchLargeBatches(b *testing.B, bench func(b *testing.B, be compute.Backend, phase Phase, batch int)) {
 	for _, batch := range largeBatches(b) {
 		b.Run(strconv.Itoa(batch), func(b *testing.B) {
 			for _, phase := range []Phase{Dense, Sparse} {
 				b.Run(phase.String(), func(b *testing.B) {
-					forEachBackend(b, func(b *testing.B, be compute.Backend) { benchInference(b, be, phase, batch) })
+					forEachBackend(b, func(b *testing.B, be compute.Backend) { bench(b, be, phase, batch) })
 				})
 			}
 		})

@@ -10,7 +10,6 @@ import (
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/shapes"
 	"github.com/gomlx/gomlx/core/graph"
-	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/layers/activation"
 	"github.com/gomlx/gomlx/ml/model"
 
@@ -115,19 +114,6 @@ func inceptionConvolveRef(scope *model.Scope, v *graph.Node, ks int) *graph.Node
 	return graph.Mul(y, cdf)
 }
 
-// testSeries is a deterministic, irregular input of the given dimensions.
-func testSeries(dims ...int) *tensors.Tensor {
-	size := 1
-	for _, d := range dims {
-		size *= d
-	}
-	flat := make([]float32, size)
-	for i := range flat {
-		flat[i] = float32(math.Sin(0.7*float64(i)) + 0.5*math.Cos(1.3*float64(i*i%97)))
-	}
-	return tensors.FromFlatDataAndDimensions(flat, dims...)
-}
-
 // inceptionWithGradients builds y = form(v) under the scope "inception" and
 // returns y followed by the gradients of Σ y·r (r an input of y's shape, a
 // fixed irregular weighting) with respect to v and to the four weight
@@ -141,16 +127,6 @@ func inceptionWithGradients(scope *model.Scope, v, r *graph.Node, ks int, form f
 		wrt = append(wrt, scope.At("inception").At("%s", name).GetVariable("weights").NodeValue(g))
 	}
 	return append([]*graph.Node{y}, graph.Gradient(loss, wrt...)...)
-}
-
-// testWeighting is the fixed weighting r of the test losses Σ y·r.
-func testWeighting(dims ...int) *tensors.Tensor {
-	t := testSeries(dims...)
-	flat := tensors.MustCopyFlatData[float32](t)
-	for i := range flat {
-		flat[i] = float32(math.Cos(0.37*float64(i))) - 0.5*flat[i]
-	}
-	return tensors.FromFlatDataAndDimensions(flat, dims...)
 }
 
 // TestInceptionMatchesConvolve: the Inception output (both layouts of its
@@ -181,7 +157,7 @@ func TestInceptionMatchesConvolve(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			outs, err := exec.Call(testSeries(tc.b, tc.n, tc.d), testWeighting(tc.b, tc.n, tc.d))
+			outs, err := exec.Call(tensortest.Series(tc.b, tc.n, tc.d), tensortest.Weighting(tc.b, tc.n, tc.d))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -218,7 +194,7 @@ func benchInceptionForm(b *testing.B, backend compute.Backend, form func(*model.
 	if err != nil {
 		b.Fatal(err)
 	}
-	v, r := testSeries(16, 122, 128), testWeighting(16, 122, 128)
+	v, r := tensortest.Series(16, 122, 128), tensortest.Weighting(16, 122, 128)
 	step := func() {
 		outs, err := exec.Call(v, r)
 		if err != nil {

@@ -3,7 +3,6 @@ package softshape
 import (
 	"math"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/gomlx/compute"
@@ -11,21 +10,11 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
 
-	"github.com/softshape-go/softshape/internal/backends"
+	"github.com/softshape-go/softshape/internal/tensortest"
 )
 
-// sharedBackend is started once for the whole test binary.
-var sharedBackend = sync.OnceValues(func() (compute.Backend, error) { return backends.New("") })
-
-// testBackend returns the deadlock-free pure-Go backend (or $GOMLX_BACKEND).
-func testBackend(t testing.TB) compute.Backend {
-	t.Helper()
-	b, err := sharedBackend()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+// testBackend returns the backend tests run on (tensortest.Backend).
+func testBackend(t testing.TB) compute.Backend { return tensortest.Backend(t) }
 
 // buildAll creates every variable by running the sparse graph once on zeros.
 func buildAll(t testing.TB, backend compute.Backend, m *Model, store *model.Store) {

@@ -86,9 +86,9 @@ func TestPlainKernelsMatchFast(t *testing.T) {
 				kernelsModel := onRunAxis(m, runs)
 				plainModel := onRunAxis(m, runs)
 				plainModel.Plain = true
-				store := plainStepStore(t, cfg, runs)
-				fastVars, fast := plainStep(t, store, kernelsModel, phase, xt, yt) // initialises the variables both graphs use
-				plainVars, plain := plainStep(t, store, plainModel, phase, xt, yt)
+				store := stepStore(t, cfg, 5, runs)
+				fastVars, fast := trainStep(t, store, kernelsModel, phase, xt, yt) // initialises the variables both graphs use
+				plainVars, plain := trainStep(t, store, plainModel, phase, xt, yt)
 				if !slices.Equal(fastVars, plainVars) {
 					t.Fatalf("trainable variables differ: %q with the kernels, %q with the plain forms", fastVars, plainVars)
 				}
@@ -98,14 +98,14 @@ func TestPlainKernelsMatchFast(t *testing.T) {
 	}
 }
 
-// plainStepStore is a store for cfg's model with initial seed 5; with a run
-// axis (runs > 1) it holds the runs' RNG states, each the store's own.
-func plainStepStore(t *testing.T, cfg Config, runs int) *model.Store {
+// stepStore is a store for cfg's model with the given initial seed; with a
+// run axis (runs > 1) it holds the runs' RNG states, each the store's own.
+func stepStore(t *testing.T, cfg Config, seed int64, runs int) *model.Store {
 	t.Helper()
 	store := model.NewStore()
 	t.Cleanup(store.Finalize)
 	cfg.Apply(store)
-	store.RootScope().SetParam(model.ParamInitialSeed, int64(5))
+	store.RootScope().SetParam(model.ParamInitialSeed, seed)
 	if runs == 1 {
 		return store
 	}
@@ -128,9 +128,9 @@ func plainStepStore(t *testing.T, cfg Config, runs int) *model.Store {
 	return store
 }
 
-// plainStep builds and runs one training step of m on store: the loss (the
+// trainStep builds and runs one training step of m on store: the loss (the
 // runs' losses summed), then the gradient of each trainable variable.
-func plainStep(t *testing.T, store *model.Store, m *Model, phase Phase, xt, yt *tensors.Tensor) ([]string, []*tensors.Tensor) {
+func trainStep(t *testing.T, store *model.Store, m *Model, phase Phase, xt, yt *tensors.Tensor) ([]string, []*tensors.Tensor) {
 	t.Helper()
 	var vars []string
 	exec, err := model.NewExec(testBackend(t), store, func(scope *model.Scope, x, y *graph.Node) []*graph.Node {

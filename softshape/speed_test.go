@@ -2,6 +2,7 @@ package softshape
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/gomlx/compute/dtypes"
@@ -67,7 +68,7 @@ func TestInceptionFastMatchesPlain(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				outs, err := exec.Call(testSeries(tc.b, tc.n, tc.d), testWeighting(tc.b, tc.n, tc.d))
+				outs, err := exec.Call(tensortest.Series(tc.b, tc.n, tc.d), tensortest.Weighting(tc.b, tc.n, tc.d))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -106,45 +107,17 @@ func TestFastStepMatchesPlain(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fast := *plain
-			fast.fast = true
+			fast := plain.WithFast(true)
 			xt, yt := realBatch(ds, 48)
 			for _, phase := range []Phase{Dense, Sparse} {
 				t.Run(phase.String(), func(t *testing.T) {
-					store := model.NewStore()
-					cfg.Apply(store)
-					store.RootScope().SetParam(model.ParamInitialSeed, int64(3))
-					var vars []string
-					exec, err := model.NewExec(testBackend(t), store, func(scope *model.Scope, x, y *graph.Node) []*graph.Node {
-						g := x.Graph()
-						store.SetTraining(g, true)
-						var losses []*graph.Node
-						for _, m := range []*Model{plain, &fast} {
-							out := m.Forward(scope, x, phase)
-							losses = append(losses, runLoss(out.Logits, y, out.AuxLoss, cfg.MoELossWeight))
-						}
-						var ws []*graph.Node
-						for v := range store.IterVariables() {
-							if v.Trainable && v.InUseByGraph(g) {
-								vars = append(vars, v.Path())
-								ws = append(ws, v.NodeValue(g))
-							}
-						}
-						var outs []*graph.Node
-						for _, l := range losses {
-							outs = append(append(outs, l), graph.Gradient(l, ws...)...)
-						}
-						return outs
-					})
-					if err != nil {
-						t.Fatal(err)
+					store := stepStore(t, cfg, 3, 1)
+					vars, plainOuts := trainStep(t, store, plain, phase, xt, yt) // initialises the variables both graphs use
+					fastVars, fastOuts := trainStep(t, store, fast, phase, xt, yt)
+					if !slices.Equal(vars, fastVars) {
+						t.Fatalf("trainable variables differ: %q plain, %q fast", vars, fastVars)
 					}
-					outs, err := exec.Call(xt, yt)
-					if err != nil {
-						t.Fatal(err)
-					}
-					k := len(vars) + 1
-					checkSameStep(t, vars, "plain", "fast", outs[:k], outs[k:])
+					checkSameStep(t, vars, "plain", "fast", plainOuts, fastOuts)
 				})
 			}
 		})

@@ -1,7 +1,6 @@
 package flops
 
 import (
-	"sync"
 	"testing"
 
 	"github.com/gomlx/compute"
@@ -12,22 +11,12 @@ import (
 	timage "github.com/gomlx/gomlx/core/tensors/images"
 	"github.com/gomlx/gomlx/ml/model"
 
-	"github.com/softshape-go/softshape/internal/backends"
+	"github.com/softshape-go/softshape/internal/tensortest"
 	"github.com/softshape-go/softshape/softshape"
 )
 
-// sharedBackend is started once for the whole test binary.
-var sharedBackend = sync.OnceValues(func() (compute.Backend, error) { return backends.New("") })
-
-// testBackend returns the pure-Go backend (or $GOMLX_BACKEND).
-func testBackend(t testing.TB) compute.Backend {
-	t.Helper()
-	b, err := sharedBackend()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+// testBackend returns the backend tests run on (tensortest.Backend).
+func testBackend(t testing.TB) compute.Backend { return tensortest.Backend(t) }
 
 // TestFLOPsOfATinyModel checks both FLOP counts on a model small enough to
 // count by hand: T=12, m=q=4 (J=3 shapes), d=8 (Inception bottleneck nf=2),

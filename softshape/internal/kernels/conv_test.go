@@ -66,7 +66,7 @@ func TestNestedSameConvsMatchConvolve(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			outs, err := exec.Exec(testSeries(tc.b, tc.n, tc.c), testWeighting(tc.b, tc.n, numK*tc.c))
+			outs, err := exec.Exec(tensortest.Series(tc.b, tc.n, tc.c), tensortest.Weighting(tc.b, tc.n, numK*tc.c))
 			if err != nil {
 				t.Fatal(err)
 			}

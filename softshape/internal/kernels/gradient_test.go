@@ -8,7 +8,6 @@ import (
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/shapes"
 	"github.com/gomlx/gomlx/core/graph"
-	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/layers/activation"
 	"github.com/gomlx/gomlx/ml/model"
 
@@ -29,29 +28,6 @@ func testBackend(t testing.TB) compute.Backend {
 		t.Fatal(err)
 	}
 	return b
-}
-
-// testSeries is a deterministic, irregular input of the given dimensions.
-func testSeries(dims ...int) *tensors.Tensor {
-	size := 1
-	for _, d := range dims {
-		size *= d
-	}
-	flat := make([]float32, size)
-	for i := range flat {
-		flat[i] = float32(math.Sin(0.7*float64(i)) + 0.5*math.Cos(1.3*float64(i*i%97)))
-	}
-	return tensors.FromFlatDataAndDimensions(flat, dims...)
-}
-
-// testWeighting is the fixed weighting r of the test losses Σ y·r.
-func testWeighting(dims ...int) *tensors.Tensor {
-	t := testSeries(dims...)
-	flat := tensors.MustCopyFlatData[float32](t)
-	for i := range flat {
-		flat[i] = float32(math.Cos(0.37*float64(i))) - 0.5*flat[i]
-	}
-	return tensors.FromFlatDataAndDimensions(flat, dims...)
 }
 
 // TestHandWrittenGradients: the layers whose gradient is written by hand
@@ -105,7 +81,7 @@ func TestHandWrittenGradients(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	outs, err := exec.Call(testSeries(b, n, d), testWeighting(b, n, 8))
+	outs, err := exec.Call(tensortest.Series(b, n, d), tensortest.Weighting(b, n, 8))
 	if err != nil {
 		t.Fatal(err)
 	}
