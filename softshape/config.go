@@ -121,7 +121,7 @@ type Protocol struct {
 	SelectionWindow SelectionWindow
 }
 
-// Presets are the named protocols, in the order -set help lists them.
+// presets are the named protocols, in the order -set help lists them.
 var presets = []struct {
 	name, doc string
 	p         Protocol
@@ -155,19 +155,6 @@ func PresetNames() [][2]string {
 		out[i] = [2]string{p.name, p.doc}
 	}
 	return out
-}
-
-// PresetsHelp describes every preset with its switch values, one per line, in
-// the settings syntax ("protocol=reference_fresh: ... (fold_reset=fresh; ...)").
-func PresetsHelp() string {
-	var b strings.Builder
-	for _, p := range presets {
-		c := Config{}.WithProtocol(p.p)
-		fmt.Fprintf(&b, "%s=%s: %s\n    %s=%s;%s=%s;%s=%s;%s=%t;%s=%s;%s=%s\n", ParamProtocol, p.name, p.doc,
-			ParamFoldReset, c.FoldReset, ParamEvalPath, c.EvalPath, ParamBatchRule, c.BatchRule, ParamShuffle, c.Shuffle,
-			ParamSelectionStat, c.SelectionStat, ParamSelectionWindow, c.SelectionWindow)
-	}
-	return b.String()
 }
 
 // Protocol returns c's protocol switches.

@@ -9,7 +9,8 @@ import (
 // that names each setting, gives its symbol in the paper, documents it and
 // lists its allowed values: Config.Apply, ConfigFromStore, Config.String, the
 // checks of enumerated values, -set help and the settings table of
-// docs/settings.md (SettingsMarkdown, kept equal by a test) all read it.
+// docs/settings.md (both written by cmd/softshape, the table kept equal by a
+// test) all read it.
 type Setting struct {
 	// Name is the name in the settings syntax ("sparse_ratio").
 	Name string
@@ -77,51 +78,6 @@ func Settings() []Setting {
 		{ParamSelectionStat, "", "protocol: selection and stopping statistic, mean validation CE or the authors' Σ_batches mean CE / n_val", allowed(SelectionStatMean, SelectionStatBatchScaled), func(c *Config) any { return (*string)(&c.SelectionStat) }},
 		{ParamSelectionWindow, "", "protocol: select among post-warm-up epochs only (SoftShape's own model) or among all epochs (the authors')", allowed(SelectionWindowPostWarmUp, SelectionWindowAll), func(c *Config) any { return (*string)(&c.SelectionWindow) }},
 	}
-}
-
-// SettingsHelp lists every setting with its default, symbol, description and
-// allowed values, then the protocol presets (the text of -set help).
-func SettingsHelp() string {
-	var b strings.Builder
-	d := DefaultConfig()
-	for _, s := range Settings() {
-		sym := ""
-		if s.Symbol != "" {
-			sym = " [" + s.Symbol + "]"
-		}
-		fmt.Fprintf(&b, "%s=%v%s\n    %s", s.Name, s.Value(d), sym, s.Doc)
-		if s.Allowed != nil {
-			fmt.Fprintf(&b, " (one of %s)", strings.Join(s.Allowed, ", "))
-		}
-		b.WriteString("\n")
-	}
-	fmt.Fprintf(&b, "\nProtocol presets (%s=NAME, applied before the other settings; %s=true is %s=%s):\n%s",
-		ParamProtocol, ParamReferenceCompat, ParamProtocol, ProtocolReferenceCompat, PresetsHelp())
-	return b.String()
-}
-
-// SettingsMarkdown is the settings table of docs/settings.md: one row per
-// setting with its symbol, default, allowed values and description, and a
-// last row for the protocol presets (whose links are relative to docs/).
-func SettingsMarkdown() string {
-	var b strings.Builder
-	d := DefaultConfig()
-	b.WriteString("| setting | paper | default | values | meaning |\n|---|---|---|---|---|\n")
-	for _, s := range Settings() {
-		def := fmt.Sprint(s.Value(d))
-		if def == "" {
-			def = "(empty)"
-		}
-		vals := ""
-		if s.Allowed != nil {
-			vals = "`" + strings.Join(s.Allowed, "`, `") + "`"
-		}
-		fmt.Fprintf(&b, "| `%s` | %s | `%s` | %s | %s |\n", s.Name, s.Symbol, def, vals, s.Doc)
-	}
-	fmt.Fprintf(&b, "| `%s` | | `%s` | `%s`, `%s`, `%s` | a preset of the protocol switches (see [protocol.md](protocol.md)); `%s=true` is `%s=%s` |\n",
-		ParamProtocol, ProtocolDefault, ProtocolDefault, ProtocolReferenceCompat, ProtocolReferenceFresh,
-		ParamReferenceCompat, ParamProtocol, ProtocolReferenceCompat)
-	return b.String()
 }
 
 // params lists c as name → value, in Settings order.

@@ -72,7 +72,7 @@ func parseDatasetFlags(fs *flag.FlagSet, args []string, settings *string, stdout
 		return false, fmt.Errorf("unexpected argument %q (name the dataset with -dataset)", fs.Arg(0))
 	}
 	if *settings == "help" {
-		fmt.Fprint(stdout, softshape.SettingsHelp())
+		fmt.Fprint(stdout, settingsHelp())
 		return true, nil
 	}
 	return false, nil
