@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/softshape-go/softshape/experiments/sweep"
-	"github.com/softshape-go/softshape/softshape"
 )
 
 // TestRunKeysSurviveANewSetting: with a made-up setting added to the run key
@@ -16,8 +15,8 @@ import (
 // record on disk is the record of such a cell under its existing file name;
 // and a value other than the default gives another key.
 func TestRunKeysSurviveANewSetting(t *testing.T) {
-	schema := softshape.RunKeySchema()
-	schema.Added = append(schema.Added, softshape.KeySetting{Name: "made_up", Baseline: "0"})
+	schema := sweep.RunKeySchema()
+	schema.Added = append(schema.Added, sweep.KeySetting{Name: "made_up", Baseline: "0"})
 	hash := func(config string, quick bool) string {
 		t.Helper()
 		key, err := schema.KeyString(config)

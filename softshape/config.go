@@ -372,7 +372,8 @@ func (c Config) WithSettings(settings string) (Config, error) {
 
 // String lists every hyperparameter as "name=value" separated by ";", the same
 // syntax WithSettings accepts. It is for display and records; run keys hash
-// KeyString, which does not change when a setting is added.
+// the key string of experiments/sweep.KeySchema, which does not change when a
+// setting is added.
 func (c Config) String() string {
 	parts := make([]string, 0, 32)
 	for _, p := range Settings() {

@@ -4,7 +4,7 @@ package softshape
 // type of its Config (and Protocol) field; the settings table (Settings) takes
 // its allowed values from these constants, so the spelling of every value lives
 // here once. The values are the strings of the settings syntax and of
-// Config.String, and so of every run's key (Config.KeyString): never respell one.
+// Config.String, and so of every run's key (experiments/sweep.KeySchema): never respell one.
 
 // NumExperts is Ĉ, the number of experts (ParamNumExperts, the appendix study of
 // Ĉ): a decimal integer ≥ 1, or one of the NumExperts constants, relative to the

@@ -43,7 +43,7 @@ func (s Setting) Value(c Config) any {
 
 // Settings lists every hyperparameter in the order Config.String writes them.
 // Run keys do not depend on it, but a new setting needs an entry in the key
-// schema too (KeySchema says how).
+// schema of experiments/sweep too (its KeySchema says how).
 func Settings() []Setting {
 	return []Setting{
 		{ParamSparseRatio, "1−η", "sparse ratio: fraction of the shapes fused into one embedding by the last layer, in [0, 1) (Table 3; the paper keeps the top η)", nil, func(c *Config) any { return &c.SparseRatio }},

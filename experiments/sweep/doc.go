@@ -10,12 +10,12 @@
 // ablations.ForTable). Each cell is one training run of one fold, identified
 // by a Key: table, dataset, variant, fold (1-based), seed, the quick flag and
 // ConfigHash, a short sha256 of the resolved configuration's key string
-// (softshape.Config.KeyString) and the quick flag. Any hyperparameter change
+// (KeySchema) and the quick flag. Any hyperparameter change
 // gives another hash, hence another cell, but adding a setting does not: the
 // key string lists every setting of key schema 1 as "name=value" (for those
 // configurations exactly the string softshape.Config.String gave, which the
 // older code hashed), followed only by the settings added since that differ
-// from their baselines, after the schema version (softshape.KeySchema). So a
+// from their baselines, after the schema version (KeySchema). So a
 // new setting at its default leaves every key, and every record's file name,
 // unchanged. Records and grid files keep the full configuration string
 // (Config.String); ConfigStringHash checks them. (A grid's id hashes those

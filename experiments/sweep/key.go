@@ -33,17 +33,17 @@ type Key struct {
 }
 
 // ConfigHash returns the run key hash of a configuration and the quick flag:
-// KeyHash of its key string (softshape.Config.KeyString), which a setting
-// added at its default leaves unchanged (softshape.KeySchema).
+// KeyHash of its key string (KeySchema), which a setting added at its
+// default leaves unchanged.
 func ConfigHash(cfg softshape.Config, quick bool) string {
-	return KeyHash(cfg.KeyString(), quick)
+	return KeyHash(configKeyString(cfg), quick)
 }
 
 // ConfigStringHash is ConfigHash of a configuration string as records and
 // grid files keep it (softshape.Config.String of the code that wrote them):
 // KeyHash of its key string. A string the key schema cannot read is an error.
 func ConfigStringHash(config string, quick bool) (string, error) {
-	key, err := softshape.RunKeySchema().KeyString(config)
+	key, err := RunKeySchema().KeyString(config)
 	if err != nil {
 		return "", err
 	}
@@ -51,7 +51,7 @@ func ConfigStringHash(config string, quick bool) (string, error) {
 }
 
 // KeyHash returns the first HashLen hex digits of the sha256 of a run key
-// string (softshape.KeySchema.KeyString) and the quick flag.
+// string (KeySchema.KeyString) and the quick flag.
 func KeyHash(key string, quick bool) string {
 	sum := sha256.Sum256([]byte(key + "\nquick=" + strconv.FormatBool(quick)))
 	return hex.EncodeToString(sum[:])[:HashLen]

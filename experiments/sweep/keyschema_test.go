@@ -1,8 +1,10 @@
-package softshape
+package sweep
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/softshape-go/softshape/softshape"
 )
 
 // schema1Default is Config.String of DefaultConfig as the code of key schema 1
@@ -20,7 +22,7 @@ const schema1Default = "sparse_ratio=0.5;experts_k=1;num_experts=C;stride=auto;d
 // schema 1 (one, several, a protocol preset, Multi-Seq) has that string with
 // those values replaced.
 func TestKeyStringIsSchema1String(t *testing.T) {
-	if got := DefaultConfig().KeyString(); got != schema1Default {
+	if got := configKeyString(softshape.DefaultConfig()); got != schema1Default {
 		t.Fatalf("default key string\n%s\nwant\n%s", got, schema1Default)
 	}
 	for _, tc := range []struct {
@@ -33,12 +35,12 @@ func TestKeyStringIsSchema1String(t *testing.T) {
 			"batch_rule=paper", "batch_rule=large", "shuffle=true", "shuffle=false", "selection_stat=mean", "selection_stat=batch_scaled",
 			"selection_window=post_warmup", "selection_window=all"}},
 	} {
-		cfg, err := DefaultConfig().WithSettings(tc.settings)
+		cfg, err := softshape.DefaultConfig().WithSettings(tc.settings)
 		if err != nil {
 			t.Fatal(err)
 		}
 		want := strings.NewReplacer(tc.replace...).Replace(schema1Default)
-		if got := cfg.KeyString(); got != want {
+		if got := configKeyString(cfg); got != want {
 			t.Errorf("%s: key string\n%s\nwant\n%s", tc.settings, got, want)
 		}
 	}
@@ -57,7 +59,7 @@ func TestRunKeySchemaCoversSettings(t *testing.T) {
 			t.Errorf("%s is %d times in the key schema", name, n)
 		}
 	}
-	for _, st := range Settings() {
+	for _, st := range softshape.Settings() {
 		if seen[st.Name] == 0 {
 			t.Errorf("setting %s is not in the run key schema: append it to keyAdded with its default as baseline", st.Name)
 		}

@@ -1,10 +1,12 @@
-package softshape
+package sweep
 
 import (
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/softshape-go/softshape/softshape"
 )
 
 // KeySchemaVersion is the version of the key rule, written before the added
@@ -22,7 +24,7 @@ type KeySetting struct {
 // their baselines (RunKeySchema is this code's).
 //
 // A sweep names each run by a hash of its configuration's key string
-// (Config.KeyString), not of Config.String, so that adding a setting leaves
+// (ConfigHash), not of Config.String, so that adding a setting leaves
 // the key of every run recorded before it unchanged. The rule, key
 // schema KeySchemaVersion:
 //
@@ -37,7 +39,7 @@ type KeySetting struct {
 //     setting at its baseline leaves every key unchanged; any other value
 //     gives a new key.
 //
-// Adding a setting: append it to Settings and to keyAdded with its default as
+// Adding a setting: append it to softshape.Settings and to keyAdded with its default as
 // the baseline (TestRunKeySchemaCoversSettings fails until it is there).
 // Never change a baseline later: a later change of the setting's default is
 // fine, since the new default differs from the baseline and is written into
@@ -106,12 +108,13 @@ func RunKeySchema() KeySchema {
 	return KeySchema{Fixed: keySchema1(), Added: keyAdded()}
 }
 
-// KeyString returns the run key string of c (the rule: KeySchema): for every configuration expressible under key schema 1 exactly
-// the string Config.String gave then.
-func (c Config) KeyString() string {
+// configKeyString returns the run key string of c (the rule: KeySchema): for
+// every configuration expressible under key schema 1 exactly the string
+// Config.String gave then.
+func configKeyString(c softshape.Config) string {
 	k, err := RunKeySchema().KeyString(c.String())
 	if err != nil {
-		// Config.String names only Settings, which the schema covers
+		// Config.String names only softshape.Settings, which the schema covers
 		// (TestRunKeySchemaCoversSettings).
 		panic(fmt.Sprintf("run key of %s: %v", c.String(), err))
 	}
@@ -127,7 +130,10 @@ func (c Config) KeyString() string {
 // the schema does not know, or a name given twice is an error naming it.
 func (s KeySchema) KeyString(config string) (string, error) {
 	values := map[string]string{}
-	for _, part := range settingParts(config) {
+	for _, part := range strings.Split(config, ";") {
+		if strings.TrimSpace(part) == "" {
+			continue
+		}
 		name, value, ok := strings.Cut(part, "=")
 		if !ok {
 			return "", fmt.Errorf("configuration %q: %q is not name=value", config, part)
