@@ -291,3 +291,20 @@ func TestParameterCount(t *testing.T) {
 		t.Errorf("k=3 with Ĉ=2: %v", err)
 	}
 }
+
+// TestParameterCountOfAShape: the count of a configuration at another data
+// shape is the reference formula's (softshape's
+// TestParameterCountMatchesReference), and a shape the model rejects is an
+// error, not a panic.
+func TestParameterCountOfAShape(t *testing.T) {
+	backend := testBackend(t)
+	cfg := softshape.DefaultConfig()
+	cfg.ShapeLength = 16
+	if n, err := ParameterCount(cfg, 500, 2, 0, backend); err != nil || n != 239635 {
+		t.Errorf("ParameterCount(T=500, C=2, m=16) = %d, %v; want 239635", n, err)
+	}
+	cfg.ShapeLength = 64
+	if _, err := ParameterCount(cfg, 8, 2, 0, backend); err == nil {
+		t.Error("ParameterCount accepted a shape longer than the series")
+	}
+}

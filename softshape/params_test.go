@@ -7,22 +7,6 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 )
 
-// TestConfigParameterCount: the count of a configuration at a data shape is
-// the reference formula's (TestParameterCountMatchesReference), and a shape
-// the model rejects is an error, not a panic.
-func TestConfigParameterCount(t *testing.T) {
-	backend := testBackend(t)
-	cfg := DefaultConfig()
-	cfg.ShapeLength = 16
-	if n, err := ConfigParameterCount(cfg, 500, 2, 0, backend); err != nil || n != 239635 {
-		t.Errorf("ConfigParameterCount(T=500, C=2, m=16) = %d, %v; want 239635", n, err)
-	}
-	cfg.ShapeLength = 64
-	if _, err := ConfigParameterCount(cfg, 8, 2, 0, backend); err == nil {
-		t.Error("ConfigParameterCount accepted a shape longer than the series")
-	}
-}
-
 // TestNewLogitsExec: the Exec maps [B, T] to logits [B, C] and creates the
 // variables in its store; the same seed gives the same logits.
 func TestNewLogitsExec(t *testing.T) {
