@@ -77,20 +77,6 @@ func serve(t *testing.T, zips map[string][]byte) (*httptest.Server, *archive) {
 	return srv, a
 }
 
-// listDir returns the names in dir.
-func listDir(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	return names
-}
-
 func TestDownloadTSV(t *testing.T) {
 	srv, _ := serve(t, map[string][]byte{"/Tiny.zip": zipOf(t, map[string]string{
 		"Tiny_TRAIN.tsv": fixture(t, "Tiny", "Tiny_TRAIN.tsv"),
@@ -101,10 +87,10 @@ func TestDownloadTSV(t *testing.T) {
 	if err := Download(context.Background(), srv.URL+"/", root, "Tiny"); err != nil {
 		t.Fatal(err)
 	}
-	if got := listDir(t, root); !reflect.DeepEqual(got, []string{"Tiny"}) {
+	if got := testfs.List(t, root); !reflect.DeepEqual(got, []string{"Tiny"}) {
 		t.Errorf("root holds %q, want only Tiny (no temporary files)", got)
 	}
-	if got := listDir(t, filepath.Join(root, "Tiny")); !reflect.DeepEqual(got, []string{"Tiny_TEST.tsv", "Tiny_TRAIN.tsv"}) {
+	if got := testfs.List(t, filepath.Join(root, "Tiny")); !reflect.DeepEqual(got, []string{"Tiny_TEST.tsv", "Tiny_TRAIN.tsv"}) {
 		t.Errorf("Tiny/ holds %q", got)
 	}
 	got, err := Load(root, "Tiny")
@@ -145,10 +131,10 @@ func TestDownloadTSInFolder(t *testing.T) {
 	if err := Download(context.Background(), srv.URL, root, "Tiny"); err != nil {
 		t.Fatal(err)
 	}
-	if got := listDir(t, filepath.Join(root, "Tiny")); !reflect.DeepEqual(got, []string{"Tiny_TEST.ts", "Tiny_TRAIN.ts", "notes.txt"}) {
+	if got := testfs.List(t, filepath.Join(root, "Tiny")); !reflect.DeepEqual(got, []string{"Tiny_TEST.ts", "Tiny_TRAIN.ts", "notes.txt"}) {
 		t.Errorf("Tiny/ holds %q", got)
 	}
-	if got := listDir(t, root); !reflect.DeepEqual(got, []string{"Tiny"}) {
+	if got := testfs.List(t, root); !reflect.DeepEqual(got, []string{"Tiny"}) {
 		t.Errorf("root holds %q, want only Tiny", got)
 	}
 	got, err := Load(root, "Tiny")
@@ -197,7 +183,7 @@ func TestDownloadFailuresLeaveNothing(t *testing.T) {
 			root := t.TempDir()
 			err := Download(context.Background(), srv.URL, root, tc.dataset)
 			wantError(t, err, tc.want...)
-			if got := listDir(t, root); len(got) != 0 {
+			if got := testfs.List(t, root); len(got) != 0 {
 				t.Errorf("root holds %q after a failed download", got)
 			}
 		})
@@ -212,7 +198,7 @@ func TestDownloadFailuresLeaveNothing(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("error %v, want context.Canceled", err)
 		}
-		if got := listDir(t, root); len(got) != 0 {
+		if got := testfs.List(t, root); len(got) != 0 {
 			t.Errorf("root holds %q", got)
 		}
 	})

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/internal/testfs"
 )
 
 // quickTrained trains one fold of a small generated dataset for two epochs.
@@ -25,20 +26,6 @@ func quickTrained(t *testing.T) *Trained {
 	return trained
 }
 
-// listDir returns the names in dir.
-func listDir(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	return names
-}
-
 // TestSaveCheckpointNeverDeletesForeignFiles: saving into a folder that holds
 // a file the user put there (or a sub-folder, or a file where the folder
 // should be) fails with an error naming the folder and the file, and
@@ -50,7 +37,7 @@ func TestSaveCheckpointNeverDeletesForeignFiles(t *testing.T) {
 	if err := trained.Save(dir); err != nil {
 		t.Fatal(err)
 	}
-	before := listDir(t, dir)
+	before := testfs.List(t, dir)
 	thesis := filepath.Join(dir, "thesis.txt")
 	if err := os.WriteFile(thesis, []byte("three years of work"), 0o644); err != nil {
 		t.Fatal(err)
@@ -68,7 +55,7 @@ func TestSaveCheckpointNeverDeletesForeignFiles(t *testing.T) {
 	if b, err := os.ReadFile(thesis); err != nil || string(b) != "three years of work" {
 		t.Errorf("thesis.txt after the save: %q, %v", b, err)
 	}
-	if after := listDir(t, dir); len(after) != len(before)+1 {
+	if after := testfs.List(t, dir); len(after) != len(before)+1 {
 		t.Errorf("folder holds %v after the refused save, want %v plus thesis.txt", after, before)
 	}
 
@@ -114,7 +101,7 @@ func TestSaveCheckpointTwiceLoadsSecond(t *testing.T) {
 	if err := trained.Save(dir); err != nil {
 		t.Fatalf("second save: %v", err)
 	}
-	names := listDir(t, dir)
+	names := testfs.List(t, dir)
 	if len(names) != 2 {
 		t.Errorf("folder holds %v, want one checkpoint's .bin and .json (the first and its history removed)", names)
 	}
@@ -143,7 +130,7 @@ func TestLoadCheckpointBadFolders(t *testing.T) {
 		t.Fatal(err)
 	}
 	var bin string
-	for _, n := range listDir(t, dir) {
+	for _, n := range testfs.List(t, dir) {
 		if strings.HasSuffix(n, ".bin") {
 			bin = filepath.Join(dir, n)
 		}
@@ -178,7 +165,7 @@ func TestCheckpointFoldDirsOneBased(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(listDir(t, dir), " "); got != "fold-1 fold-3" {
+	if got := strings.Join(testfs.List(t, dir), " "); got != "fold-1 fold-3" {
 		t.Errorf("Train -> %s, want fold-1 fold-3", got)
 	}
 	for _, f := range res.Folds {
@@ -198,7 +185,7 @@ func TestCheckpointFoldDirsOneBased(t *testing.T) {
 	}
 	for _, p := range []string{"seed-5/fold-2", "seed-6/fold-5"} {
 		if st, err := os.Stat(filepath.Join(runs, p)); err != nil || !st.IsDir() {
-			t.Errorf("TrainRuns saved no %s: %v (%v)", p, err, listDir(t, runs))
+			t.Errorf("TrainRuns saved no %s: %v (%v)", p, err, testfs.List(t, runs))
 		}
 	}
 	if err := os.Mkdir(filepath.Join(dir, "fold-0"), 0o755); err != nil {
@@ -238,7 +225,7 @@ func TestCheckCheckpointFolderWritable(t *testing.T) {
 	if err := CheckCheckpointFolder(filepath.Join(root, "new", "fold-1")); err != nil {
 		t.Fatal(err)
 	}
-	if got := listDir(t, root); strings.Join(got, ",") != "notes.txt" {
+	if got := testfs.List(t, root); strings.Join(got, ",") != "notes.txt" {
 		t.Errorf("the check left %v behind", got)
 	}
 	existing := filepath.Join(root, "old")
@@ -246,7 +233,7 @@ func TestCheckCheckpointFolderWritable(t *testing.T) {
 	if err := CheckCheckpointFolder(existing); err != nil {
 		t.Fatal(err)
 	}
-	if got := listDir(t, existing); strings.Join(got, ",") != HistoryFile {
+	if got := testfs.List(t, existing); strings.Join(got, ",") != HistoryFile {
 		t.Errorf("the check left %v in an existing folder", got)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/shapes"
 	"github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/layers/activation"
 	"github.com/gomlx/gomlx/ml/model"
 
@@ -135,36 +136,12 @@ func inceptionWithGradients(scope *model.Scope, v, r *graph.Node, ks int, form f
 // weight (written by hand) equal GoMLX's gradients of the reference and of the
 // previous Gather-based form.
 func TestInceptionMatchesConvolve(t *testing.T) {
-	names := []string{"output", "d/dv", "d/dbottleneck", "d/dconv_0", "d/dconv_1", "d/dconv_2", "d/dpool_conv"}
 	for _, tc := range inceptionCases {
 		t.Run(fmt.Sprintf("B%d_n%d_d%d_ks%d", tc.b, tc.n, tc.d, tc.ks), func(t *testing.T) {
-			store := model.NewStore()
-			store.RootScope().SetParam(model.ParamInitialSeed, int64(7))
-			gatherLayout := func(s *model.Scope, v *graph.Node, ks int) *graph.Node {
-				return Build{}.inceptionWindows(s, v, ks, true)
-			}
-			padLayout := func(s *model.Scope, v *graph.Node, ks int) *graph.Node {
-				return Build{}.inceptionWindows(s, v, ks, false)
-			}
-			forms := []func(*model.Scope, *graph.Node, int) *graph.Node{gatherLayout, padLayout, inceptionConvolveRef, inceptionGather}
-			exec, err := model.NewExec(testBackend(t), store, func(scope *model.Scope, v, r *graph.Node) []*graph.Node {
-				var outs []*graph.Node
-				for _, form := range forms { // the first creates the variables, the others read them
-					outs = append(outs, inceptionWithGradients(scope, v, r, tc.ks, form)...)
-				}
-				return outs
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			outs, err := exec.Call(tensortest.Series(tc.b, tc.n, tc.d), tensortest.Weighting(tc.b, tc.n, tc.d))
-			if err != nil {
-				t.Fatal(err)
-			}
-			k := len(names)
+			outs := runInceptionForms(t, tc.b, tc.n, tc.d, tc.ks, windowsLayout(true), windowsLayout(false), inceptionConvolveRef, inceptionGather)
 			for f, form := range []string{"Pad layout", "Convolve reference", "previous Gather form"} {
-				for i, name := range names {
-					got, want := outs[i], outs[(f+1)*k+i]
+				for i, name := range inceptionGradNames {
+					got, want := outs[0][i], outs[f+1][i]
 					// Float32 rounding of different summation orders, amplified by the
 					// instance norm when a channel varies little over few tokens
 					// (measured up to 2e-5 of the largest gradient at n=3); a wrong
@@ -180,6 +157,49 @@ func TestInceptionMatchesConvolve(t *testing.T) {
 			}
 		})
 	}
+}
+
+// inceptionForm builds an Inception of ks over v [B, n, d] in scope.
+type inceptionForm = func(scope *model.Scope, v *graph.Node, ks int) *graph.Node
+
+// windowsLayout is the Inception with its windows built by Gather (gather)
+// or by Pads (Build.inceptionWindows).
+func windowsLayout(gather bool) inceptionForm {
+	return func(s *model.Scope, v *graph.Node, ks int) *graph.Node {
+		return Build{}.inceptionWindows(s, v, ks, gather)
+	}
+}
+
+// inceptionGradNames names the outputs of inceptionWithGradients.
+var inceptionGradNames = []string{"output", "d/dv", "d/dbottleneck", "d/dconv_0", "d/dconv_1", "d/dconv_2", "d/dpool_conv"}
+
+// runInceptionForms runs each form on the same weights (the first creates
+// them, from seed 7) and the input [b, n, d] (tensortest.Series, weighted by
+// tensortest.Weighting), and returns each form's inceptionWithGradients.
+func runInceptionForms(t *testing.T, b, n, d, ks int, forms ...inceptionForm) [][]*tensors.Tensor {
+	t.Helper()
+	store := model.NewStore()
+	store.RootScope().SetParam(model.ParamInitialSeed, int64(7))
+	exec, err := model.NewExec(testBackend(t), store, func(scope *model.Scope, v, r *graph.Node) []*graph.Node {
+		var outs []*graph.Node
+		for _, form := range forms { // the first creates the variables, the others read them
+			outs = append(outs, inceptionWithGradients(scope, v, r, ks, form)...)
+		}
+		return outs
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, err := exec.Call(tensortest.Series(b, n, d), tensortest.Weighting(b, n, d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := len(inceptionGradNames)
+	per := make([][]*tensors.Tensor, len(forms))
+	for f := range forms {
+		per[f] = outs[f*k : (f+1)*k]
+	}
+	return per
 }
 
 // benchInceptionForm times one forward and backward pass (gradients with
@@ -231,16 +251,12 @@ func reportQuantiles(b *testing.B, step func()) {
 func BenchmarkInception(b *testing.B) {
 	forms := []struct {
 		name string
-		form func(*model.Scope, *graph.Node, int) *graph.Node
+		form inceptionForm
 	}{
 		{"previous", inceptionGather},
 		{"current", Build{}.inception},
-		{"gatherLayout", func(s *model.Scope, v *graph.Node, ks int) *graph.Node {
-			return Build{}.inceptionWindows(s, v, ks, true)
-		}},
-		{"padLayout", func(s *model.Scope, v *graph.Node, ks int) *graph.Node {
-			return Build{}.inceptionWindows(s, v, ks, false)
-		}},
+		{"gatherLayout", windowsLayout(true)},
+		{"padLayout", windowsLayout(false)},
 	}
 	for _, f := range forms {
 		b.Run(f.name, func(b *testing.B) {

@@ -8,7 +8,6 @@ import (
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
 	"github.com/gomlx/gomlx/core/graph"
-	"github.com/gomlx/gomlx/ml/model"
 
 	"github.com/softshape-go/softshape/internal/tensortest"
 )
@@ -53,28 +52,12 @@ func TestTrimTapsKeepsTheUsefulTaps(t *testing.T) {
 // rounding. Run it with GOMLX_BACKEND=onnx:cpu (-tags onnx) for the forms of
 // ONNX Runtime.
 func TestInceptionFastMatchesPlain(t *testing.T) {
-	names := []string{"output", "d/dv", "d/dbottleneck", "d/dconv_0", "d/dconv_1", "d/dconv_2", "d/dpool_conv"}
 	for _, tc := range []struct{ b, n, d, ks int }{{2, 19, 16, 40}, {2, 11, 16, 40}, {3, 3, 8, 40}, {2, 31, 16, 40}, {2, 59, 16, 40}, {2, 5, 16, 8}, {2, 1, 8, 8}} {
 		for _, gather := range []bool{true, false} {
 			t.Run(fmt.Sprintf("B%d_n%d_d%d_ks%d_gather=%t", tc.b, tc.n, tc.d, tc.ks, gather), func(t *testing.T) {
-				store := model.NewStore()
-				store.RootScope().SetParam(model.ParamInitialSeed, int64(7))
-				plain := func(s *model.Scope, v *graph.Node, ks int) *graph.Node {
-					return Build{}.inceptionWindows(s, v, ks, gather)
-				}
-				exec, err := model.NewExec(testBackend(t), store, func(scope *model.Scope, v, r *graph.Node) []*graph.Node {
-					return append(inceptionWithGradients(scope, v, r, tc.ks, plain), inceptionWithGradients(scope, v, r, tc.ks, Build{}.inceptionFast)...)
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
-				outs, err := exec.Call(tensortest.Series(tc.b, tc.n, tc.d), tensortest.Weighting(tc.b, tc.n, tc.d))
-				if err != nil {
-					t.Fatal(err)
-				}
-				k := len(names)
-				for i, name := range names {
-					want, got := outs[i], outs[k+i]
+				outs := runInceptionForms(t, tc.b, tc.n, tc.d, tc.ks, windowsLayout(gather), Build{}.inceptionFast)
+				for i, name := range inceptionGradNames {
+					want, got := outs[0][i], outs[1][i]
 					tol := 1e-6 * max(1, tensortest.MaxAbs(want))
 					if diff := tensortest.MaxAbsDiff(t, got, want); diff > tol {
 						t.Errorf("%s differs from the plain form's by %.3g (tolerance %.3g)", name, diff, tol)

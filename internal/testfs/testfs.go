@@ -1,5 +1,5 @@
-// Package testfs writes the files that tests read. It is imported by tests
-// only.
+// Package testfs writes the files that tests read, and lists the folders
+// they write. It is imported by tests only.
 package testfs
 
 import (
@@ -20,4 +20,18 @@ func Write(t testing.TB, dir, name, content string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// List returns the names in dir; a failure to read it fails t.
+func List(t testing.TB, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
 }
