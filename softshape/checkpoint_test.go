@@ -1,6 +1,7 @@
 package softshape
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -290,9 +291,19 @@ func TestTrainKeepsResultsWhenSaveFails(t *testing.T) {
 // seed 42); its expected scores are what 9ece8f6's LoadCheckpoint and
 // Evaluate gave on data.CBF(10, 128, 7), on pure Go with and without
 // GOEXPERIMENT=simd alike: accuracy 12/30, mean cross-entropy
-// 1.0899447805519158.
+// 1.0899447805519158. So does a copy whose store holds the parameters this
+// code retired (withRetiredParams).
 func TestLoadsCheckpointOfEarlierLayout(t *testing.T) {
-	loaded, err := LoadCheckpoint(filepath.Join("testdata", "checkpoint-9ece8f6"), testBackend(t))
+	saved := filepath.Join("testdata", "checkpoint-9ece8f6")
+	for name, dir := range map[string]string{"as saved": saved, "with retired params": withRetiredParams(t, saved)} {
+		t.Run(name, func(t *testing.T) { checkEarlierCheckpoint(t, dir) })
+	}
+}
+
+// checkEarlierCheckpoint loads the checkpoint of
+// TestLoadsCheckpointOfEarlierLayout from dir and checks its scores.
+func checkEarlierCheckpoint(t *testing.T, dir string) {
+	loaded, err := LoadCheckpoint(dir, testBackend(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,4 +326,38 @@ func TestLoadsCheckpointOfEarlierLayout(t *testing.T) {
 	if math.Abs(ce-1.0899447805519158) > 1e-5 || math.Abs(acc-0.4) > 1.5/30 {
 		t.Errorf("accuracy %.4f, mean cross-entropy %.10f; 9ece8f6 gave 0.4000 and 1.0899447806", acc, ce)
 	}
+}
+
+// withRetiredParams copies the checkpoint folder dir into a temporary folder,
+// its root scope given the parameters that earlier code read from stores and
+// this code no longer does (softshape_runs, now Build.Runs; plain_kernels,
+// now Build.Plain), and returns the copy.
+func withRetiredParams(t *testing.T, dir string) string {
+	t.Helper()
+	out := t.TempDir()
+	files, err := filepath.Glob(filepath.Join(dir, "checkpoint-*"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("checkpoint files of %s: %v", dir, err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(f, ".json") {
+			var doc map[string]any
+			if err := json.Unmarshal(b, &doc); err != nil {
+				t.Fatal(err)
+			}
+			params, _ := doc["Params"].([]any)
+			doc["Params"] = append(params,
+				map[string]any{"Scope": "/", "Key": "softshape_runs", "Value": 1, "ValueType": "int"},
+				map[string]any{"Scope": "/", "Key": "plain_kernels", "Value": false, "ValueType": "bool"})
+			if b, err = json.Marshal(doc); err != nil {
+				t.Fatal(err)
+			}
+		}
+		testfs.Write(t, out, filepath.Base(f), string(b))
+	}
+	return out
 }
