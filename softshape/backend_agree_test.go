@@ -9,7 +9,6 @@ import (
 
 	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/core/tensors"
-	"github.com/gomlx/gomlx/ml/train"
 
 	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/internal/backends"
@@ -106,10 +105,10 @@ func testAgreement(t *testing.T, other compute.Backend) {
 
 // copyVariables gives dst every variable value of src (both stores hold the same
 // model, built once each), so both backends start from the same weights.
-func copyVariables(t *testing.T, dst, src *session) {
+func copyVariables(t *testing.T, dst, src *batchJob) {
 	t.Helper()
 	vals := map[string]*tensors.Tensor{}
-	for v := range src.store.IterVariables() {
+	for v := range src.axis.store.IterVariables() {
 		val, err := v.Value()
 		if err != nil {
 			t.Fatal(err)
@@ -121,7 +120,7 @@ func copyVariables(t *testing.T, dst, src *session) {
 		vals[v.Path()] = c
 	}
 	n := 0
-	for v := range dst.store.IterVariables() {
+	for v := range dst.axis.store.IterVariables() {
 		c, ok := vals[v.Path()]
 		if !ok {
 			t.Fatalf("variable %s missing from the source store", v.Path())
@@ -177,21 +176,22 @@ func checkAgreesWithGo(t *testing.T, other compute.Backend, repeat, shapeLen int
 	name := other.Name()
 	for _, phase := range []Phase{Dense, Sparse} {
 		t.Run(phase.String(), func(t *testing.T) {
-			sessions := [2]*session{}
+			sessions := [2]*batchJob{}
 			for i, b := range []compute.Backend{goB, other} {
-				if sessions[i], err = newSession(b, m, 11, 0); err != nil {
+				if sessions[i], err = newRunJob(b, m, 11, 0, 0); err != nil {
 					t.Fatal(err)
 				}
-				buildAll(t, b, m, sessions[i].store)
+				defer sessions[i].finalize()
+				buildAll(t, b, m, sessions[i].axis.store)
 			}
 			copyVariables(t, sessions[1], sessions[0])
 			t.Logf("backends: %s / %s", sessions[0].backend.Description(), sessions[1].backend.Description())
 			for _, p := range []Phase{Dense, Sparse} {
-				ceGo, _, err := sessions[0].evaluate(x, y, p)
+				ceGo, _, err := runScores(sessions[0], x, y, p)
 				if err != nil {
 					t.Fatal(err)
 				}
-				ceOther, _, err := sessions[1].evaluate(x, y, p)
+				ceOther, _, err := runScores(sessions[1], x, y, p)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -211,15 +211,7 @@ func checkAgreesWithGo(t *testing.T, other compute.Backend, repeat, shapeLen int
 			for s := range steps {
 				var loss [2]float64
 				for i, sess := range sessions {
-					xt, yt := batchTensors(x, y, idx)
-					metrics, err := sess.trainer.TrainStep(train.Batch{Inputs: []*tensors.Tensor{xt}, Labels: []*tensors.Tensor{yt}, Spec: phase})
-					if err != nil {
-						t.Fatal(err)
-					}
-					loss[i] = scalarOf(metrics[0])
-					for _, mt := range metrics {
-						mt.FinalizeAll()
-					}
+					loss[i] = runStep(t, sess, x, y, idx, phase)
 				}
 				d := relDiff(loss[0], loss[1])
 				t.Logf("step %d (%s): loss go %.9g %s %.9g, relative difference %.2g", s, phase, loss[0], name, loss[1], d)

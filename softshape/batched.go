@@ -31,7 +31,8 @@ type RunSpec struct {
 	Config Config
 	// Seed plays the role of RunOptions.Seed in Train: it fixes the folds
 	// (data.Folds with this seed) and, with Fold, the run's initial weights,
-	// dropout stream and batch order (those of Train's session seed Seed+Fold).
+	// dropout stream and batch order (those of Train's fold with RunOptions.Seed
+	// Seed).
 	Seed int64
 	// Fold is the 0-based fold index.
 	Fold int
@@ -329,10 +330,13 @@ type batchJob struct {
 // variable (dropout, initialisation), batch-order generator and the phases
 // whose variables exist already.
 type slot struct {
-	chain      *chainSpec
-	scope      string
-	rng        *model.Variable
+	chain *chainSpec
+	scope string
+	rng   *model.Variable
+	// order draws the batch order from pcg (kept to save a carried
+	// chain's state, FoldChain.SaveCarried).
 	order      *rand.Rand
+	pcg        *rand.PCG
 	made       map[Phase]bool
 	lambda, lr float64
 }
@@ -366,9 +370,10 @@ func newBatchJob(backend compute.Backend, chains []*chainSpec, refShapeLen int) 
 			return nil, fmt.Errorf("run %d RNG state: %w", i, err)
 		}
 		v.SetTrainable(false)
+		pcg := rand.NewPCG(uint64(seed), 0x50f75a9e)
 		j.slots = append(j.slots, &slot{
 			chain: c, scope: "/" + name, rng: v, made: map[Phase]bool{},
-			order:  rand.New(rand.NewPCG(uint64(seed), 0x50f75a9e)),
+			order: rand.New(pcg), pcg: pcg,
 			lambda: c.cfg.MoELossWeight, lr: c.cfg.LearningRate,
 		})
 	}
@@ -415,13 +420,10 @@ func (j *batchJob) forward(root *model.Scope, s *slot, x *graph.Node, phase Phas
 }
 
 // materialize creates and initialises the variables slot s's model has on
-// phase, drawing their initial values from the slot's RNG state exactly as
-// Train's session draws them from its store's, before any graph sharing them
-// with other slots is built (whose lazy initialisation would draw from the
-// store's RNG). It builds an inference forward pass on zeros, which creates
-// the variables, but returns only a sum of the graph's parameters: compilers
-// drop the unused pass, so only the initialisation graph costs compilation
-// (the whole forward pass had cost ≈6 s a run on XLA CUDA).
+// phase (initVariables), drawing their initial values from the slot's RNG
+// state exactly as one run alone draws them from its store's, before any
+// graph sharing them with other slots is built (whose lazy initialisation
+// would draw from the store's RNG).
 func (j *batchJob) materialize(si int, phase Phase, batch int) error {
 	s := j.slots[si]
 	if s.made[phase] {
@@ -438,31 +440,8 @@ func (j *batchJob) materialize(si int, phase Phase, batch int) error {
 	if err := j.rngVar.SetValue(c); err != nil {
 		return err
 	}
-	e, err := model.NewExec(j.backend, j.store, func(scope *model.Scope, x *graph.Node) *graph.Node {
-		j.store.SetTraining(x.Graph(), false)
-		g := x.Graph()
-		s.chain.m.Forward(scope.Store().Scope(s.scope), x, phase)
-		// Every parameter feeds the output (pure Go's executor wants each one
-		// used), the forward pass does not.
-		sum := graph.ScalarZero(g, dtypes.Float32)
-		for i := range g.NumParameters() {
-			p := g.GetParameterByHandle(graph.ParameterHandle(i))
-			sum = graph.Add(sum, graph.ReduceAllSum(graph.ConvertDType(p, dtypes.Float32)))
-		}
-		return sum
-	})
-	if err != nil {
+	if err := initVariables(j.backend, j.store, j.store.Scope(s.scope), s.chain.m, phase, batch); err != nil {
 		return fmt.Errorf("run %d %s variables: %w", si, phase, err)
-	}
-	defer e.Finalize()
-	x := tensors.FromFlatDataAndDimensions(make([]float32, batch*s.chain.m.Shape.SeriesLen), batch, s.chain.m.Shape.SeriesLen)
-	out, err := e.Call(x)
-	x.FinalizeAll()
-	if err != nil {
-		return fmt.Errorf("initialising run %d %s variables: %w", si, phase, err)
-	}
-	for _, t := range out {
-		t.FinalizeAll()
 	}
 	after, err := j.rngVar.Value()
 	if err != nil {
@@ -476,6 +455,42 @@ func (j *batchJob) materialize(si int, phase Phase, batch int) error {
 		return err
 	}
 	s.made[phase] = true
+	return nil
+}
+
+// initVariables creates and initialises the variables m has on phase in
+// scope of store, drawing their initial values from store's RNG state: it
+// builds an inference forward pass on zeros (batch series), which creates
+// the variables, but returns only a sum of the graph's parameters:
+// compilers drop the unused pass, so only the initialisation graph costs
+// compilation (the whole forward pass had cost ≈6 s a run on XLA CUDA).
+func initVariables(backend compute.Backend, store *model.Store, scope *model.Scope, m *Model, phase Phase, batch int) error {
+	e, err := model.NewExec(backend, store, func(_ *model.Scope, x *graph.Node) *graph.Node {
+		g := x.Graph()
+		store.SetTraining(g, false)
+		m.Forward(scope, x, phase)
+		// Every parameter feeds the output (pure Go's executor wants each one
+		// used), the forward pass does not.
+		sum := graph.ScalarZero(g, dtypes.Float32)
+		for i := range g.NumParameters() {
+			p := g.GetParameterByHandle(graph.ParameterHandle(i))
+			sum = graph.Add(sum, graph.ReduceAllSum(graph.ConvertDType(p, dtypes.Float32)))
+		}
+		return sum
+	})
+	if err != nil {
+		return err
+	}
+	defer e.Finalize()
+	x := tensors.FromFlatDataAndDimensions(make([]float32, batch*m.Shape.SeriesLen), batch, m.Shape.SeriesLen)
+	out, err := e.Call(x)
+	x.FinalizeAll()
+	if err != nil {
+		return fmt.Errorf("initialising: %w", err)
+	}
+	for _, t := range out {
+		t.FinalizeAll()
+	}
 	return nil
 }
 
@@ -601,51 +616,65 @@ func (j *batchJob) train(ds *data.Dataset, opts RunOptions, manySeeds bool, resu
 	}
 	failed := make([]bool, len(j.slots))
 	for k := range rounds {
-		var states []*runState
-		for si, s := range j.slots {
-			if k >= len(s.chain.folds) || failed[si] {
-				continue
-			}
-			st, err := newRunState(si, s.chain.want[k], s.chain.folds[k], s.chain.cfg, s.chain.fds[k], slotWeights{j, si}, s.order)
-			if err != nil {
-				return nil, err
-			}
-			if opts.CheckpointDir != "" && st.want >= 0 {
-				st.checkpoint = CheckpointFoldDir(opts.CheckpointDir, st.fold)
-				if manySeeds {
-					st.checkpoint = CheckpointFoldDir(filepath.Join(opts.CheckpointDir, fmt.Sprintf("seed-%d", s.chain.seed)), st.fold)
-				}
-			}
-			st.Rides = j.ride && !s.chain.cfg.CarriesFolds()
-			states = append(states, st)
-		}
-		if err := trainRound(j, states, opts); err != nil {
+		_, errs, err := j.round(k, ds, opts, manySeeds, results, failed)
+		if err != nil {
 			return nil, err
 		}
-		for _, st := range states {
-			if st.Err != nil {
-				failed[st.si] = true
-				fr := *st.fr
-				fr.TestAcc, fr.ValLoss = math.NaN(), math.NaN()
-				fr.Wall = time.Since(st.start)
-				if st.want >= 0 {
-					results[st.want] = fr
-				}
-				want := st.want
-				s := j.slots[st.si]
-				runErrs = append(runErrs, &RunError{Run: want, Spec: RunSpec{Config: s.chain.cfg, Seed: s.chain.seed, Fold: st.fold},
-					Err: fmt.Errorf("dataset %s fold %d: %w", ds.Name, st.fold+1, st.Err)})
-				continue
-			}
-			if st.want >= 0 {
-				results[st.want] = *st.fr
-			}
-			if st.saveErr != nil {
-				runErrs = append(runErrs, st.saveErr) // the result stands
-			}
-		}
+		runErrs = append(runErrs, errs...)
 	}
 	return runErrs, nil
+}
+
+// round trains round k of the job: the k-th fold of every chain that has one
+// and has not failed (failed, by slot, is updated), each result into
+// results at its want index. It returns the runs' states, the failed runs'
+// errors (*RunError) and the checkpoints not saved (*SaveError); the error is
+// for failures of the job itself.
+func (j *batchJob) round(k int, ds *data.Dataset, opts RunOptions, manySeeds bool, results []FoldResult, failed []bool) ([]*runState, []error, error) {
+	var states []*runState
+	for si, s := range j.slots {
+		if k >= len(s.chain.folds) || failed[si] {
+			continue
+		}
+		st, err := newRunState(si, s.chain.want[k], s.chain.folds[k], s.chain.cfg, s.chain.fds[k], slotWeights{j, si}, s.order)
+		if err != nil {
+			return nil, nil, err
+		}
+		if opts.CheckpointDir != "" && st.want >= 0 {
+			st.checkpoint = CheckpointFoldDir(opts.CheckpointDir, st.fold)
+			if manySeeds {
+				st.checkpoint = CheckpointFoldDir(filepath.Join(opts.CheckpointDir, fmt.Sprintf("seed-%d", s.chain.seed)), st.fold)
+			}
+		}
+		st.Rides = j.ride && !s.chain.cfg.CarriesFolds()
+		states = append(states, st)
+	}
+	if err := trainRound(j, states, opts); err != nil {
+		return nil, nil, err
+	}
+	var runErrs []error
+	for _, st := range states {
+		if st.Err != nil {
+			failed[st.si] = true
+			fr := *st.fr
+			fr.TestAcc, fr.ValLoss = math.NaN(), math.NaN()
+			fr.Wall = time.Since(st.start)
+			if st.want >= 0 {
+				results[st.want] = fr
+			}
+			s := j.slots[st.si]
+			runErrs = append(runErrs, &RunError{Run: st.want, Spec: RunSpec{Config: s.chain.cfg, Seed: s.chain.seed, Fold: st.fold},
+				Err: fmt.Errorf("dataset %s fold %d: %w", ds.Name, st.fold+1, st.Err)})
+			continue
+		}
+		if st.want >= 0 {
+			results[st.want] = *st.fr
+		}
+		if st.saveErr != nil {
+			runErrs = append(runErrs, st.saveErr) // the result stands
+		}
+	}
+	return states, runErrs, nil
 }
 
 // trainEpoch is the engine's: on the run axis or as model copies.
@@ -657,7 +686,7 @@ func (j *batchJob) trainEpoch(act []*runState, epoch, maxSteps int) error {
 }
 
 // trainAcc is the engine's: the running mean of the batches' accuracies,
-// as Train's trainer keeps it (fit.Run.TrainAcc).
+// as GoMLX's trainer keeps it (fit.Run.TrainAcc).
 func (j *batchJob) trainAcc(st *runState) float64 { return st.TrainAcc() }
 
 // validate is the engine's: on the run axis or as model copies.
@@ -671,18 +700,23 @@ func (j *batchJob) validate(sts []*runState, sets []evalSet) ([]fit.Scores, erro
 // leave is the engine's: the graphs that include st's slot go.
 func (j *batchJob) leave(st *runState) { j.dropExecs(st.si) }
 
-// finish is the engine's: on the run axis, every run's current weights are
-// written into its model copy, as the model copies hold them when training
-// ends (the selected ones are restored over them next).
+// finish is the engine's: on a run axis of several runs, every run's
+// current weights are written into its model copy, as the model copies hold
+// them when training ends (the selected ones are restored over them next).
+// One run's (R = 1) stay in its store.
 func (j *batchJob) finish() error {
-	if j.axis != nil {
+	if j.axis != nil && !j.single() {
 		return j.axisFinish()
 	}
 	return nil
 }
 
-// scoreSelected is the engine's: the model copies hold the selected weights.
+// scoreSelected is the engine's: the model copies hold the selected weights,
+// or one run's (R = 1) store, whose validation graph scores them.
 func (j *batchJob) scoreSelected(sts []*runState, sets []evalSet) ([]fit.Scores, error) {
+	if j.single() {
+		return j.axisEvaluate(sts, sets)
+	}
 	return j.evaluate(sts, sets)
 }
 
@@ -787,11 +821,15 @@ func (j *batchJob) evaluate(sts []*runState, sets []evalSet) ([]fit.Scores, erro
 	})
 }
 
-// slotVars yields slot si's trainable variables.
+// slotVars yields slot si's trainable variables: those of its model copy,
+// or of its store when it trains alone on a run axis (R = 1).
 func (j *batchJob) slotVars(si int) []*model.Variable {
-	prefix := j.slots[si].scope + "/"
+	store, prefix := j.store, j.slots[si].scope+"/"
+	if j.single() {
+		store, prefix = j.axis.store, "/"
+	}
 	var vs []*model.Variable
-	for v := range j.store.IterVariables() {
+	for v := range store.IterVariables() {
 		if v.Trainable && strings.HasPrefix(v.Path(), prefix) {
 			vs = append(vs, v)
 		}
@@ -801,14 +839,18 @@ func (j *batchJob) slotVars(si int) []*model.Variable {
 
 // snapshot copies slot si's trainable variables (reusing prev's map).
 func (j *batchJob) snapshot(si int, prev map[string]*tensors.Tensor) (map[string]*tensors.Tensor, error) {
-	if j.axis != nil {
+	if j.axis != nil && !j.single() {
 		return j.axisSnapshot(si, prev)
 	}
 	return snapshotVariables(j.slotVars(si), prev)
 }
 
-// restore writes a snapshot back into the store.
+// restore writes a snapshot back into the store: the model copies', or one
+// run's on a run axis (R = 1).
 func (j *batchJob) restore(snap map[string]*tensors.Tensor) error {
+	if j.single() {
+		return restoreSnapshot(j.axis.store, snap)
+	}
 	return restoreSnapshot(j.store, snap)
 }
 
@@ -843,6 +885,10 @@ func (j *batchJob) runStore(si int, seed int64) (*model.Store, error) {
 	root.SetParam(paramNumClasses, s.chain.m.Shape.NumClasses)
 	root.SetParam(paramRefShapeLen, model.GetParamOr(j.store.Scope(s.scope), paramRefShapeLen, 0))
 	root.SetParam(model.ParamInitialSeed, seed)
+	prefix := s.scope
+	if j.single() {
+		prefix = ""
+	}
 	for _, v := range j.slotVars(si) {
 		val, err := v.Value()
 		if err != nil {
@@ -852,7 +898,7 @@ func (j *batchJob) runStore(si int, seed int64) (*model.Store, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, err := store.CreateVariable(strings.TrimPrefix(v.Path(), s.scope), c); err != nil {
+		if _, err := store.CreateVariable(strings.TrimPrefix(v.Path(), prefix), c); err != nil {
 			return nil, fmt.Errorf("copying variable %s: %w", v.Path(), err)
 		}
 	}

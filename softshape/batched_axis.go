@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
 	"github.com/gomlx/gomlx/core/graph"
@@ -36,14 +37,19 @@ type axisRuns struct {
 	execs map[string]*model.Exec
 }
 
-// axisEligible reports why chains cannot share a run axis, or nil: every run
-// is a fresh one (no fold_reset=carry), of an architecture with a run axis,
-// and the runs' settings differ at most in λ and the learning rate (which the
-// loss and Adam take per run), the epochs and the patience. One run alone is
-// eligible: its run axis (R = 1) is the single-run model.
+// axisEligible reports why chains cannot share a run axis, or nil. One
+// chain alone is always eligible, fresh or fold_reset=carry: its run axis
+// (R = 1) is the single-run model, of any architecture. Several share one
+// when every run is a fresh one (no fold_reset=carry), of an architecture
+// with a run axis, and the runs' settings differ at most in λ and the
+// learning rate (which the loss and Adam take per run), the epochs and the
+// patience.
 func axisEligible(chains []*chainSpec) error {
 	if len(chains) == 0 {
 		return errors.New("no runs")
+	}
+	if len(chains) == 1 {
+		return nil
 	}
 	norm := func(c Config) string {
 		c.MoELossWeight, c.LearningRate, c.Epochs, c.Patience = 0, 0, 0, 0
@@ -65,9 +71,23 @@ func axisEligible(chains []*chainSpec) error {
 }
 
 // axisStart creates the slots' warm-up variables as the model copies do and
-// stacks them into the run-axis store.
+// stacks them into the run-axis store. With one slot (R = 1) the run-axis
+// store is the run's own store, of the single-run layout, holding its RNG
+// state: its variables are created in it as they are first needed
+// (axisMaterialize), drawn from that state exactly as the model copy would
+// draw them, and the model copies are not used.
 func (j *batchJob) axisStart() error {
 	ax := &axisRuns{m: onRunAxis(j.slots[0].chain.m, len(j.slots)), made: map[Phase]bool{}, execs: map[string]*model.Exec{}}
+	refShapeLen := model.GetParamOr(j.store.Scope(j.slots[0].scope), paramRefShapeLen, 0)
+	if len(j.slots) == 1 {
+		store, err := stackRuns(j, ax.m, refShapeLen)
+		if err != nil {
+			return err
+		}
+		ax.store = store
+		j.axis = ax
+		return nil
+	}
 	for si, s := range j.slots {
 		rule, err := data.ParseBatchRule(s.chain.cfg.BatchRule)
 		if err != nil {
@@ -79,7 +99,6 @@ func (j *batchJob) axisStart() error {
 			return err
 		}
 	}
-	refShapeLen := model.GetParamOr(j.store.Scope(j.slots[0].scope), paramRefShapeLen, 0)
 	store, err := stackRuns(j, ax.m, refShapeLen)
 	if err != nil {
 		return err
@@ -90,12 +109,54 @@ func (j *batchJob) axisStart() error {
 	return nil
 }
 
+// newRunJob returns the job of one run of m on a run axis of one (R = 1):
+// the chain of seed starting at fold first, with no folds yet (a caller
+// appends those it trains, or steps and evaluates on data of its own).
+func newRunJob(backend compute.Backend, m *Model, seed int64, first, refShapeLen int) (*batchJob, error) {
+	chain := &chainSpec{cfg: m.Config, seed: seed, folds: []int{first}, m: m}
+	job, err := newBatchJob(backend, []*chainSpec{chain}, refShapeLen)
+	if err != nil {
+		return nil, err
+	}
+	chain.folds = nil
+	if err := job.axisStart(); err != nil {
+		job.finalize()
+		return nil, err
+	}
+	return job, nil
+}
+
+// stepExec returns the training step of a job of one run (newRunJob) on
+// phase for batches of b samples, the variables it needs created: inputs x
+// [b, T], y [b, 1] and the run's activity [1] (1); outputs its loss and
+// correct predictions [1].
+func (j *batchJob) stepExec(phase Phase, b int) (*model.Exec, error) {
+	if err := j.axisMaterialize(phase, b); err != nil {
+		return nil, err
+	}
+	return j.axisTrainExec(phase, []int{b}, b)
+}
+
+// single reports whether j trains one run on a run axis of one (R = 1): its
+// weights, Adam state and RNG state are the run-axis store's, of the
+// single-run layout, and its model copy is not used.
+func (j *batchJob) single() bool { return j.axis != nil && len(j.slots) == 1 }
+
 // axisMaterialize creates the variables phase adds (the MoE's after the
 // warm-up), each run's drawn from its RNG state as it is now, exactly as the
-// model copies draw them at their first step of phase.
-func (j *batchJob) axisMaterialize(phase Phase) error {
+// model copies draw them at their first step of phase; batch is the size of
+// the batch that needs them. With one run they are created in the run-axis
+// store itself, from its own RNG state.
+func (j *batchJob) axisMaterialize(phase Phase, batch int) error {
 	ax := j.axis
 	if ax.made[phase] {
+		return nil
+	}
+	if len(j.slots) == 1 {
+		if err := initVariables(j.backend, ax.store, ax.store.RootScope(), ax.m, phase, batch); err != nil {
+			return fmt.Errorf("run %s variables: %w", phase, err)
+		}
+		ax.made[phase] = true
 		return nil
 	}
 	states, err := ax.rngStates().Value()
@@ -133,7 +194,7 @@ func (j *batchJob) axisTrainEpoch(act []*runState, epoch, maxSteps int) error {
 		bySlot[st.si] = st
 	}
 	phase := act[0].phase()
-	if err := j.axisMaterialize(phase); err != nil {
+	if err := j.axisMaterialize(phase, min(act[0].BatchSize, len(act[0].Order))); err != nil {
 		return err
 	}
 	for k := range maxSteps {
@@ -146,6 +207,8 @@ func (j *batchJob) axisTrainEpoch(act []*runState, epoch, maxSteps int) error {
 				idxs[si] = st.Batch(k)
 				active[si] = 1
 				anyActive = true
+			} else if r == 1 { // the one run has no k-th step, or failed
+				return nil
 			} else { // sits the step out: its first samples stand in, masked
 				n := min(ax.bs[si], len(j.slots[si].chain.fds[0].TrainY))
 				idxs[si] = make([]int, n)
@@ -159,6 +222,9 @@ func (j *batchJob) axisTrainEpoch(act []*runState, epoch, maxSteps int) error {
 			return nil
 		}
 		x, y, block := j.axisBatch(rows, func(si int) ([][]float32, []int, []int) {
+			if st := bySlot[si]; st != nil { // the fold of the round
+				return st.fd.TrainX, st.fd.TrainY, idxs[si]
+			}
 			fd := j.slots[si].chain.fds[0]
 			return fd.TrainX, fd.TrainY, idxs[si]
 		})
@@ -326,7 +392,7 @@ func (j *batchJob) axisEvaluate(sts []*runState, sets []evalSet) ([]fit.Scores, 
 		}
 	}
 	if len(sts) > 0 {
-		if err := j.axisMaterialize(sets[0].phase); err != nil {
+		if err := j.axisMaterialize(sets[0].phase, min(fit.EvalChunk, len(sets[0].y))); err != nil {
 			return nil, err
 		}
 	}
@@ -403,14 +469,6 @@ func (j *batchJob) axisSnapshot(si int, prev map[string]*tensors.Tensor) (map[st
 		val, err := v.Value()
 		if err != nil {
 			return nil, fmt.Errorf("reading variable %s: %w", v.Path(), err)
-		}
-		if len(j.slots) == 1 { // no run axis
-			c, err := val.LocalClone()
-			if err != nil {
-				return nil, fmt.Errorf("copying variable %s: %w", v.Path(), err)
-			}
-			snap[j.slots[si].scope+v.Path()] = c
-			continue
 		}
 		snap[j.slots[si].scope+v.Path()] = runRowTensor(val, si)
 	}

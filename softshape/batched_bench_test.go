@@ -10,14 +10,13 @@ import (
 
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
-	"github.com/gomlx/gomlx/ml/train"
 
 	"github.com/softshape-go/softshape/internal/benchenv"
 	"github.com/softshape-go/softshape/softshape/internal/kernels"
 )
 
 // BenchmarkBatchedStep times one training step of R GunPoint runs (batch 12,
-// T=150, m=32) in one graph against R steps of separate sessions, after the
+// T=150, m=32) in one graph against R steps of separate runs, after the
 // graphs are compiled: the per-step cost without compilation. R is
 // SOFTSHAPE_BATCH_R's largest value (default 10), so the "1,10" of
 // experiments/timing's BenchmarkTrainRunsProtocol means R = 10 here too; the
@@ -79,25 +78,19 @@ func BenchmarkBatchedStep(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var sessions []*session
+	var solos []*batchJob
 	for i := range r {
-		s, err := newSession(backend, m, int64(i), ref)
+		s, err := newRunJob(backend, m, int64(i), 0, ref)
 		if err != nil {
 			b.Fatal(err)
 		}
-		sessions = append(sessions, s)
+		defer s.finalize()
+		solos = append(solos, s)
 	}
 	fd := job.slots[0].chain.fds[0]
 	soloSteps := func() {
-		for _, s := range sessions {
-			x, y := batchTensors(fd.TrainX, fd.TrainY, idx)
-			metrics, err := s.trainer.TrainStep(train.Batch{Inputs: []*tensors.Tensor{x}, Labels: []*tensors.Tensor{y}, Spec: Sparse})
-			if err != nil {
-				b.Fatal(err)
-			}
-			for _, t := range metrics {
-				t.FinalizeAll()
-			}
+		for _, s := range solos {
+			runStep(b, s, fd.TrainX, fd.TrainY, idx, Sparse)
 		}
 	}
 	// Compile and warm up; the compilation times go to stderr as they are

@@ -10,8 +10,6 @@ import (
 	"testing"
 
 	"github.com/gomlx/compute"
-	"github.com/gomlx/gomlx/core/tensors"
-	"github.com/gomlx/gomlx/ml/train"
 
 	"github.com/softshape-go/softshape/internal/backends"
 	"github.com/softshape-go/softshape/internal/benchenv"
@@ -88,9 +86,9 @@ func forEachBackend(b *testing.B, fn func(b *testing.B, backend compute.Backend)
 	}
 }
 
-// benchSession builds the benchmark model on backend and a batch of batch
-// series (two classes of sines).
-func benchSession(b *testing.B, backend compute.Backend, batch int) (*session, [][]float32, []int) {
+// benchSession builds the benchmark model on backend, one run of it
+// (newRunJob), and a batch of batch series (two classes of sines).
+func benchSession(b *testing.B, backend compute.Backend, batch int) (*batchJob, [][]float32, []int) {
 	b.Helper()
 	cfg := DefaultConfig()
 	cfg.ShapeLength, cfg.Stride = 16, "4"
@@ -98,10 +96,11 @@ func benchSession(b *testing.B, backend compute.Backend, batch int) (*session, [
 	if err != nil {
 		b.Fatal(err)
 	}
-	sess, err := newSession(backend, m, 1, 0)
+	sess, err := newRunJob(backend, m, 1, 0, 0)
 	if err != nil {
 		b.Fatal(err)
 	}
+	b.Cleanup(sess.finalize)
 	x := make([][]float32, batch)
 	y := make([]int, batch)
 	for i := range x {
@@ -115,23 +114,12 @@ func benchSession(b *testing.B, backend compute.Backend, batch int) (*session, [
 }
 
 // trainStepper returns a function running one training step on (x, y).
-func trainStepper(b *testing.B, sess *session, x [][]float32, y []int, phase Phase) func() {
+func trainStepper(b *testing.B, sess *batchJob, x [][]float32, y []int, phase Phase) func() {
 	idx := make([]int, len(x))
 	for i := range idx {
 		idx[i] = i
 	}
-	return func() {
-		xt, yt := batchTensors(x, y, idx)
-		metrics, err := sess.trainer.TrainStep(train.Batch{Inputs: []*tensors.Tensor{xt}, Labels: []*tensors.Tensor{yt}, Spec: phase})
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, m := range metrics {
-			m.FinalizeAll()
-		}
-		xt.FinalizeAll()
-		yt.FinalizeAll()
-	}
+	return func() { runStep(b, sess, x, y, idx, phase) }
 }
 
 func benchTrainStep(b *testing.B, backend compute.Backend, phase Phase, batch int) {
@@ -150,12 +138,12 @@ func benchInference(b *testing.B, backend compute.Backend, phase Phase, batch in
 	hostinfo.ResetPeakRSS()
 	sess, x, y := benchSession(b, backend, batch)
 	for range 2 { // compilation and warm-up are not timed
-		if _, _, err := sess.evaluate(x, y, phase); err != nil {
+		if _, _, err := runScores(sess, x, y, phase); err != nil {
 			b.Fatal(err)
 		}
 	}
 	for b.Loop() {
-		if _, _, err := sess.evaluate(x, y, phase); err != nil {
+		if _, _, err := runScores(sess, x, y, phase); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -35,15 +35,16 @@ func (c *FoldChain) SaveCarried(dir string) error {
 	if c.carried == nil {
 		return fmt.Errorf("saving the carried state: the chain has trained no fold yet")
 	}
-	shuffle, err := c.carried.shuffle.MarshalBinary()
+	shuffle, err := c.carried.slots[0].pcg.MarshalBinary()
 	if err != nil {
 		return fmt.Errorf("saving the carried state: batch-order generator: %w", err)
 	}
-	root := c.carried.store.RootScope()
+	store := c.carried.axis.store
+	root := store.RootScope()
 	root.SetParam(paramCarriedFold, c.next-1)
 	root.SetParam(paramCarriedSeed, c.opts.Seed)
 	root.SetParam(paramCarriedShuffle, base64.StdEncoding.EncodeToString(shuffle))
-	return SaveCheckpoint(c.carried.store, dir)
+	return SaveCheckpoint(store, dir)
 }
 
 // ResumeFoldChain returns the chain NewFoldChain(ds, cfg, opts) would be
@@ -66,20 +67,26 @@ func ResumeFoldChain(ds *data.Dataset, cfg Config, opts RunOptions, dir string, 
 	if _, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("carried state %s: %w", dir, err)
 	}
-	sess, err := newSession(c.backend, c.model, c.opts.Seed, c.opts.RefShapeLen)
+	job, err := c.newJob(after + 1)
 	if err != nil {
 		return nil, err
 	}
-	// Not Immediate: the variables take their saved values as the training
-	// graph creates them, so each keeps the kind (trainable or not) the model
-	// and the optimizer give it; the generator state, which exists already,
-	// is overwritten at once.
-	if _, err := checkpoint.Build(sess.store).Dir(dir).Done(); err != nil {
+	store := job.axis.store
+	// Not Immediate: the variables take their saved values as the graphs
+	// create them, so each keeps the kind (trainable or not) the model and
+	// the optimizer give it; the generator state, which exists already, is
+	// overwritten at once.
+	if _, err := checkpoint.Build(store).Dir(dir).Done(); err != nil {
+		job.finalize()
 		return nil, fmt.Errorf("loading the carried state %s: %w", dir, err)
 	}
-	root := sess.store.RootScope()
-	if got := ConfigFromStore(sess.store).String(); got != cfg.String() {
-		return nil, fmt.Errorf("carried state %s is of configuration %q, not %q", dir, got, cfg.String())
+	fail := func(err error) (*FoldChain, error) {
+		job.finalize()
+		return nil, err
+	}
+	root := store.RootScope()
+	if got := ConfigFromStore(store).String(); got != cfg.String() {
+		return fail(fmt.Errorf("carried state %s is of configuration %q, not %q", dir, got, cfg.String()))
 	}
 	for _, p := range []struct {
 		name      string
@@ -91,20 +98,20 @@ func ResumeFoldChain(ds *data.Dataset, cfg Config, opts RunOptions, dir string, 
 		{paramCarriedFold, model.GetParamOr(root, paramCarriedFold, -1), after},
 	} {
 		if p.got != p.want {
-			return nil, fmt.Errorf("carried state %s has %s=%d, want %d", dir, p.name, p.got, p.want)
+			return fail(fmt.Errorf("carried state %s has %s=%d, want %d", dir, p.name, p.got, p.want))
 		}
 	}
 	if seed := model.GetParamOr(root, paramCarriedSeed, int64(-1)); seed != opts.Seed {
-		return nil, fmt.Errorf("carried state %s is of seed %d, not %d", dir, seed, opts.Seed)
+		return fail(fmt.Errorf("carried state %s is of seed %d, not %d", dir, seed, opts.Seed))
 	}
 	shuffle, err := base64.StdEncoding.DecodeString(model.GetParamOr(root, paramCarriedShuffle, ""))
 	if err == nil {
-		err = sess.shuffle.UnmarshalBinary(shuffle)
+		err = job.slots[0].pcg.UnmarshalBinary(shuffle)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("carried state %s: batch-order generator: %w", dir, err)
+		return fail(fmt.Errorf("carried state %s: batch-order generator: %w", dir, err))
 	}
-	c.carried, c.next = sess, after+1
+	c.carried, c.next = job, after+1
 	return c, nil
 }
 

@@ -83,7 +83,7 @@ func TestResumeFoldChainMatchesUninterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	alone, _, err := fresh.train(2, nil)
+	alone, _, err := fresh.train(2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,9 +22,10 @@ type FoldChain struct {
 	backend compute.Backend
 	model   *Model
 	splits  []data.Split
-	// carried is the session of the last fold trained under carry; next the
-	// fold it would train next.
-	carried *session
+	// carried is the job of the chain's folds under carry (one run on a run
+	// axis of one, its store holding the weights, Adam and RNG states the
+	// last fold ended with); next the fold it would train next.
+	carried *batchJob
 	next    int
 }
 
@@ -51,7 +52,7 @@ func (c *FoldChain) Fold(f int) (*FoldResult, *Trained, error) {
 		return nil, nil, fmt.Errorf("fold index %d out of range: %d folds (indices 0..%d)", f, len(c.splits), len(c.splits)-1)
 	}
 	if !c.cfg.CarriesFolds() {
-		return c.train(f, nil)
+		return c.train(f)
 	}
 	if f < c.next {
 		return nil, nil, fmt.Errorf("dataset %s: fold %d under %s=%s: the chain has already trained fold %d (folds carry over in order)",
@@ -59,14 +60,14 @@ func (c *FoldChain) Fold(f int) (*FoldResult, *Trained, error) {
 	}
 	var saveErrs []error // checkpoints not saved: the chain goes on
 	for c.next < f {
-		if _, _, err := c.train(c.next, c.carried); err != nil {
+		if _, _, err := c.train(c.next); err != nil {
 			if !onlySaveErrors(err) {
 				return nil, nil, err
 			}
 			saveErrs = append(saveErrs, err)
 		}
 	}
-	fr, tr, err := c.train(f, c.carried)
+	fr, tr, err := c.train(f)
 	if err != nil && !onlySaveErrors(err) {
 		return nil, nil, err
 	}
@@ -92,57 +93,33 @@ func (c *FoldChain) FoldData(f int) (*data.FoldData, error) {
 	return fd, nil
 }
 
-// train trains fold f: a fresh one as a run axis of one run (trainFresh),
-// under fold_reset=carry on sess, or on a fresh session when sess is nil.
-func (c *FoldChain) train(f int, sess *session) (*FoldResult, *Trained, error) {
-	if !c.cfg.CarriesFolds() {
-		return c.trainFresh(f)
-	}
+// train trains fold f as TrainRuns trains one run: a batchJob of one run on
+// a run axis of one (R = 1: the single-run model and step). A fresh fold
+// has a job of its own; under fold_reset=carry the chain's job (carried,
+// created at its first fold) trains its next fold, continuing from the
+// weights, Adam and RNG states and batch order the previous one ended
+// with. Its model is the run's selected weights in a store of Train's
+// layout (runStore).
+func (c *FoldChain) train(f int) (*FoldResult, *Trained, error) {
 	fd, err := c.FoldData(f)
 	if err != nil {
 		return nil, nil, err
 	}
-	if sess == nil {
-		if sess, err = newSession(c.backend, c.model, c.opts.Seed+int64(f), c.opts.RefShapeLen); err != nil {
-			return nil, nil, err
-		}
-	}
-	fr, err := sess.trainFold(f, fd, c.opts)
-	if err != nil {
-		err = fmt.Errorf("dataset %s fold %d: %w", c.ds.Name, f+1, err)
-		if !onlySaveErrors(err) {
+	job := c.carried
+	if job == nil {
+		if job, err = c.newJob(f); err != nil {
 			return nil, nil, err
 		}
 	}
 	if c.cfg.CarriesFolds() {
-		c.carried, c.next = sess, f+1
+		c.carried = job
+	} else {
+		defer job.finalize()
 	}
-	return fr, &Trained{s: sess, Phase: fr.SelectedPhase}, err
-}
-
-// trainFresh trains fold f under fold_reset=fresh as TrainRuns trains one
-// run: a batchJob of one run, on a run axis of R = 1 (the single-run model
-// and step) where the architecture has one, else as its one model copy. Its
-// model is the run's selected weights in a store of Train's layout
-// (runStore).
-func (c *FoldChain) trainFresh(f int) (*FoldResult, *Trained, error) {
-	fd, err := c.FoldData(f)
-	if err != nil {
-		return nil, nil, err
-	}
-	chain := &chainSpec{cfg: c.cfg, seed: c.opts.Seed, folds: []int{f}, want: []int{0}, m: c.model, fds: []*data.FoldData{fd}}
-	job, err := newBatchJob(c.backend, []*chainSpec{chain}, c.opts.RefShapeLen)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer job.finalize()
-	if axisEligible([]*chainSpec{chain}) == nil {
-		if err := job.axisStart(); err != nil {
-			return nil, nil, err
-		}
-	}
+	chain := job.slots[0].chain
+	chain.folds, chain.want, chain.fds = append(chain.folds, f), append(chain.want, 0), append(chain.fds, fd)
 	results := make([]FoldResult, 1)
-	errs, err := job.train(c.ds, c.opts, false, results)
+	states, errs, err := job.round(len(chain.folds)-1, c.ds, c.opts, false, results, make([]bool, 1))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -154,10 +131,22 @@ func (c *FoldChain) trainFresh(f int) (*FoldResult, *Trained, error) {
 		}
 		saveErr = fmt.Errorf("dataset %s fold %d: %w", c.ds.Name, f+1, e)
 	}
-	store, err := job.runStore(0, c.opts.Seed+int64(f))
+	if c.cfg.CarriesFolds() {
+		c.next = f + 1
+	}
+	store, err := job.runStore(0, chain.seed+int64(chain.folds[0]))
+	if err == nil && c.cfg.CarriesFolds() && states[0].best != nil {
+		err = restoreSnapshot(store, states[0].best) // not the carried weights
+	}
 	if err != nil {
 		return nil, nil, err
 	}
 	fr := &results[0]
 	return fr, newTrained(c.backend, c.model, store, fr.SelectedPhase), saveErr
+}
+
+// newJob returns the job of one run of the chain starting at fold f (its
+// folds appended as they train), on a run axis of one.
+func (c *FoldChain) newJob(f int) (*batchJob, error) {
+	return newRunJob(c.backend, c.model, c.opts.Seed, f, c.opts.RefShapeLen)
 }

@@ -14,10 +14,10 @@ import (
 
 // The training loop: one fold per run, trained epoch by epoch to the end of
 // its protocol. It is written once for every path (fit.Train, and
-// trainRound around it): Train's session trains one run, TrainRuns'
-// batchJob R runs in one graph, as model copies or on a run axis. What
-// differs between them, how a step and an evaluation are computed, is an
-// engine.
+// trainRound around it): a batchJob trains R runs in one graph, as model
+// copies or on a run axis, and Train's folds are run axes of one run (R =
+// 1, the single-run model). What differs between them, how a step and an
+// evaluation are computed, is an engine.
 
 // engine computes the steps and evaluations of the runs that trainRound
 // drives.
@@ -91,8 +91,7 @@ type runState struct {
 }
 
 // weights are the trainable variables of one fold's model, which selection
-// copies and writes back: a session's store (Train) or one run of a batch
-// job (TrainRuns).
+// copies and writes back: one run of a batch job.
 type weights interface {
 	// snapshot copies the weights, reusing prev's map (the snapshot it
 	// replaces, finalized).

@@ -8,8 +8,6 @@ import (
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/shapes"
 	"github.com/gomlx/gomlx/core/tensors"
-	"github.com/gomlx/gomlx/ml/model"
-	"github.com/gomlx/gomlx/ml/train"
 
 	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/internal/backends"
@@ -18,8 +16,8 @@ import (
 
 // SaveStepModels writes the ONNX models of the graphs one epoch of each
 // phase runs, as ONNX Runtime receives them, into dir (which must exist):
-// train-<phase>-b<batch>.onnx, the trainer's whole step (model, loss,
-// gradients, Adam and metrics) at the protocol's batch size, and
+// train-<phase>-b<batch>.onnx, the whole training step (model, loss,
+// gradients and Adam) at the protocol's batch size, and
 // val-<phase>-b<batch>.onnx, the validation pass. It runs one training step
 // of each phase. For ONNX Runtime's own per-operator profile
 // (scripts/ort-profile.sh). It returns the files written.
@@ -31,28 +29,32 @@ func SaveStepModels(ds *data.Dataset, cfg Config, opts RunOptions, dir string) (
 	if !backends.KeepONNXModels(backend) {
 		return nil, fmt.Errorf("saving ONNX models: the backend is %s, not ONNX Runtime", backend.Name())
 	}
-	sess, err := newSession(backend, m, opts.Seed, opts.RefShapeLen)
+	job, err := newRunJob(backend, m, opts.Seed, 0, opts.RefShapeLen)
 	if err != nil {
 		return nil, err
 	}
-	var exec *model.Exec
-	sess.trainer.OnExecCreation(func(e *model.Exec, _ train.GraphType) { exec = e })
+	defer job.finalize()
 	idx := make([]int, bs)
 	for i := range idx {
 		idx[i] = i
 	}
 	var files []string
 	for _, phase := range []Phase{Dense, Sparse} {
+		exec, err := job.stepExec(phase, bs)
+		if err != nil {
+			return nil, err
+		}
 		x, y := batchTensors(fd.TrainX, fd.TrainY, idx)
-		xs, ys := x.Shape(), y.Shape()
-		metrics, err := sess.trainer.TrainStep(train.Batch{Inputs: []*tensors.Tensor{x}, Labels: []*tensors.Tensor{y}, Spec: phase})
+		active := tensors.FromFlatDataAndDimensions([]float32{1}, 1)
+		xs, ys, as := x.Shape(), y.Shape(), active.Shape()
+		outs, err := exec.Call(x, y, active)
 		if err != nil {
 			return nil, fmt.Errorf("%s training step: %w", phase, err)
 		}
-		for _, t := range metrics {
+		for _, t := range append(outs, x, y, active) {
 			t.FinalizeAll()
 		}
-		g, err := exec.Compile(xs, ys)
+		g, err := exec.Compile(xs, ys, as)
 		if err != nil {
 			return nil, err
 		}
@@ -62,11 +64,11 @@ func SaveStepModels(ds *data.Dataset, cfg Config, opts RunOptions, dir string) (
 		}
 		files = append(files, path)
 		evalPhase := cfg.EvalPhase(phase)
-		e, err := sess.evalExec(evalPhase)
+		nv := min(len(fd.ValY), fit.EvalChunk)
+		e, err := job.axisEvalExec(evalPhase, nv)
 		if err != nil {
 			return nil, err
 		}
-		nv := min(len(fd.ValY), fit.EvalChunk)
 		if g, err = e.Compile(shapes.Make(InputDType, nv, m.Shape.SeriesLen)); err != nil {
 			return nil, err
 		}

@@ -4,17 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"strings"
 	"time"
 
 	"github.com/gomlx/compute"
-	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
-	"github.com/gomlx/gomlx/ml/train"
-	"github.com/gomlx/gomlx/ml/train/loss"
-	"github.com/gomlx/gomlx/ml/train/metric"
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/softshape-go/softshape/data"
@@ -296,204 +291,6 @@ func setUp(ds *data.Dataset, cfg Config, opts *RunOptions) (compute.Backend, *Mo
 	return backend, m, splits, nil
 }
 
-// session is one model's store, trainer and evaluators.
-type session struct {
-	backend compute.Backend
-	model   *Model
-	store   *model.Store
-	trainer *train.Trainer
-	// lossAt and accAt are the positions of the batch loss and the training
-	// accuracy in the metrics that trainer.TrainStep returns.
-	lossAt, accAt int
-	rng           *rand.Rand
-	// shuffle is rng's source, kept so that a carried chain's state can be
-	// saved (SaveCarried).
-	shuffle *rand.PCG
-	evals   map[Phase]*model.Exec
-	// acc is the trainer's running mean of the training accuracy over the
-	// epoch so far.
-	acc float64
-}
-
-// Short names of the trainer metrics that trainFold reads: the batch loss
-// that train.NewTrainer always adds, and the training accuracy newSession
-// asks for.
-const (
-	lossMetric = "loss"
-	accMetric  = "acc"
-)
-
-// metricIndex returns the position of the metric of short name short among
-// the trainer's training metrics (the order of TrainStep's outputs).
-func metricIndex(trainer *train.Trainer, short string) (int, error) {
-	var names []string
-	for i, m := range trainer.TrainMetrics() {
-		if m.ShortName() == short {
-			return i, nil
-		}
-		names = append(names, m.ShortName())
-	}
-	return 0, fmt.Errorf("the trainer has no training metric %q (it has %q)", short, names)
-}
-
-func newSession(backend compute.Backend, m *Model, seed int64, refShapeLen int) (*session, error) {
-	store := model.NewStore()
-	m.Config.Apply(store)
-	root := store.RootScope()
-	root.SetParam(paramSeriesLen, m.Shape.SeriesLen)
-	root.SetParam(paramNumClasses, m.Shape.NumClasses)
-	root.SetParam(paramRefShapeLen, refShapeLen)
-	root.SetParam(model.ParamInitialSeed, seed)
-	if err := store.SetRNGStateFromSeed(seed); err != nil {
-		return nil, fmt.Errorf("seeding the model: %w", err)
-	}
-	lambda := m.Config.MoELossWeight
-	modelFn := func(scope *model.Scope, spec any, inputs []*graph.Node) []*graph.Node {
-		out := m.Forward(scope, inputs[0], spec.(Phase))
-		if lambda > 0 {
-			train.AddLoss(graph.MulScalar(out.AuxLoss, lambda))
-		}
-		return []*graph.Node{out.Logits}
-	}
-	opt := fit.Adam{LearningRate: m.Config.LearningRate}
-	trainer := train.NewTrainer(backend, store, modelFn, loss.SparseCategoricalCrossEntropyLogits, opt,
-		[]metric.Interface{metric.NewSparseCategoricalAccuracy("Accuracy", accMetric)}, nil)
-	lossAt, err := metricIndex(trainer, lossMetric)
-	if err != nil {
-		return nil, err
-	}
-	accAt, err := metricIndex(trainer, accMetric)
-	if err != nil {
-		return nil, err
-	}
-	shuffle := rand.NewPCG(uint64(seed), 0x50f75a9e)
-	return &session{
-		backend: backend, model: m, store: store, trainer: trainer, lossAt: lossAt, accAt: accAt,
-		rng: rand.New(shuffle), shuffle: shuffle,
-		evals: map[Phase]*model.Exec{},
-	}, nil
-}
-
-// trainFold trains on one fold and returns its result; the store ends holding the
-// selected weights.
-func (s *session) trainFold(fold int, fd *data.FoldData, opts RunOptions) (*FoldResult, error) {
-	st, err := newRunState(0, fold, fold, s.model.Config, fd, s, s.rng)
-	if err != nil {
-		return nil, err
-	}
-	if opts.CheckpointDir != "" {
-		st.checkpoint = CheckpointFoldDir(opts.CheckpointDir, fold)
-	}
-	if err := trainRound(s, []*runState{st}, opts); err != nil {
-		return nil, err
-	}
-	if st.Err != nil {
-		return nil, st.Err
-	}
-	return st.fr, st.saveErr
-}
-
-// save is the engine's: the session's store.
-func (s *session) save(st *runState, dir string) error {
-	s.store.RootScope().SetParam(paramPhase, st.fr.SelectedPhase.String())
-	return SaveCheckpoint(s.store, dir)
-}
-
-// trainEpoch is the engine's: the steps of the session's one run, each by
-// the trainer (with fit.Adam).
-func (s *session) trainEpoch(act []*runState, epoch, _ int) error {
-	if err := s.trainer.ResetTrainMetrics(); err != nil {
-		return err
-	}
-	for _, st := range act {
-		for k := range st.StepsN {
-			x, y := batchTensors(st.fd.TrainX, st.fd.TrainY, st.Batch(k))
-			metrics, err := s.trainer.TrainStep(train.Batch{Inputs: []*tensors.Tensor{x}, Labels: []*tensors.Tensor{y}, Spec: st.phase()})
-			if err != nil {
-				return fmt.Errorf("epoch %d step %d: %w", epoch, k, err)
-			}
-			l := scalarOf(metrics[s.lossAt])
-			s.acc = scalarOf(metrics[s.accAt])
-			for _, t := range metrics {
-				t.FinalizeAll()
-			}
-			if st.addStep(l, 0, k); st.Err != nil {
-				break
-			}
-		}
-	}
-	return nil
-}
-
-// trainAcc is the engine's: the trainer's running mean of the accuracy.
-func (s *session) trainAcc(*runState) float64 { return s.acc }
-
-// validate is the engine's.
-func (s *session) validate(sts []*runState, sets []evalSet) ([]fit.Scores, error) {
-	scores := make([]fit.Scores, len(sets))
-	for i, set := range sets {
-		ce, acc, err := s.evaluate(set.x, set.y, set.phase)
-		if err != nil {
-			return nil, err
-		}
-		scores[i] = fit.Scores{CE: ce, Acc: acc}
-	}
-	return scores, nil
-}
-
-// leave is the engine's: nothing to release.
-func (s *session) leave(*runState) {}
-
-// finish is the engine's: the store holds the weights.
-func (s *session) finish() error { return nil }
-
-// scoreSelected is the engine's: validate.
-func (s *session) scoreSelected(sts []*runState, sets []evalSet) ([]fit.Scores, error) {
-	return s.validate(sts, sets)
-}
-
-// describe is the engine's.
-func (s *session) describe(st *runState) { st.fr.Params = ParameterCount(s.store) }
-
-// evaluate returns the per-sample cross-entropy and the accuracy of the current
-// weights on (x, y), running the given phase in inference mode (no dropout).
-func (s *session) evaluate(x [][]float32, y []int, phase Phase) ([]float64, float64, error) {
-	exec, err := s.evalExec(phase)
-	if err != nil {
-		return nil, 0, err
-	}
-	scores, err := fit.Evaluate([][]int{y}, func(c int, rows []int) ([][]float32, error) {
-		xt := chunkTensor(x, c, rows[0])
-		out, err := exec.Call(xt)
-		xt.FinalizeAll()
-		if err != nil {
-			return nil, err
-		}
-		logits, err := tensors.CopyFlatData[float32](out[0])
-		out[0].FinalizeAll()
-		return [][]float32{logits}, err
-	})
-	if err != nil {
-		return nil, 0, err
-	}
-	return scores[0].CE, scores[0].Acc, nil
-}
-
-func (s *session) evalExec(phase Phase) (*model.Exec, error) {
-	if e, ok := s.evals[phase]; ok {
-		return e, nil
-	}
-	m := s.model
-	e, err := model.NewExec(s.backend, s.store, func(scope *model.Scope, x *graph.Node) *graph.Node {
-		return m.Forward(scope, x, phase).Logits
-	})
-	if err != nil {
-		return nil, err
-	}
-	s.evals[phase] = e
-	return e, nil
-}
-
 func meanOf(x []float64) float64 {
 	if len(x) == 0 {
 		return math.NaN()
@@ -540,22 +337,6 @@ func scalarOf(t *tensors.Tensor) float64 {
 	default:
 		return math.NaN()
 	}
-}
-
-// snapshot copies the trainable variables' values (reusing prev's map).
-func (s *session) snapshot(prev map[string]*tensors.Tensor) (map[string]*tensors.Tensor, error) {
-	var vars []*model.Variable
-	for v := range s.store.IterVariables() {
-		if v.Trainable {
-			vars = append(vars, v)
-		}
-	}
-	return snapshotVariables(vars, prev)
-}
-
-// restore writes a snapshot back into the store.
-func (s *session) restore(snap map[string]*tensors.Tensor) error {
-	return restoreSnapshot(s.store, snap)
 }
 
 // snapshotVariables copies the values of vars, keyed by path, after

@@ -4,10 +4,10 @@ import (
 	"errors"
 	"math"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/softshape-go/softshape/data"
 )
 
@@ -223,25 +223,33 @@ func TestTrainRejectsBadHyperparameters(t *testing.T) {
 	}
 }
 
-// TestTrainMetricsByName: the session finds the batch loss and the training
-// accuracy among the trainer's metrics by short name (GoMLX puts the loss
-// and its moving average first, then ours), and a metric it lacks is an
-// error naming the ones it has.
-func TestTrainMetricsByName(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.EmbedDim = 16
-	m, err := New(cfg, 32, 3, 0)
+// runStep trains the one run of job (newRunJob) one step of phase on the
+// rows idx of (x, y) and returns its loss.
+func runStep(t testing.TB, job *batchJob, x [][]float32, y []int, idx []int, phase Phase) float64 {
+	t.Helper()
+	exec, err := job.stepExec(phase, len(idx))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := newSession(testBackend(t), m, 1, 0)
+	xt, yt := batchTensors(x, y, idx)
+	active := tensors.FromFlatDataAndDimensions([]float32{1}, 1)
+	outs, err := exec.Call(xt, yt, active)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.lossAt != 0 || s.accAt != 2 {
-		t.Errorf("loss at %d, accuracy at %d; GoMLX v0.28.8 puts them at 0 and 2", s.lossAt, s.accAt)
+	loss := tensors.MustCopyFlatData[float32](outs[0])[0]
+	for _, tt := range append(outs, xt, yt, active) {
+		tt.FinalizeAll()
 	}
-	if _, err := metricIndex(s.trainer, "nope"); err == nil || !strings.Contains(err.Error(), `no training metric "nope"`) || !strings.Contains(err.Error(), `"acc"`) {
-		t.Errorf("missing metric: %v", err)
+	return float64(loss)
+}
+
+// runScores returns the per-sample cross-entropy and the accuracy of the one
+// run of job (newRunJob) on (x, y), on phase in inference mode.
+func runScores(job *batchJob, x [][]float32, y []int, phase Phase) ([]float64, float64, error) {
+	scores, err := job.axisEvaluate([]*runState{{}}, []evalSet{{phase, x, y}})
+	if err != nil {
+		return nil, 0, err
 	}
+	return scores[0].CE, scores[0].Acc, nil
 }

@@ -19,16 +19,20 @@ import (
 // prediction and the interpretability outputs. Get one from TrainFold or
 // LoadCheckpoint.
 type Trained struct {
-	s *session
+	backend compute.Backend
+	model   *Model
+	store   *model.Store
+	// evals holds the inference graph of each phase, built on first use.
+	evals map[Phase]*model.Exec
 	// Phase is the path the model runs at inference: the phase it was selected in.
 	Phase Phase
 }
 
 // Model returns the model definition (hyperparameters and sizes).
-func (t *Trained) Model() *Model { return t.s.model }
+func (t *Trained) Model() *Model { return t.model }
 
 // Store returns the GoMLX store holding the weights and hyperparameters.
-func (t *Trained) Store() *model.Store { return t.s.store }
+func (t *Trained) Store() *model.Store { return t.store }
 
 // TrainFold trains one fold of ds (0-based) with the same protocol as Train and
 // returns its result and the selected model. Under fold_reset=carry it first
@@ -50,7 +54,7 @@ func (t *Trained) Evaluate(x [][]float32, y []int) (acc, meanCE float64, err err
 	if len(x) != len(y) {
 		return 0, 0, fmt.Errorf("evaluate: %d series but %d labels", len(x), len(y))
 	}
-	ce, acc, err := t.s.evaluate(x, y, t.Phase)
+	ce, acc, err := t.evaluate(x, y, t.Phase)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -62,8 +66,8 @@ func (t *Trained) checkInput(x [][]float32) error {
 		return fmt.Errorf("no series given")
 	}
 	for i, row := range x {
-		if len(row) != t.s.model.Shape.SeriesLen {
-			return fmt.Errorf("series %d has length %d, the model takes %d", i, len(row), t.s.model.Shape.SeriesLen)
+		if len(row) != t.model.Shape.SeriesLen {
+			return fmt.Errorf("series %d has length %d, the model takes %d", i, len(row), t.model.Shape.SeriesLen)
 		}
 	}
 	return nil
@@ -87,8 +91,8 @@ func (t *Trained) Interpret(x [][]float32) (*Interpretation, error) {
 	if err := t.checkInput(x); err != nil {
 		return nil, err
 	}
-	m, phase := t.s.model, t.Phase
-	exec, err := model.NewExec(t.s.backend, t.s.store, func(scope *model.Scope, xs *graph.Node) []*graph.Node {
+	m, phase := t.model, t.Phase
+	exec, err := model.NewExec(t.backend, t.store, func(scope *model.Scope, xs *graph.Node) []*graph.Node {
 		out := m.Forward(scope, xs, phase)
 		// The logits keep every parameter live: the pure-Go backend of GoMLX v0.28.8
 		// fails at run time on graphs whose outputs leave parameters unused.
@@ -156,8 +160,8 @@ func (t *Trained) Interpret(x [][]float32) (*Interpretation, error) {
 // Save writes the model (weights and hyperparameters) to dir as a GoMLX
 // checkpoint, replacing an earlier checkpoint there (see SaveCheckpoint).
 func (t *Trained) Save(dir string) error {
-	t.s.store.RootScope().SetParam(paramPhase, t.Phase.String())
-	return SaveCheckpoint(t.s.store, dir)
+	t.store.RootScope().SetParam(paramPhase, t.Phase.String())
+	return SaveCheckpoint(t.store, dir)
 }
 
 // SaveCheckpoint writes every variable and hyperparameter of store to dir
@@ -227,5 +231,45 @@ func LoadCheckpoint(dir string, backend compute.Backend) (*Trained, error) {
 // newTrained returns the Trained model m of the weights in store, run on
 // backend in phase.
 func newTrained(backend compute.Backend, m *Model, store *model.Store, phase Phase) *Trained {
-	return &Trained{s: &session{backend: backend, model: m, store: store, evals: map[Phase]*model.Exec{}}, Phase: phase}
+	return &Trained{backend: backend, model: m, store: store, evals: map[Phase]*model.Exec{}, Phase: phase}
+}
+
+// evaluate returns the per-sample cross-entropy and the accuracy of the
+// model on (x, y), running the given phase in inference mode (no dropout).
+func (t *Trained) evaluate(x [][]float32, y []int, phase Phase) ([]float64, float64, error) {
+	exec, err := t.evalExec(phase)
+	if err != nil {
+		return nil, 0, err
+	}
+	scores, err := fit.Evaluate([][]int{y}, func(c int, rows []int) ([][]float32, error) {
+		xt := chunkTensor(x, c, rows[0])
+		out, err := exec.Call(xt)
+		xt.FinalizeAll()
+		if err != nil {
+			return nil, err
+		}
+		logits, err := tensors.CopyFlatData[float32](out[0])
+		out[0].FinalizeAll()
+		return [][]float32{logits}, err
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return scores[0].CE, scores[0].Acc, nil
+}
+
+// evalExec returns the inference graph of phase.
+func (t *Trained) evalExec(phase Phase) (*model.Exec, error) {
+	if e, ok := t.evals[phase]; ok {
+		return e, nil
+	}
+	m := t.model
+	e, err := model.NewExec(t.backend, t.store, func(scope *model.Scope, x *graph.Node) *graph.Node {
+		return m.Forward(scope, x, phase).Logits
+	})
+	if err != nil {
+		return nil, err
+	}
+	t.evals[phase] = e
+	return e, nil
 }
