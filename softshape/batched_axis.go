@@ -410,7 +410,7 @@ func (j *batchJob) axisEvaluate(sts []*runState, sets []evalSet) ([]fit.Scores, 
 			}
 			return sets[a].x, sets[a].y, idx
 		})
-		exec, err := j.axisEvalExec(sets[0].phase, block)
+		exec, err := j.axisEvalExec(sets[0].phase)
 		if err != nil {
 			x.FinalizeAll()
 			return nil, err
@@ -435,11 +435,14 @@ func (j *batchJob) axisEvaluate(sts []*runState, sets []evalSet) ([]fit.Scores, 
 	})
 }
 
-// axisEvalExec returns the inference graph of the run axis on phase for
-// blocks of block samples: input x [R·block, T], output the logits.
-func (j *batchJob) axisEvalExec(phase Phase, block int) (*model.Exec, error) {
+// axisEvalExec returns the inference graph of the run axis on phase: input
+// x [R·block, T], blocks of any size (one compilation per size), output the
+// logits. One graph serves every evaluation of the phase: the validations
+// and, with one run (R = 1), the test and the selected model's validation
+// scores too, so a fold builds no other inference graph.
+func (j *batchJob) axisEvalExec(phase Phase) (*model.Exec, error) {
 	ax := j.axis
-	key := fmt.Sprintf("eval|%s|%d", phase, block)
+	key := "eval|" + phase.String()
 	if e, ok := ax.execs[key]; ok {
 		return e, nil
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"math"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -252,4 +254,71 @@ func runScores(job *batchJob, x [][]float32, y []int, phase Phase) ([]float64, f
 		return nil, 0, err
 	}
 	return scores[0].CE, scores[0].Acc, nil
+}
+
+// TestOneRunEvaluatesOnOneGraph: a run alone (a run axis of one), trained a
+// step of each phase, scores sets of different sizes, as its validation and
+// test splits are, on one inference graph per phase, and the scores are
+// those of its weights copied apart (Trained, a graph of its own) bit for
+// bit.
+func TestOneRunEvaluatesOnOneGraph(t *testing.T) {
+	ds := data.CBF(6, 64, 5)
+	cfg := DefaultConfig()
+	cfg.EmbedDim = 16
+	m, err := New(cfg, ds.Length, ds.NumClasses(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	backend := testBackend(t)
+	job, err := newRunJob(backend, m, 3, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer job.finalize()
+	x := make([][]float32, len(ds.Series))
+	for i, s := range ds.Series {
+		for _, v := range s {
+			x[i] = append(x[i], float32(v))
+		}
+	}
+	sets := []struct {
+		x [][]float32
+		y []int
+	}{{x[:11], ds.Labels[:11]}, {x[11:], ds.Labels[11:]}}
+	idx := make([]int, 8)
+	for i := range idx {
+		idx[i] = 2 * i
+	}
+	for _, phase := range []Phase{Dense, Sparse} { // weights of neither phase's initialisation
+		runStep(t, job, x, ds.Labels, idx, phase)
+	}
+	store, err := job.runStore(0, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, phase := range []Phase{Dense, Sparse} {
+		for _, set := range sets {
+			ce, acc, err := runScores(job, set.x, set.y, phase)
+			if err != nil {
+				t.Fatal(err)
+			}
+			apart := newTrained(backend, m, store, phase)
+			wantCE, wantAcc, err := apart.evaluate(set.x, set.y, phase)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if acc != wantAcc || !slices.Equal(ce, wantCE) {
+				t.Errorf("%s, %d series: accuracy %v, cross-entropies %v; apart %v, %v", phase, len(set.x), acc, ce, wantAcc, wantCE)
+			}
+		}
+	}
+	var evals []string
+	for k := range job.axis.execs {
+		if strings.HasPrefix(k, "eval|") {
+			evals = append(evals, k)
+		}
+	}
+	if len(evals) != 2 {
+		t.Errorf("inference graphs %q: want one per phase", evals)
+	}
 }
