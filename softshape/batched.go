@@ -6,17 +6,14 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
-	"github.com/gomlx/compute/shapes"
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
-	"github.com/gomlx/gomlx/ml/model/initializer"
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/softshape-go/softshape/data"
@@ -56,32 +53,34 @@ func (e *RunError) Error() string {
 func (e *RunError) Unwrap() error { return e.Err }
 
 // TrainRuns trains runs, independent training runs of one dataset, R at a time
-// in one compiled graph per step, and returns one FoldResult per run in the
-// order given. Each run is the computation Train performs for its fold (same
-// folds, initial weights, dropout stream, batch order, model selection, early
-// stopping and test evaluation as Train with RunOptions.Seed = spec.Seed): one
-// graph holds one copy of the model per run under its own scope, the runs'
-// losses are summed (their parameters are disjoint, so each gets its own
-// gradient) and a per-run Adam updates each copy with its own step count and
-// learning rate. A run whose epoch has fewer steps than the others' (a smaller
-// fold, a different batch rule) sits out the extra steps, and a run that
-// stopped early leaves the graph: its weights, Adam state and dropout stream no
-// longer change (with opts.StoppedRuns = StoppedRunsRide it stays in the
-// graphs instead, its selected weights and results kept as they were when it
-// stopped). No sample is dropped and nothing is padded, so a run's numbers do
-// not depend on which runs share its graph.
+// at a time, and returns one FoldResult per run in the order given. Each run
+// is the computation Train performs for its fold (same folds, initial
+// weights, dropout stream, batch order, model selection, early stopping and
+// test evaluation as Train with RunOptions.Seed = spec.Seed).
 //
-// The runs may differ in any setting (λ, dropout, learning rate, epochs, even
-// the architecture: each run is its own subgraph). Runs with fold_reset=carry
-// form chains (same Config and Seed) whose folds are trained in order, 0 up to
-// the last one asked for, each continuing from the weights and Adam state the
+// The R runs of a group train one of two ways. With a run axis
+// (opts.RunAxis, RunAxisMode.Enabled: by default on XLA with a GPU) and runs
+// that allow one (axisEligible: fresh runs whose settings differ at most in
+// λ, the learning rate, the epochs and the patience), they share one
+// compiled graph per step: one model with a leading run axis on every
+// variable, each run with its own Adam state, learning rate, λ and RNG
+// stream; a run with fewer steps in an epoch, or that stopped, stays in the
+// graph masked. Otherwise each run trains alone (a run axis of one: the
+// single-run model, as Train trains it), the R runs at the same time, one
+// goroutine each sharing the backend (the pure Go executor and ONNX
+// Runtime run graphs concurrently), so a run's numbers are exactly those
+// of training it alone.
+//
+// The runs may differ in any setting. Runs with fold_reset=carry form chains
+// (same Config and Seed) whose folds are trained in order, 0 up to the last
+// one asked for, each continuing from the weights and Adam state the
 // previous one ended with (not its selected weights: the authors' code never
-// restores them); chains are batched with each other and with fresh
-// runs, never the folds of one chain with each other.
+// restores them); a chain trains alone, beside the other runs of its group.
 //
-// At most opts.MaxRuns runs (0: DefaultMaxRuns(backend)) share a graph; the
-// job trains groups of that many one after the other (a fold_reset=carry
-// chain counts as one run). opts.Seed and
+// At most opts.MaxRuns runs (0: DefaultMaxRuns(backend)) train at a time;
+// the job trains groups of that many one after the other (a
+// fold_reset=carry chain counts as one run). opts.StoppedRuns changes
+// nothing (a stopped run always stays in its run axis, masked). opts.Seed and
 // opts.Folds are ignored (the RunSpecs carry them); opts.OnEpoch is called
 // after every epoch of every run, from the calling goroutine; with
 // opts.CheckpointDir the selected model of each run is saved to
@@ -116,8 +115,7 @@ func trainRunsCounted(ds *data.Dataset, runs []RunSpec, opts RunOptions, maxRuns
 	if len(runs) == 0 {
 		return nil, 0, nil
 	}
-	stopped, err := ParseStoppedRuns(string(opts.StoppedRuns))
-	if err != nil {
+	if _, err := ParseStoppedRuns(string(opts.StoppedRuns)); err != nil {
 		return nil, 0, err
 	}
 	axisMode, err := ParseRunAxis(string(opts.RunAxis))
@@ -150,21 +148,16 @@ func trainRunsCounted(ds *data.Dataset, runs []RunSpec, opts RunOptions, maxRuns
 	graphs := 0
 	for lo := 0; lo < len(chains); lo += maxRuns {
 		group := chains[lo:min(lo+maxRuns, len(chains))]
-		job, err := newBatchJob(backend, group, opts.RefShapeLen)
-		if err != nil {
-			return nil, graphs, err
-		}
-		job.ride = stopped == StoppedRunsRide
-		if axis && axisEligible(group) == nil {
-			if err := job.axisStart(); err != nil {
-				job.finalize()
-				return nil, graphs, err
+		var jobs [][]*chainSpec
+		if axis && len(group) > 1 && axisEligible(group) == nil {
+			jobs = [][]*chainSpec{group}
+		} else {
+			for _, c := range group {
+				jobs = append(jobs, []*chainSpec{c})
 			}
-			job.ride = false // stopped runs stay in the run axis, masked
 		}
-		errs, err := job.train(ds, opts, len(seeds) > 1, results)
-		graphs += job.graphs
-		job.finalize()
+		errs, n, err := trainJobs(backend, ds, jobs, opts, len(seeds) > 1, results)
+		graphs += n
 		if err != nil {
 			return nil, graphs, err
 		}
@@ -173,15 +166,68 @@ func trainRunsCounted(ds *data.Dataset, runs []RunSpec, opts RunOptions, maxRuns
 	return results, graphs, errors.Join(runErrs...)
 }
 
-// DefaultMaxRuns is the default cap on R, the runs per graph of TrainRuns,
-// Train and the sweeps, chosen per backend from measurements (docs/performance.md,
-// "Many runs in one graph"): the CPU backends on this project's 2-core machines,
-// CUDA on an H100 and an H200:
+// trainJobs trains jobs, each the chains of one batchJob, at the same time,
+// one goroutine each, sharing backend, and fills results. opts.OnEpoch is
+// called from the calling goroutine. It returns the jobs' run errors (in
+// the jobs' order) and the graphs they built; the error is the first
+// failure of a job itself.
+func trainJobs(backend compute.Backend, ds *data.Dataset, jobs [][]*chainSpec, opts RunOptions, manySeeds bool, results []FoldResult) ([]error, int, error) {
+	type outcome struct {
+		errs   []error
+		graphs int
+		err    error
+	}
+	epochs := make(chan EpochStats)
+	done := make(chan int)
+	outs := make([]outcome, len(jobs))
+	o := opts
+	if opts.OnEpoch != nil {
+		o.OnEpoch = func(es EpochStats) { epochs <- es }
+	}
+	for i, chains := range jobs {
+		go func() {
+			defer func() { done <- i }()
+			job, err := newBatchJob(backend, chains, opts.RefShapeLen)
+			if err != nil {
+				outs[i].err = err
+				return
+			}
+			outs[i].errs, outs[i].err = job.train(ds, o, manySeeds, results)
+			outs[i].graphs = job.graphs
+			job.finalize()
+		}()
+	}
+	for left := len(jobs); left > 0; {
+		select {
+		case es := <-epochs:
+			opts.OnEpoch(es)
+		case <-done:
+			left--
+		}
+	}
+	var runErrs []error
+	graphs := 0
+	for _, out := range outs {
+		if out.err != nil {
+			return nil, graphs, out.err
+		}
+		runErrs = append(runErrs, out.errs...)
+		graphs += out.graphs
+	}
+	return runErrs, graphs, nil
+}
+
+// DefaultMaxRuns is the default cap on R, the runs TrainRuns, Train and the
+// sweeps train at a time, chosen per backend from measurements
+// (docs/performance.md, "Many runs in one graph"): the CPU backends on this
+// project's 2-core machines, CUDA on an H100 and an H200:
 //
-//   - pure Go: 10. Its executor runs the R independent subgraphs on both
-//     cores: a GunPoint step of R runs in one graph cost 1/1.2–1/1.4 of the R
-//     separate steps, and 5 folds × 2 seeds of a 20-epoch protocol trained
-//     1.9× as fast, for ≈60 MiB more peak memory per run.
+//   - pure Go: 10, trained alone at the same time. R runs as independent
+//     subgraphs of one graph (the model copies TrainRuns had until issue
+//     38) kept both cores busy: a GunPoint step of R runs cost 1/1.2–1/1.4
+//     of the R separate steps, and 5 folds × 2 seeds of a 20-epoch protocol
+//     trained 1.9× as fast, for ≈60 MiB more peak memory per run; R runs
+//     alone at once keep them busy the same way.
 //   - ONNX Runtime: 1. A step is bound by arithmetic; with ORT's own thread
 //     pool on both cores R runs in one graph ran 0.84–0.89× as fast per step
 //     and 0.66–0.81× over the protocol, and with one thread in a one-core
@@ -191,9 +237,9 @@ func trainRunsCounted(ds *data.Dataset, runs []RunSpec, opts RunOptions, maxRuns
 //     step is latency-bound, and one kernel serves all R runs: on an H100
 //     the full protocol of GunPoint took 83.6 s for 5 runs as R = 5 and
 //     129.4 s for 10 as R = 10, against 160.3 s for 5 one at a time (1.9×
-//     and 2.5×). As model copies (a run axis off) R runs launch R times the
-//     kernels and compile a graph per set of runs: 0.85× on an H200 at
-//     R = 10, 1.1× on the H100 at R = 5 with stopped runs riding.
+//     and 2.5×). As model copies (R subgraphs in one graph, which TrainRuns
+//     no longer builds) R runs launched R times the kernels: 0.85× on an
+//     H200 at R = 10, 1.1× on the H100 at R = 5.
 //   - anything else (XLA on a CPU): 1, unmeasured.
 //
 // RunOptions.MaxRuns and the CLI's -max-runs override it.
@@ -210,8 +256,9 @@ func DefaultMaxRuns(backend compute.Backend) int {
 // DefaultRunAxis reports whether TrainRuns uses a run axis on backend when
 // RunOptions.RunAxis is RunAxisAuto: on XLA with an accelerator (CUDA), where
 // it trained 1.9–2.5× as fast as one run at a time (DefaultMaxRuns); not on
-// the CPU backends, where it measured 0.91–1.01× on ONNX Runtime and a step is
-// bound by arithmetic, nor with pure Go's copies, which already use both cores.
+// the CPU backends, where a step is bound by arithmetic: it measured
+// 0.91–1.01× on ONNX Runtime and slower than one run at a time on pure Go,
+// where runs alone at the same time use both cores instead.
 func DefaultRunAxis(backend compute.Backend) bool {
 	return backend != nil && xlaOnAccelerator(backend.Name(), backend.Description())
 }
@@ -309,24 +356,25 @@ func planChains(ds *data.Dataset, runs []RunSpec, opts RunOptions) ([]*chainSpec
 	return chains, nil
 }
 
-// batchJob is one store holding the model copies ("slots") of up to R chains,
-// and the compiled graphs that train and evaluate any subset of them.
+// batchJob trains up to R chains ("slots") as one model with a run axis
+// (axisRuns), R = 1 being the single-run model. Its store holds a model copy
+// per slot, under the slot's scope, only to create a run axis of several
+// runs' variables (materialize, stackRuns).
 type batchJob struct {
 	backend compute.Backend
 	store   *model.Store
 	slots   []*slot
 	rngVar  *model.Variable // the store's own RNG state, swapped for each slot's
-	execs   map[string]*model.Exec
-	// ride keeps runs that stopped early in the graphs (StoppedRunsRide).
-	ride bool
 	// graphs counts the training and evaluation graphs built.
 	graphs int
-	// axis, when not nil, trains and validates the slots as one model with
-	// a run axis (RunOptions.RunAxis, RunAxisMode.Enabled; batched_axis.go).
+	// axis trains and validates the slots as one model with a run axis
+	// (batched_axis.go), set by axisStart.
 	axis *axisRuns
+	// apart holds the runs' selected models apart (runModel), by slot.
+	apart map[int]*Trained
 }
 
-// slot is one chain's model copy in the job: its scope, its own RNG state
+// slot is one chain in the job: its model copy's scope, its own RNG state
 // variable (dropout, initialisation), batch-order generator and the phases
 // whose variables exist already.
 type slot struct {
@@ -346,7 +394,7 @@ func newBatchJob(backend compute.Backend, chains []*chainSpec, refShapeLen int) 
 	if err := store.SetRNGStateFromSeed(0); err != nil {
 		return nil, fmt.Errorf("seeding the batched store: %w", err)
 	}
-	j := &batchJob{backend: backend, store: store, execs: map[string]*model.Exec{},
+	j := &batchJob{backend: backend, store: store,
 		rngVar: store.GetVariable(model.JoinPath("/", model.RNGStateVariableName))}
 	if j.rngVar == nil {
 		return nil, errors.New("batched store: no RNG state variable after seeding")
@@ -377,6 +425,10 @@ func newBatchJob(backend compute.Backend, chains []*chainSpec, refShapeLen int) 
 			lambda: c.cfg.MoELossWeight, lr: c.cfg.LearningRate,
 		})
 	}
+	if err := j.axisStart(); err != nil {
+		j.finalize()
+		return nil, err
+	}
 	return j, nil
 }
 
@@ -385,38 +437,11 @@ func (j *batchJob) finalize() {
 		j.axis.finalize()
 		j.axis = nil
 	}
-	for _, e := range j.execs {
-		e.Finalize()
+	for _, t := range j.apart {
+		t.finalize()
 	}
-	j.execs = nil
+	j.apart = nil
 	j.store.Finalize()
-}
-
-// part is one slot's share of a graph: which slot, on which path.
-type part struct {
-	slot  int
-	phase Phase
-}
-
-func partsKey(kind string, parts []part) string {
-	var b strings.Builder
-	b.WriteString(kind)
-	for _, p := range parts {
-		fmt.Fprintf(&b, "|%d%c", p.slot, p.phase.String()[0])
-	}
-	return b.String()
-}
-
-// forward builds slot s's model on x, drawing its random numbers (dropout)
-// from the slot's own RNG state instead of the store's.
-func (j *batchJob) forward(root *model.Scope, s *slot, x *graph.Node, phase Phase) *Outputs {
-	g := x.Graph()
-	saved := j.rngVar.NodeValue(g)
-	j.rngVar.SetNodeValue(s.rng.NodeValue(g))
-	out := s.chain.m.Forward(root.Store().Scope(s.scope), x, phase)
-	s.rng.SetNodeValue(j.rngVar.NodeValue(g))
-	j.rngVar.SetNodeValue(saved)
-	return out
 }
 
 // materialize creates and initialises the variables slot s's model has on
@@ -494,115 +519,11 @@ func initVariables(backend compute.Backend, store *model.Store, scope *model.Sco
 	return nil
 }
 
-// trainExec returns the graph of one training step of parts: inputs x, y per
-// part; outputs per part the total loss (CE + λ·aux, as Train's) and the
-// number of correct predictions.
-func (j *batchJob) trainExec(parts []part) (*model.Exec, error) {
-	key := partsKey("train", parts)
-	if e, ok := j.execs[key]; ok {
-		return e, nil
-	}
-	ps := slices.Clone(parts)
-	e, err := model.NewExec(j.backend, j.store, func(scope *model.Scope, inputs []*graph.Node) []*graph.Node {
-		g := inputs[0].Graph()
-		j.store.SetTraining(g, true)
-		outs := make([]*graph.Node, 0, 2*len(ps))
-		var total *graph.Node
-		for i, p := range ps {
-			s := j.slots[p.slot]
-			x, y := inputs[2*i], inputs[2*i+1]
-			out := j.forward(scope, s, x, p.phase)
-			l := runLoss(out.Logits, y, out.AuxLoss, s.lambda)
-			if total == nil {
-				total = l
-			} else {
-				total = graph.Add(total, l)
-			}
-			outs = append(outs, l, correctCount(out.Logits, y))
-		}
-		grads := scope.BuildTrainableVariablesGradientsGraph(total)
-		j.adamUpdate(scope, g, grads, total.DType())
-		return outs
-	})
-	if err != nil {
-		return nil, fmt.Errorf("batched train graph: %w", err)
-	}
-	j.graphs++
-	j.execs[key] = e
-	return e, nil
-}
-
 // correctCount is the number of rows of logits [B, C] whose arg-max is y [B, 1].
 func correctCount(logits, y *graph.Node) *graph.Node {
 	pred := graph.ArgMax(logits, -1, y.DType())
 	hit := graph.Equal(pred, graph.Reshape(y, y.Shape().Dimensions[0]))
 	return graph.ReduceAllSum(graph.ConvertDType(hit, dtypes.Float32))
-}
-
-// adamUpdate is fit.AdamUpdate with one step counter and learning rate per
-// slot: each trainable variable in the graph is updated with its slot's.
-// Variables of slots not in the graph are untouched.
-func (j *batchJob) adamUpdate(scope *model.Scope, g *graph.Graph, grads []*graph.Node, dtype dtypes.DType) {
-	rates := map[string]fit.AdamRates{}
-	fit.AdamUpdate(j.store, "/adam", scope, g, grads, dtype, func(v *model.Variable) (fit.AdamRates, *graph.Node) {
-		p := v.Path()
-		for _, s := range j.slots {
-			if !strings.HasPrefix(p, s.scope+"/") {
-				continue
-			}
-			if r, ok := rates[s.scope]; ok {
-				return r, nil
-			}
-			os := j.store.Scope(s.scope + "/optimizer")
-			lr := os.VariableWithValue("learning_rate", shapes.CastAsDType(s.lr, dtype)).SetTrainable(false).NodeValue(g)
-			stepVar := os.WithInitializer(initializer.Zero).VariableWithShape("adam_step", shapes.Make(dtype)).SetTrainable(false)
-			step := graph.AddScalar(stepVar.NodeValue(g), 1)
-			stepVar.SetNodeValue(step)
-			r := fit.NewAdamRates(lr, step)
-			rates[s.scope] = r
-			return r, nil
-		}
-		panic(fmt.Sprintf("batched Adam: variable %s belongs to no run", p))
-	})
-}
-
-// evalExec returns the inference graph of parts: one input x per part, its
-// logits out.
-func (j *batchJob) evalExec(parts []part) (*model.Exec, error) {
-	key := partsKey("eval", parts)
-	if e, ok := j.execs[key]; ok {
-		return e, nil
-	}
-	ps := slices.Clone(parts)
-	e, err := model.NewExec(j.backend, j.store, func(scope *model.Scope, inputs []*graph.Node) []*graph.Node {
-		j.store.SetTraining(inputs[0].Graph(), false)
-		outs := make([]*graph.Node, len(ps))
-		for i, p := range ps {
-			outs[i] = j.slots[p.slot].chain.m.Forward(scope.Store().Scope(j.slots[p.slot].scope), inputs[i], p.phase).Logits
-		}
-		return outs
-	})
-	if err != nil {
-		return nil, fmt.Errorf("batched evaluation graph: %w", err)
-	}
-	j.graphs++
-	j.execs[key] = e
-	return e, nil
-}
-
-// dropExecs finalises the compiled graphs that include slot si (it left the
-// job: they will not run again).
-func (j *batchJob) dropExecs(si int) {
-	tag := fmt.Sprintf("|%d", si)
-	for k, e := range j.execs {
-		for _, f := range strings.Split(k, "|")[1:] {
-			if "|"+f[:len(f)-1] == tag {
-				e.Finalize()
-				delete(j.execs, k)
-				break
-			}
-		}
-	}
 }
 
 // train runs the job's chains round by round (round k trains the k-th fold of
@@ -646,7 +567,6 @@ func (j *batchJob) round(k int, ds *data.Dataset, opts RunOptions, manySeeds boo
 				st.checkpoint = CheckpointFoldDir(filepath.Join(opts.CheckpointDir, fmt.Sprintf("seed-%d", s.chain.seed)), st.fold)
 			}
 		}
-		st.Rides = j.ride && !s.chain.cfg.CarriesFolds()
 		states = append(states, st)
 	}
 	if err := trainRound(j, states, opts); err != nil {
@@ -677,181 +597,101 @@ func (j *batchJob) round(k int, ds *data.Dataset, opts RunOptions, manySeeds boo
 	return states, runErrs, nil
 }
 
-// trainEpoch is the engine's: on the run axis or as model copies.
+// trainEpoch is the engine's: on the run axis.
 func (j *batchJob) trainEpoch(act []*runState, epoch, maxSteps int) error {
-	if j.axis != nil {
-		return j.axisTrainEpoch(act, epoch, maxSteps)
-	}
-	return j.copiesTrainEpoch(act, epoch, maxSteps)
+	return j.axisTrainEpoch(act, epoch, maxSteps)
 }
 
 // trainAcc is the engine's: the running mean of the batches' accuracies,
 // as GoMLX's trainer keeps it (fit.Run.TrainAcc).
 func (j *batchJob) trainAcc(st *runState) float64 { return st.TrainAcc() }
 
-// validate is the engine's: on the run axis or as model copies.
+// validate is the engine's: on the run axis.
 func (j *batchJob) validate(sts []*runState, sets []evalSet) ([]fit.Scores, error) {
-	if j.axis != nil {
-		return j.axisEvaluate(sts, sets)
-	}
-	return j.evaluate(sts, sets)
+	return j.axisEvaluate(sts, sets)
 }
 
-// leave is the engine's: the graphs that include st's slot go.
-func (j *batchJob) leave(st *runState) { j.dropExecs(st.si) }
-
-// finish is the engine's: on a run axis of several runs, every run's
-// current weights are written into its model copy, as the model copies hold
-// them when training ends (the selected ones are restored over them next).
-// One run's (R = 1) stay in its store.
-func (j *batchJob) finish() error {
-	if j.axis != nil && !j.single() {
-		return j.axisFinish()
-	}
-	return nil
-}
-
-// scoreSelected is the engine's: the model copies hold the selected weights,
-// or one run's (R = 1) store, whose validation graph scores them.
+// scoreSelected is the engine's. One run's (R = 1) store holds its selected
+// weights, which its validation graph scores. On a run axis of several runs
+// each run's selected model is scored apart, on the single-run graph
+// (runModel), as the run alone scores it: the run axis's products round
+// otherwise, and a run's test accuracy should not depend on which runs
+// shared its graph.
 func (j *batchJob) scoreSelected(sts []*runState, sets []evalSet) ([]fit.Scores, error) {
 	if j.single() {
 		return j.axisEvaluate(sts, sets)
 	}
-	return j.evaluate(sts, sets)
+	scores := make([]fit.Scores, len(sts))
+	for i, st := range sts {
+		t, err := j.runModel(st.si)
+		if err != nil {
+			return nil, err
+		}
+		built := len(t.evals)
+		ce, acc, err := t.evaluate(sets[i].x, sets[i].y, sets[i].phase)
+		j.graphs += len(t.evals) - built
+		if err != nil {
+			return nil, err
+		}
+		scores[i] = fit.Scores{CE: ce, Acc: acc}
+	}
+	return scores, nil
+}
+
+// runModel returns run si's model apart, its weights as the run axis holds
+// them now (the selected ones, when scoreSelected asks), built once per
+// job: a run axis of several runs trains fresh runs only, whose weights do
+// not change after their selected ones are restored.
+func (j *batchJob) runModel(si int) (*Trained, error) {
+	if j.apart == nil {
+		j.apart = map[int]*Trained{}
+	}
+	if t, ok := j.apart[si]; ok {
+		return t, nil
+	}
+	s := j.slots[si]
+	store, err := j.runStore(si, s.chain.seed+int64(s.chain.folds[0]))
+	if err != nil {
+		return nil, err
+	}
+	t := newTrained(j.backend, s.chain.m, store, Dense)
+	j.apart[si] = t
+	return t, nil
 }
 
 // describe is the engine's: a run axis of one run (R = 1) is the run alone.
 func (j *batchJob) describe(st *runState) {
-	st.fr.RunAxis = j.axis != nil && len(j.slots) > 1
-	st.fr.Params = j.paramCount(st.si)
+	st.fr.RunAxis = len(j.slots) > 1
+	st.fr.Params = j.paramCount()
 }
 
-// copiesTrainEpoch runs the steps of one epoch on the model copies: step k
-// trains every run that has a k-th batch, in one graph.
-func (j *batchJob) copiesTrainEpoch(act []*runState, epoch, maxSteps int) error {
-	for k := range maxSteps {
-		var parts []part
-		var in []*runState
-		for _, st := range act {
-			if k < st.StepsN && st.Err == nil {
-				parts = append(parts, part{st.si, st.phase()})
-				in = append(in, st)
-			}
-		}
-		if len(parts) == 0 {
-			return nil
-		}
-		args := make([]any, 0, 2*len(in))
-		for _, st := range in {
-			if err := j.materialize(st.si, st.phase(), min(st.BatchSize, len(st.Order))); err != nil {
-				return err
-			}
-			x, y := batchTensors(st.fd.TrainX, st.fd.TrainY, st.Batch(k))
-			args = append(args, x, y)
-		}
-		exec, err := j.trainExec(parts)
-		if err != nil {
-			return err
-		}
-		outs, err := exec.Call(args...)
-		for _, a := range args {
-			a.(*tensors.Tensor).FinalizeAll()
-		}
-		if err != nil {
-			return fmt.Errorf("epoch %d step %d: %w", epoch, k, err)
-		}
-		for i, st := range in {
-			if st.Riding() { // its loss is not used
-				continue
-			}
-			st.addStep(scalarOf(outs[2*i]), int(scalarOf(outs[2*i+1])), k)
-		}
-		for _, t := range outs {
-			t.FinalizeAll()
-		}
-	}
-	return nil
-}
-
-// evaluate returns, for each run, the scores of its model copy's weights on
-// its set, in inference mode: pass c of fit.Evaluate runs every run that has
-// samples left in one graph.
-func (j *batchJob) evaluate(sts []*runState, sets []evalSet) ([]fit.Scores, error) {
-	return fit.Evaluate(labelsOf(sets), func(c int, rows []int) ([][]float32, error) {
-		var parts []part
-		var args []any
-		for i, n := range rows {
-			if n == 0 {
-				continue
-			}
-			if err := j.materialize(sts[i].si, sets[i].phase, min(fit.EvalChunk, len(sets[i].y))); err != nil {
-				return nil, err
-			}
-			parts = append(parts, part{sts[i].si, sets[i].phase})
-			args = append(args, chunkTensor(sets[i].x, c, n))
-		}
-		exec, err := j.evalExec(parts)
-		var outs []*tensors.Tensor
-		if err == nil {
-			outs, err = exec.Call(args...)
-		}
-		for _, a := range args {
-			a.(*tensors.Tensor).FinalizeAll()
-		}
-		if err != nil {
-			return nil, err
-		}
-		defer func() {
-			for _, t := range outs {
-				t.FinalizeAll()
-			}
-		}()
-		logits := make([][]float32, len(rows))
-		a := 0
-		for i, n := range rows {
-			if n == 0 {
-				continue
-			}
-			if logits[i], err = tensors.CopyFlatData[float32](outs[a]); err != nil {
-				return nil, err
-			}
-			a++
-		}
-		return logits, nil
-	})
-}
-
-// slotVars yields slot si's trainable variables: those of its model copy,
-// or of its store when it trains alone on a run axis (R = 1).
-func (j *batchJob) slotVars(si int) []*model.Variable {
-	store, prefix := j.store, j.slots[si].scope+"/"
-	if j.single() {
-		store, prefix = j.axis.store, "/"
-	}
+// axisVars yields the run axis's trainable variables.
+func (j *batchJob) axisVars() []*model.Variable {
 	var vs []*model.Variable
-	for v := range store.IterVariables() {
-		if v.Trainable && strings.HasPrefix(v.Path(), prefix) {
+	for v := range j.axis.store.IterVariables() {
+		if v.Trainable {
 			vs = append(vs, v)
 		}
 	}
 	return vs
 }
 
-// snapshot copies slot si's trainable variables (reusing prev's map).
+// snapshot copies slot si's trainable variables (reusing prev's map): its
+// rows of the run axis's, or the variables themselves with one run.
 func (j *batchJob) snapshot(si int, prev map[string]*tensors.Tensor) (map[string]*tensors.Tensor, error) {
-	if j.axis != nil && !j.single() {
+	if !j.single() {
 		return j.axisSnapshot(si, prev)
 	}
-	return snapshotVariables(j.slotVars(si), prev)
+	return snapshotVariables(j.axisVars(), prev)
 }
 
-// restore writes a snapshot back into the store: the model copies', or one
-// run's on a run axis (R = 1).
-func (j *batchJob) restore(snap map[string]*tensors.Tensor) error {
-	if j.single() {
-		return restoreSnapshot(j.axis.store, snap)
+// restore writes a snapshot of slot si back: into its rows of the run
+// axis's variables, or the variables themselves with one run.
+func (j *batchJob) restore(si int, snap map[string]*tensors.Tensor) error {
+	if !j.single() {
+		return j.axisRestore(si, snap)
 	}
-	return restoreSnapshot(j.store, snap)
+	return restoreSnapshot(j.axis.store, snap)
 }
 
 // slotWeights are the weights of one slot of a job, as a runState keeps them.
@@ -864,18 +704,20 @@ func (w slotWeights) snapshot(prev map[string]*tensors.Tensor) (map[string]*tens
 	return w.j.snapshot(w.si, prev)
 }
 
-func (w slotWeights) restore(snap map[string]*tensors.Tensor) error { return w.j.restore(snap) }
+func (w slotWeights) restore(snap map[string]*tensors.Tensor) error { return w.j.restore(w.si, snap) }
 
-func (j *batchJob) paramCount(si int) int {
+// paramCount is the number of trainable parameters of one run.
+func (j *batchJob) paramCount() int {
 	n := 0
-	for _, v := range j.slotVars(si) {
+	for _, v := range j.axisVars() {
 		n += v.Shape().Size()
 	}
-	return n
+	return n / len(j.slots)
 }
 
-// runStore copies slot si's trainable variables and hyperparameters into a
-// store of its own, laid out as Train's (no run scope), e.g. for a checkpoint.
+// runStore copies slot si's trainable variables (its rows of the run
+// axis's) and hyperparameters into a store of its own, laid out as a run
+// alone's (no run axis), e.g. for a checkpoint.
 func (j *batchJob) runStore(si int, seed int64) (*model.Store, error) {
 	s := j.slots[si]
 	store := model.NewStore()
@@ -885,20 +727,20 @@ func (j *batchJob) runStore(si int, seed int64) (*model.Store, error) {
 	root.SetParam(paramNumClasses, s.chain.m.Shape.NumClasses)
 	root.SetParam(paramRefShapeLen, model.GetParamOr(j.store.Scope(s.scope), paramRefShapeLen, 0))
 	root.SetParam(model.ParamInitialSeed, seed)
-	prefix := s.scope
-	if j.single() {
-		prefix = ""
-	}
-	for _, v := range j.slotVars(si) {
+	for _, v := range j.axisVars() {
 		val, err := v.Value()
 		if err != nil {
 			return nil, err
 		}
-		c, err := val.LocalClone()
-		if err != nil {
-			return nil, err
+		var c *tensors.Tensor
+		if j.single() {
+			if c, err = val.LocalClone(); err != nil {
+				return nil, err
+			}
+		} else {
+			c = runRowTensor(val, si)
 		}
-		if _, err := store.CreateVariable(strings.TrimPrefix(v.Path(), prefix), c); err != nil {
+		if _, err := store.CreateVariable(v.Path(), c); err != nil {
 			return nil, fmt.Errorf("copying variable %s: %w", v.Path(), err)
 		}
 	}
@@ -918,11 +760,11 @@ func (j *batchJob) save(st *runState, dir string) error {
 }
 
 // trainFoldsBatched is Train's batched path: the folds of ds under one fresh
-// (fold_reset=fresh) configuration and seed, trained by TrainRuns in as few
-// graphs as opts.MaxRuns (or DefaultMaxRuns) allows. ok is false when Train
+// (fold_reset=fresh) configuration and seed, trained by TrainRuns as many at
+// a time as opts.MaxRuns (or DefaultMaxRuns) allows. ok is false when Train
 // should use its one-run-at-a-time path instead: fold_reset=carry (folds
-// depend on each other), fewer than two folds, or a cap of one run per graph
-// (the default on CPU backends).
+// depend on each other), fewer than two folds, or a cap of one run (the
+// default on ONNX Runtime).
 func trainFoldsBatched(ds *data.Dataset, cfg Config, opts RunOptions) (res *Result, ok bool, err error) {
 	if cfg.CarriesFolds() || opts.Backend == nil {
 		return nil, false, nil

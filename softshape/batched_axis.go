@@ -23,9 +23,11 @@ import (
 // runs that stopped early or failed, stay in the graph masked: their loss is
 // left out of the sum, their weights, Adam state and RNG state do not change.
 // A batch shorter than the others is padded, and what mixes a batch's rows
-// sees only the real ones (runRows). The slots' model copies receive each
-// run's weights at the end: its selected ones for the test evaluation and the
-// checkpoint, as in the model-copies path.
+// sees only the real ones (runRows). Each run's selected weights are
+// restored into its rows; its test evaluation and checkpoint take them
+// apart (runStore), as the run alone has them. A run axis of one run
+// (R = 1) is the single-run model itself: every run that trains alone
+// trains this way.
 
 // axisRuns is the run-axis model of a batchJob.
 type axisRuns struct {
@@ -58,7 +60,7 @@ func axisEligible(chains []*chainSpec) error {
 	first := norm(chains[0].cfg)
 	for _, c := range chains {
 		if c.cfg.CarriesFolds() {
-			return errors.New("fold_reset=carry chains train as model copies")
+			return errors.New("fold_reset=carry chains train alone")
 		}
 		if err := RunAxisSupported(c.cfg); err != nil {
 			return err
@@ -119,10 +121,6 @@ func newRunJob(backend compute.Backend, m *Model, seed int64, first, refShapeLen
 		return nil, err
 	}
 	chain.folds = nil
-	if err := job.axisStart(); err != nil {
-		job.finalize()
-		return nil, err
-	}
 	return job, nil
 }
 
@@ -458,8 +456,8 @@ func (j *batchJob) axisEvalExec(phase Phase) (*model.Exec, error) {
 	return e, nil
 }
 
-// axisSnapshot is snapshot on the run axis: run si's row of every trainable
-// variable, under the path of its model copy (so restore writes it there).
+// axisSnapshot is snapshot on a run axis of several runs: run si's row of
+// every trainable variable, by path.
 func (j *batchJob) axisSnapshot(si int, prev map[string]*tensors.Tensor) (map[string]*tensors.Tensor, error) {
 	for _, t := range prev {
 		t.FinalizeAll()
@@ -473,7 +471,7 @@ func (j *batchJob) axisSnapshot(si int, prev map[string]*tensors.Tensor) (map[st
 		if err != nil {
 			return nil, fmt.Errorf("reading variable %s: %w", v.Path(), err)
 		}
-		snap[j.slots[si].scope+v.Path()] = runRowTensor(val, si)
+		snap[v.Path()] = runRowTensor(val, si)
 	}
 	return snap, nil
 }
@@ -487,32 +485,34 @@ func (ax *axisRuns) rngStates() *model.Variable {
 	return ax.store.GetVariable(model.JoinPath("/", runRNGStatesName))
 }
 
+// axisRestore is restore on a run axis of several runs: each tensor of snap
+// (axisSnapshot's) into run si's row of the variable of its path.
+func (j *batchJob) axisRestore(si int, snap map[string]*tensors.Tensor) error {
+	for p, t := range snap {
+		v := j.axis.store.GetVariable(p)
+		if v == nil {
+			return fmt.Errorf("restoring %s: no such variable", p)
+		}
+		val, err := v.Value()
+		if err != nil {
+			return fmt.Errorf("reading variable %s: %w", p, err)
+		}
+		flat := tensors.MustCopyFlatData[float32](val)
+		row := tensors.MustCopyFlatData[float32](t)
+		copy(flat[si*len(row):(si+1)*len(row)], row)
+		if err := v.SetValue(tensors.FromFlatDataAndDimensions(flat, val.Shape().Dimensions...)); err != nil {
+			return fmt.Errorf("restoring variable %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
 // runRowTensor copies row i of a float32 tensor [R, …].
 func runRowTensor(t *tensors.Tensor, i int) *tensors.Tensor {
 	dims := t.Shape().Dimensions
 	flat := tensors.MustCopyFlatData[float32](t)
 	size := len(flat) / dims[0]
 	return tensors.FromFlatDataAndDimensions(append([]float32(nil), flat[i*size:(i+1)*size]...), dims[1:]...)
-}
-
-// axisFinish writes every run's current weights into its model copy, as the
-// model copies hold them when training ends (the selected ones are restored
-// over them next).
-func (j *batchJob) axisFinish() error {
-	for si := range j.slots {
-		snap, err := j.axisSnapshot(si, nil)
-		if err != nil {
-			return err
-		}
-		err = j.restore(snap)
-		for _, t := range snap {
-			t.FinalizeAll()
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // finalize releases the run axis's graphs and store.

@@ -16,7 +16,7 @@ import (
 )
 
 // BenchmarkBatchedStep times one training step of R GunPoint runs (batch 12,
-// T=150, m=32) in one graph against R steps of separate runs, after the
+// T=150, m=32) in one graph, on a run axis, against R steps of separate runs, after the
 // graphs are compiled: the per-step cost without compilation. R is
 // SOFTSHAPE_BATCH_R's largest value (default 10), so the "1,10" of
 // experiments/timing's BenchmarkTrainRunsProtocol means R = 10 here too; the
@@ -42,35 +42,35 @@ func BenchmarkBatchedStep(b *testing.B) {
 	}
 	defer job.finalize()
 	const bs = 12
-	var parts []part
 	mstart := time.Now()
-	for si := range job.slots {
-		parts = append(parts, part{si, Sparse})
-		if err := job.materialize(si, Sparse, bs); err != nil {
-			b.Fatal(err)
-		}
+	if err := job.axisMaterialize(Sparse, bs); err != nil {
+		b.Fatal(err)
 	}
 	fmt.Fprintf(os.Stderr, "R=%d: variables of %d runs initialised in %s\n", r, r, time.Since(mstart).Round(time.Millisecond))
 	idx := make([]int, bs)
 	for i := range idx {
 		idx[i] = i
 	}
+	rows := make([]int, r)
+	active := make([]float32, r)
+	for si := range rows {
+		rows[si], active[si] = bs, 1
+	}
 	batchedStep := func() {
-		exec, err := job.trainExec(parts)
+		exec, err := job.axisTrainExec(Sparse, rows, bs)
 		if err != nil {
 			b.Fatal(err)
 		}
-		args := make([]any, 0, 2*r)
-		for si := range job.slots {
+		x, y, _ := job.axisBatch(rows, func(si int) ([][]float32, []int, []int) {
 			fd := job.slots[si].chain.fds[0]
-			x, y := batchTensors(fd.TrainX, fd.TrainY, idx)
-			args = append(args, x, y)
-		}
-		outs, err := exec.Call(args...)
+			return fd.TrainX, fd.TrainY, idx
+		})
+		at := tensors.FromFlatDataAndDimensions(active, r)
+		outs, err := exec.Call(x, y, at)
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, t := range outs {
+		for _, t := range append(outs, x, y, at) {
 			t.FinalizeAll()
 		}
 	}
@@ -125,7 +125,7 @@ func BenchmarkBatchedStep(b *testing.B) {
 // the model's most common operation, a token × weight product with its
 // gradients (forward, dx and dw; R = 10, 360 tokens = batch 12 × 30 shapes,
 // 128 → 128 features, float32): "per-run" is R rank-2 products (MatMul2D), the
-// form TrainRuns builds with one model copy per run; "run-axis" is one product
+// form R runs alone build; "run-axis" is one product
 // over a leading run axis (Einsum "rti,rio->rto"), the form a model with a
 // leading run axis on every variable would build. Run on ONNX Runtime with
 // `go test -tags onnx` and GOMLX_BACKEND=onnx:cpu; on pure Go by default.

@@ -14,10 +14,9 @@ import (
 
 // The training loop: one fold per run, trained epoch by epoch to the end of
 // its protocol. It is written once for every path (fit.Train, and
-// trainRound around it): a batchJob trains R runs in one graph, as model
-// copies or on a run axis, and Train's folds are run axes of one run (R =
-// 1, the single-run model). What differs between them, how a step and an
-// evaluation are computed, is an engine.
+// trainRound around it): a batchJob trains R runs as one model on a run
+// axis, R = 1 being the single-run model (every run that trains alone).
+// How a step and an evaluation are computed is the engine's.
 
 // engine computes the steps and evaluations of the runs that trainRound
 // drives.
@@ -32,12 +31,8 @@ type engine interface {
 	// validate scores the runs' current weights during training: run
 	// sts[i] on sets[i].
 	validate(sts []*runState, sets []evalSet) ([]fit.Scores, error)
-	// leave releases what only st uses: it stopped or failed.
-	leave(st *runState)
-	// finish ends the training: the current weights of the runs that did
-	// not fail are where restoreSelected and scoreSelected take them.
-	finish() error
-	// scoreSelected is validate after finish, of the selected weights.
+	// scoreSelected is validate after the training, of the selected
+	// weights (restoreSelected).
 	scoreSelected(sts []*runState, sets []evalSet) ([]fit.Scores, error)
 	// describe fills what st's result says of the model it trained
 	// (Params, RunAxis).
@@ -226,12 +221,13 @@ func (r round) EndEpoch(st *runState, val fit.Scores) error {
 	return st.endEpoch(st.cfg.EvalPhase(st.phase()), val, r.e.trainAcc(st), r.opts.OnEpoch)
 }
 
-func (r round) Leave(st *runState) { r.e.leave(st) }
+// Leave does nothing: a run that stopped or failed stays in its run axis,
+// masked.
+func (r round) Leave(*runState) {}
 
 // trainRound trains one fold per state on e, all in lockstep, to the end of
-// each one's protocol (fit.Train): every epoch trains the runs still going
-// (and those riding), validates them, and lets each one's rule keep its
-// model and stop it. Then each run that did not fail has its selected
+// each one's protocol (fit.Train): every epoch trains the runs still going,
+// validates them, and lets each one's rule keep its model and stop it. Then each run that did not fail has its selected
 // weights restored, tested and saved (a checkpoint not saved is its
 // saveErr), its result filled, and, under fold_reset=carry, the weights it
 // ended with written back for its next fold. A run that fails keeps its
@@ -241,9 +237,6 @@ func trainRound(e engine, states []*runState, opts RunOptions) error {
 		return err
 	}
 	// Restore the selected weights and evaluate on the test split.
-	if err := e.finish(); err != nil {
-		return err
-	}
 	var fin []*runState
 	for _, st := range states {
 		if st.Err != nil {

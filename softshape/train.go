@@ -48,26 +48,27 @@ type RunOptions struct {
 	CheckpointDir string
 	// OnEpoch, when set, is called after every epoch (progress bars, live curves).
 	OnEpoch func(EpochStats)
-	// MaxRuns caps the runs Train, TrainRuns and the sweeps train together in
-	// one graph (memory, speed); 0 means DefaultMaxRuns of the backend (10 on
-	// pure Go and XLA on a GPU, 1 on ONNX Runtime and XLA on a CPU, where
-	// batching does not pay), 1 one run at a time.
+	// MaxRuns caps the runs Train, TrainRuns and the sweeps train at a time
+	// (memory, speed): alone at the same time, or in one graph on a run axis
+	// (RunAxis); 0 means DefaultMaxRuns of the backend (10 on pure Go and
+	// XLA on a GPU, 1 on ONNX Runtime and XLA on a CPU, where it does not
+	// pay), 1 one run at a time.
 	MaxRuns int
-	// StoppedRuns says what TrainRuns does with a run that stops early while
-	// others of its graph train on: StoppedRunsLeave (the default) or
-	// StoppedRunsRide. Results are the same either way; only the cost differs.
+	// StoppedRuns is kept for compatibility and changes nothing:
+	// StoppedRunsLeave (the default) or StoppedRunsRide. Runs share a graph
+	// only on a run axis, where a run that stopped always stays, masked.
 	StoppedRuns StoppedRuns
-	// RunAxis says whether the runs that share a graph train as one model
-	// with a leading run axis on every variable (one kernel for all R runs)
-	// instead of one model copy per run: RunAxisAuto (the zero value) is
-	// DefaultRunAxis of the backend, on for XLA on a GPU and off on the CPU
-	// backends, as measured. It applies where the runs allow it: fresh
-	// folds, an architecture with a run axis (RunAxisSupported), and
-	// settings that differ at most in λ, the learning rate, the epochs and
-	// the patience; other groups train as model copies. A step equals the
-	// copies' within float rounding, which the sparse phase's discrete
-	// choices (routing, top-K) can amplify over epochs, as between two
-	// backends.
+	// RunAxis says whether the runs trained at a time (MaxRuns) share one
+	// graph as one model with a leading run axis on every variable (one
+	// kernel for all R runs) instead of each training alone, all at the
+	// same time: RunAxisAuto (the zero value) is DefaultRunAxis of the
+	// backend, on for XLA on a GPU and off on the CPU backends, as measured.
+	// It applies where the runs allow it: fresh folds, an architecture with
+	// a run axis (RunAxisSupported), and settings that differ at most in λ,
+	// the learning rate, the epochs and the patience; the runs of other
+	// groups train alone. A step equals the run's alone within float
+	// rounding, which the sparse phase's discrete choices (routing, top-K)
+	// can amplify over epochs, as between two backends.
 	RunAxis RunAxisMode
 	// Fast trains the speed forms of speed.go instead of the model's plain
 	// graphs: the Inception's convolutions with less work (a block-Toeplitz
@@ -88,7 +89,8 @@ const (
 	RunAxisAuto RunAxisMode = "auto"
 	// RunAxisOn uses a run axis wherever the runs allow it.
 	RunAxisOn RunAxisMode = "on"
-	// RunAxisOff trains one model copy per run.
+	// RunAxisOff trains every run alone (the runs of a group at the same
+	// time).
 	RunAxisOff RunAxisMode = "off"
 )
 
@@ -122,16 +124,11 @@ func (m RunAxisMode) Enabled(backend compute.Backend) bool {
 type StoppedRuns string
 
 const (
-	// StoppedRunsLeave takes a stopped run out of the graph: the steps after
-	// it train fewer runs, and the new set of runs compiles a graph of its
-	// own (cheap on a CPU, seconds per graph with XLA).
+	// StoppedRunsLeave was the model copies' default: a stopped run left
+	// their graph. It changes nothing now.
 	StoppedRunsLeave StoppedRuns = "leave"
-	// StoppedRunsRide keeps a stopped run in the graph until the round ends:
-	// it is trained and evaluated on, its selected weights and results are
-	// kept as they were when it stopped, and no graph is compiled for the
-	// smaller set. Runs of fold_reset=carry chains always leave (their weights
-	// feed the next fold). Meant for XLA on a GPU, where a step costs about the
-	// same with more runs and compilation is what costs.
+	// StoppedRunsRide kept a stopped run in the model copies' graph. It
+	// changes nothing now: on a run axis a stopped run always stays, masked.
 	StoppedRunsRide StoppedRuns = "ride"
 )
 
@@ -213,9 +210,11 @@ var ErrNonFinite = errors.New("non-finite loss")
 // every fold from the first up to the last one requested, in order (FoldChain),
 // and returns the requested ones; their order must then be increasing.
 //
-// With fold_reset=fresh and a cap of more than one run per graph
-// (opts.MaxRuns, or DefaultMaxRuns of the backend: on pure Go), the folds train
-// together in one graph (TrainRuns), the same computation as one at a time.
+// Every fold trains as a run alone (a run axis of one run: the single-run
+// model). With fold_reset=fresh and a cap of more than one run at a time
+// (opts.MaxRuns, or DefaultMaxRuns of the backend: on pure Go) the folds
+// train at the same time (TrainRuns), or in one graph on a run axis where
+// opts.RunAxis turns it on.
 //
 // A checkpoint that cannot be saved (opts.CheckpointDir) does not discard the
 // training: Train goes on and returns the complete result together with an

@@ -234,6 +234,15 @@ func newTrained(backend compute.Backend, m *Model, store *model.Store, phase Pha
 	return &Trained{backend: backend, model: m, store: store, evals: map[Phase]*model.Exec{}, Phase: phase}
 }
 
+// finalize releases the model's graphs and store.
+func (t *Trained) finalize() {
+	for _, e := range t.evals {
+		e.Finalize()
+	}
+	t.evals = nil
+	t.store.Finalize()
+}
+
 // evaluate returns the per-sample cross-entropy and the accuracy of the
 // model on (x, y), running the given phase in inference mode (no dropout).
 func (t *Trained) evaluate(x [][]float32, y []int, phase Phase) ([]float64, float64, error) {

@@ -117,16 +117,16 @@ func addRunFlags(fs *flag.FlagSet) runFlags {
 }
 
 // maxRunsHelp documents -max-runs, the cap on runs trained in one graph.
-const maxRunsHelp = "runs trained together in one graph (softshape.TrainRuns): 0 = the backend's default (10 on pure Go and on XLA with a GPU, 1 on ONNX Runtime and XLA on a CPU, where batching does not pay), 1 = one run at a time, N = at most N (memory)"
+const maxRunsHelp = "runs trained together (softshape.TrainRuns): each alone at the same time, or in one graph with -run-axis: 0 = the backend's default (10 on pure Go and on XLA with a GPU, 1 on ONNX Runtime and XLA on a CPU, where it does not pay), 1 = one run at a time, N = at most N (memory)"
 
 // speedFormsHelp documents -fast (softshape.RunOptions.Fast, sweep.Runner.SpeedForms).
 const speedFormsHelp = "train the model's speed forms (softshape.RunOptions.Fast: the Inception's convolutions without padding-only taps, as block-Toeplitz products or the backend's own convolution) instead of its plain graphs: the same computation summed in other orders, so other runs in the last bits; a results folder holds one form (sweep and fidelity refuse one holding the other's runs); see docs/performance.md"
 
 // stoppedRunsHelp documents -stopped-runs (softshape.RunOptions.StoppedRuns).
-const stoppedRunsHelp = "what a run trained with others in one graph does when it stops early: leave (the runs left build a graph without it) or ride (it stays in their graphs until the round ends, computing nothing that is used: fewer graphs to build, for backends where building one is dear, e.g. XLA); results are the same either way"
+const stoppedRunsHelp = "leave or ride: kept for compatibility, changes nothing (runs share a graph only on a run axis, where a run that stopped early stays, masked)"
 
 // runAxisHelp documents -run-axis (softshape.RunOptions.RunAxis).
-const runAxisHelp = "whether the runs of one graph train as one model with a leading run axis on every variable (one kernel for all runs: for GPUs, where a step is latency-bound) instead of one model copy per run: auto (the backend's default: on for XLA with a GPU, off on the CPU backends), on (-run-axis alone) or off. It applies where the runs allow it (fresh folds, settings differing at most in λ, learning rate, epochs and patience, not the appendix's transformer shared expert or fcn/icb experts); a step equals the copies' within float rounding, which the sparse phase's top-1 routing and top-K shapes can amplify over epochs, as between two backends"
+const runAxisHelp = "whether the runs of one graph train as one model with a leading run axis on every variable (one kernel for all runs: for GPUs, where a step is latency-bound) instead of each training alone, all at the same time: auto (the backend's default: on for XLA with a GPU, off on the CPU backends), on (-run-axis alone) or off. It applies where the runs allow it (fresh folds, settings differing at most in λ, learning rate, epochs and patience, not the appendix's transformer shared expert or fcn/icb experts); a step equals the run's alone within float rounding, which the sparse phase's top-1 routing and top-K shapes can amplify over epochs, as between two backends"
 
 // runAxisFlag is -run-axis: auto, on or off, and on when given alone.
 type runAxisFlag struct{ mode softshape.RunAxisMode }

@@ -66,11 +66,11 @@ func runTrain(args []string, stdout io.Writer) error {
 	}
 	together := runs > 1 && len(foldList) > 1 && !cfg.CarriesFolds()
 	if together {
-		form := "one model copy per fold"
+		form := "each alone, at the same time"
 		if opts.RunAxis.Enabled(backend) && softshape.RunAxisSupported(cfg) == nil {
-			form = "one model on a run axis"
+			form = "in one graph, one model on a run axis"
 		}
-		fmt.Fprintf(stdout, "folds %s trained together, at most %d per graph, %s\n", *rf.folds, runs, form)
+		fmt.Fprintf(stdout, "folds %s trained together, at most %d at a time, %s\n", *rf.folds, runs, form)
 	}
 	var progress *trainProgress
 	if !*quiet {

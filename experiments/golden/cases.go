@@ -18,10 +18,12 @@ const (
 	// axis of one run, the single-run model). It is what ONNX Runtime runs
 	// by default, and fold_reset=carry on every backend.
 	PathSingle Path = "single"
-	// PathCopies is R runs in one graph as model copies: softshape.TrainRuns
-	// with MaxRuns = R and the run axis off. It is what `softshape train`
-	// runs for fresh folds on pure Go by default (R = the folds), and what
-	// the sweeps run for several folds or seeds of one variant.
+	// PathCopies is softshape.TrainRuns with MaxRuns = R and the run axis
+	// off: R runs in one graph as model copies when the records were made,
+	// R runs alone at the same time since the copies went (issue 38). It is
+	// what `softshape train` runs for fresh folds on pure Go by default
+	// (R = the folds), and what the sweeps run for several folds or seeds
+	// of one variant.
 	PathCopies Path = "copies"
 	// PathAxis is R runs in one graph as one model with a run axis:
 	// softshape.TrainRuns with MaxRuns = R and the run axis on (the default

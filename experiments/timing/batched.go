@@ -129,7 +129,8 @@ func TimeRuns(ds *data.Dataset, cfg softshape.Config, seeds []int64, r int, opts
 // time, its speed-up over the one-run-at-a-time time (R = 1) of the same
 // dataset and round, wherever in the round that was measured, the peak memory,
 // the mean accuracy and epochs, and for R > 1 the form (the stopped-runs
-// policy of model copies, or "axis" for a run axis) and the graphs built. A
+// policy, which since the model copies went changes nothing, or "axis" for
+// a run axis) and the graphs built. A
 // round ends where a dataset's (R, form) repeats.
 func FormatBatchTimings(ts []BatchTiming) string {
 	var b strings.Builder
@@ -169,8 +170,8 @@ func FormatBatchTimings(ts []BatchTiming) string {
 	return b.String()
 }
 
-// form names how the runs of t shared a graph: "axis" (a run axis), or the
-// stopped-runs policy of the model copies.
+// form names how the runs of t trained: "axis" (a run axis), or the
+// stopped-runs policy (the runs alone at the same time).
 func (t BatchTiming) form() string {
 	if t.RunAxis {
 		return "axis"

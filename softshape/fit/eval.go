@@ -25,7 +25,7 @@ type Logits func(c int, rows []int) ([][]float32, error)
 // Evaluate scores a model on sets of samples, labels[i] being set i's labels,
 // EvalChunk samples of each set per pass: every training path validates and
 // tests through it, one set per run, so a run's scores do not depend on how
-// its logits were computed (one run, model copies or a run axis).
+// its logits were computed (one run or a run axis).
 func Evaluate(labels [][]int, logits Logits) ([]Scores, error) {
 	scores := make([]Scores, len(labels))
 	correct := make([]int, len(labels))
