@@ -221,10 +221,6 @@ func (r round) EndEpoch(st *runState, val fit.Scores) error {
 	return st.endEpoch(st.cfg.EvalPhase(st.phase()), val, r.e.trainAcc(st), r.opts.OnEpoch)
 }
 
-// Leave does nothing: a run that stopped or failed stays in its run axis,
-// masked.
-func (r round) Leave(*runState) {}
-
 // trainRound trains one fold per state on e, all in lockstep, to the end of
 // each one's protocol (fit.Train): every epoch trains the runs still going,
 // validates them, and lets each one's rule keep its model and stop it. Then each run that did not fail has its selected

@@ -1,12 +1,12 @@
 // Package fit holds the parts of the training protocol that do not depend
 // on the model: the epoch loop (Train: batch order, steps, validation, the
-// end of each epoch, runs that stop, fail or ride along), evaluation
+// end of each epoch, runs that stop or fail), evaluation
 // (Evaluate: cross-entropy and accuracy, chunk by chunk), the validation
 // statistic (selection_stat), which epoch's model a fold keeps
 // (selection_window, the lowest statistic), when a fold stops early
 // (patience), and Adam (Adam for GoMLX's trainer, AdamUpdate for the graphs
-// that apply it themselves). Every training path of softshape (Train one
-// run at a time, TrainRuns as model copies or on a run axis) runs its folds
+// that apply it themselves). Every training path of softshape (a run
+// alone, R runs on a run axis) runs its folds
 // through Train, Evaluate, one Tracker per fold and AdamUpdate's
 // arithmetic, so the protocol is written once.
 package fit

@@ -16,10 +16,6 @@ type Run struct {
 	BatchSize int
 	// Shuffle, when not nil, shuffles Order at the start of every epoch.
 	Shuffle *rand.Rand
-	// Rides keeps the run in its engine's graphs after it stops early, for
-	// engines where leaving costs more than riding along; what it computes
-	// then is not used.
-	Rides bool
 
 	// Order is the order of the training samples in the epoch in progress.
 	Order []int
@@ -44,10 +40,6 @@ func NewRun(samples, batchSize, epochs int, shuffle *rand.Rand) Run {
 	}
 	return r
 }
-
-// Riding reports whether the run stays in its engine's graphs although it
-// stopped early: it rides and stopped without failing.
-func (r *Run) Riding() bool { return r.Rides && r.Done && r.Err == nil }
 
 // Batch returns the sample indices of step k of the epoch in progress.
 func (r *Run) Batch(k int) []int {
@@ -110,14 +102,11 @@ type Engine[R Runner] interface {
 	// record, early stopping (Run.Done) or failure (Run.Err, Run.Done).
 	// The error returned is a failure of the engine.
 	EndEpoch(r R, val Scores) error
-	// Leave releases what only r uses: it stopped or failed.
-	Leave(r R)
 }
 
 // Train trains runs in lockstep until none goes on: each epoch trains
-// the runs still going (those not Done within their Epochs) and those
-// riding, validates those that did not fail, and ends the epoch of each
-// run that was going. Written once, it drives every training path: a run
+// the runs still going (those not Done within their Epochs), validates
+// those that did not fail, and ends their epoch. Written once, it drives every training path: a run
 // on its own (R = 1) or R runs that share an engine's graphs.
 func Train[R Runner](e Engine[R], runs []R) error {
 	for epoch := 0; ; epoch++ {
@@ -128,8 +117,6 @@ func Train[R Runner](e Engine[R], runs []R) error {
 		for _, r := range runs {
 			if fr := r.FitRun(); !fr.Done && epoch < fr.Epochs {
 				going++
-				act = append(act, r)
-			} else if fr.Riding() {
 				act = append(act, r)
 			}
 		}
@@ -149,7 +136,6 @@ func Train[R Runner](e Engine[R], runs []R) error {
 		for _, r := range act {
 			if fr := r.FitRun(); fr.Err != nil {
 				fr.Done = true
-				e.Leave(r)
 			} else {
 				live = append(live, r)
 			}
@@ -159,15 +145,8 @@ func Train[R Runner](e Engine[R], runs []R) error {
 			return fmt.Errorf("epoch %d validation: %w", epoch, err)
 		}
 		for i, r := range live {
-			fr := r.FitRun()
-			if fr.Riding() { // stopped in an earlier epoch: only riding
-				continue
-			}
 			if err := e.EndEpoch(r, scores[i]); err != nil {
 				return err
-			}
-			if fr.Done && !fr.Riding() {
-				e.Leave(r)
 			}
 		}
 	}

@@ -62,17 +62,13 @@ func (e *fakeEngine) EndEpoch(r *fakeRun, _ Scores) error {
 	return nil
 }
 
-func (e *fakeEngine) Leave(r *fakeRun) { e.log = append(e.log, "leave "+r.name) }
-
 // TestTrain drives three runs worked out by hand: A (5 samples in batches
 // of 2: 3 steps) stops after epoch 1; B (1 step) fails in epoch 2; C (3
-// steps) stops after epoch 0 and rides along, trained but not validated
-// into its record, until no run goes on.
+// steps) stops after epoch 0.
 func TestTrain(t *testing.T) {
 	a := &fakeRun{Run: NewRun(5, 2, 4, nil), name: "A", stopAfter: 1, failAt: -1}
 	b := &fakeRun{Run: NewRun(4, 4, 3, nil), name: "B", stopAfter: -1, failAt: 2}
 	c := &fakeRun{Run: NewRun(3, 1, 2, nil), name: "C", stopAfter: 0, failAt: -1}
-	c.Rides = true
 	e := &fakeEngine{}
 	if err := Train(e, []*fakeRun{a, b, c}); err != nil {
 		t.Fatal(err)
@@ -80,16 +76,16 @@ func TestTrain(t *testing.T) {
 	want := []string{
 		"epoch 0 train [A B C] 3 steps", "validate [A B C]",
 		"end A 0: 3 steps, loss 1", "end B 0: 1 steps, loss 1", "end C 0: 3 steps, loss 1",
-		"epoch 1 train [A B C] 3 steps", "validate [A B C]",
-		"end A 1: 3 steps, loss 1", "leave A", "end B 1: 1 steps, loss 1",
-		"epoch 2 train [B C] 3 steps", "leave B", "validate [C]",
+		"epoch 1 train [A B] 3 steps", "validate [A B]",
+		"end A 1: 3 steps, loss 1", "end B 1: 1 steps, loss 1",
+		"epoch 2 train [B] 1 steps", "validate []",
 	}
 	if !slices.Equal(e.log, want) {
 		t.Errorf("Train asked\n%s\nwant\n%s", strings.Join(e.log, "\n"), strings.Join(want, "\n"))
 	}
-	if !a.Done || a.Err != nil || !b.Done || b.Err == nil || !c.Riding() {
-		t.Errorf("A done %v err %v, B done %v err %v, C riding %v: want A stopped, B failed, C riding",
-			a.Done, a.Err, b.Done, b.Err, c.Riding())
+	if !a.Done || a.Err != nil || !b.Done || b.Err == nil || !c.Done || c.Err != nil {
+		t.Errorf("A done %v err %v, B done %v err %v, C done %v err %v: want A and C stopped, B failed",
+			a.Done, a.Err, b.Done, b.Err, c.Done, c.Err)
 	}
 	if got := a.Batch(2); !slices.Equal(got, []int{4}) {
 		t.Errorf("A's last batch %v, want [4] (no shuffling)", got)
