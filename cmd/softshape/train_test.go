@@ -20,7 +20,7 @@ func TestTrainCommandOnGeneratedData(t *testing.T) {
 	}
 	text := out.String()
 	for _, want := range []string{"backend: Go", "dataset: CBF-generated (300 series, 3 classes, length 128)",
-		"folds 1,3 trained together, at most 10 per graph, one model copy per fold", "fold  test acc", "mean test accuracy", "over 2 folds"} {
+		"folds 1,3 trained together, at most 10 at a time, each alone, at the same time", "fold  test acc", "mean test accuracy", "over 2 folds"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)
 		}
@@ -49,7 +49,7 @@ func TestTrainCommandOnGeneratedData(t *testing.T) {
 	if err := runTrain([]string{"-epochs", "3", "-warmup", "1", "-folds", "1,3", "-quiet", "-run-axis", "-set", "embed_dim=16;sparse_ratio=0.3"}, &axisOut); err != nil {
 		t.Fatal(err)
 	}
-	if want := "folds 1,3 trained together, at most 10 per graph, one model on a run axis"; !strings.Contains(axisOut.String(), want) {
+	if want := "folds 1,3 trained together, at most 10 at a time, in one graph, one model on a run axis"; !strings.Contains(axisOut.String(), want) {
 		t.Errorf("-run-axis: output lacks %q:\n%s", want, axisOut.String())
 	}
 	// The checkpoint keeps each fold's history: plot curves draws fold 3's.
