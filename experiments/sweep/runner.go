@@ -45,10 +45,11 @@ type Runner struct {
 	// DataRoot. Each dataset is loaded once per Run.
 	Load func(name string) (*data.Dataset, error)
 	// Train trains one fold; nil means the default training: the cells of one
-	// dataset batched by softshape.TrainRuns, MaxRuns runs per graph.
+	// dataset batched by softshape.TrainRuns, MaxRuns runs at a time.
 	Train TrainFunc
-	// MaxRuns caps the runs trained together in one graph by the default
-	// training (softshape.TrainRuns; a fold_reset=carry run's folds count as
+	// MaxRuns caps the runs trained together (each alone at the same time,
+	// or in one graph on a run axis) by the default training
+	// (softshape.TrainRuns; a fold_reset=carry run's folds count as
 	// one, as they train in order): 0 means softshape.DefaultMaxRuns of the
 	// backend, 1 trains one cell at a time (DefaultTrain). Cells of tables
 	// that report time per run (TimedTable) always train one at a time, as
@@ -56,9 +57,8 @@ type Runner struct {
 	// as its group of runs has finished, so a killed sweep loses only the
 	// runs of the groups in flight.
 	MaxRuns int
-	// StoppedRuns is what the default training does with a run that stops
-	// early while others of its graph train on (softshape.RunOptions); ""
-	// is softshape.StoppedRunsLeave. Records are the same either way.
+	// StoppedRuns is passed on to softshape.RunOptions, where it changes
+	// nothing; "" is softshape.StoppedRunsLeave.
 	StoppedRuns softshape.StoppedRuns
 	// RunAxis says whether the runs of a group train as one model with a
 	// run axis where they allow it (softshape.RunOptions.RunAxis); the zero
