@@ -10,10 +10,8 @@ package pipeline
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"runtime"
 	"slices"
@@ -152,15 +150,13 @@ func Train(ctx context.Context, store *sweep.Store, cells []sweep.Cell, t Traini
 // cells there was trained in the other form than fast asks (the model's
 // speed forms, softshape.RunOptions.Fast, or its plain graphs): a run's key
 // does not say its form, so a resumed sweep or a report would otherwise mix
-// the two in one table. It reads records only.
+// the two in one table. It reads records only; one it cannot read is left
+// to the runner, which reports it as its cell's error.
 func CheckSpeedForms(store *sweep.Store, cells []sweep.Cell, fast bool) error {
 	for _, c := range cells {
 		rec, err := store.Read(c.Key)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
 		if err != nil {
-			return err
+			continue // none yet, or one the runner reports as its cell's error (a newer schema, a bad file)
 		}
 		if rec.SpeedForms != fast {
 			form := map[bool]string{false: "plain graphs", true: "speed forms (-fast)"}
