@@ -413,13 +413,7 @@ func (j *batchJob) axisEvaluate(sts []*runState, sets []evalSet) ([]fit.Scores, 
 			x.FinalizeAll()
 			return nil, err
 		}
-		outs, err := exec.Call(x)
-		x.FinalizeAll()
-		if err != nil {
-			return nil, err
-		}
-		flat, err := tensors.CopyFlatData[float32](outs[0])
-		outs[0].FinalizeAll()
+		flat, err := callLogits(exec, x)
 		if err != nil {
 			return nil, err
 		}

@@ -251,20 +251,26 @@ func (t *Trained) evaluate(x [][]float32, y []int, phase Phase) ([]float64, floa
 		return nil, 0, err
 	}
 	scores, err := fit.Evaluate([][]int{y}, func(c int, rows []int) ([][]float32, error) {
-		xt := chunkTensor(x, c, rows[0])
-		out, err := exec.Call(xt)
-		xt.FinalizeAll()
-		if err != nil {
-			return nil, err
-		}
-		logits, err := tensors.CopyFlatData[float32](out[0])
-		out[0].FinalizeAll()
+		logits, err := callLogits(exec, chunkTensor(x, c, rows[0]))
 		return [][]float32{logits}, err
 	})
 	if err != nil {
 		return nil, 0, err
 	}
 	return scores[0].CE, scores[0].Acc, nil
+}
+
+// callLogits runs the inference graph exec on x, which it frees, and
+// returns the logits flat.
+func callLogits(exec *model.Exec, x *tensors.Tensor) ([]float32, error) {
+	out, err := exec.Call(x)
+	x.FinalizeAll()
+	if err != nil {
+		return nil, err
+	}
+	logits, err := tensors.CopyFlatData[float32](out[0])
+	out[0].FinalizeAll()
+	return logits, err
 }
 
 // evalExec returns the inference graph of phase.
