@@ -67,9 +67,9 @@ func (e *RunError) Unwrap() error { return e.Err }
 // stream; a run with fewer steps in an epoch, or that stopped, stays in the
 // graph masked. Otherwise each run trains alone (a run axis of one: the
 // single-run model, as Train trains it), the R runs at the same time, one
-// goroutine each sharing the backend (the pure Go executor and ONNX
-// Runtime run graphs concurrently), so a run's numbers are exactly those
-// of training it alone.
+// goroutine each sharing the backend (the pure Go executor runs their
+// graphs concurrently; compute-onnx serialises a process's graphs), so a
+// run's numbers are exactly those of training it alone.
 //
 // The runs may differ in any setting. Runs with fold_reset=carry form chains
 // (same Config and Seed) whose folds are trained in order, 0 up to the last
