@@ -50,7 +50,9 @@ var ErrQuickStatistics = fmt.Errorf("%w: quick mode shows per-dataset numbers on
 // Figures returns the figures of the committed table: ours under both presets
 // beside the paper (tablefigures.Presets, named <table>_sweep), then each
 // preset's standard figures other than the sweep chart, named
-// <table>_<kind>_<preset> (their titles name the preset too).
+// <table>_<kind>_<preset> (their titles name the preset too), drawn from the
+// comparison's summary rows (tablefigures.DrawPreset): over the datasets
+// complete under both presets, so each figure shows the table's numbers.
 func (c *Committed) Figures() []Named {
 	if len(tablefigures.Kinds(c.Name)) == 0 { // params_inference_time: its table is the result
 		return nil
@@ -63,11 +65,7 @@ func (c *Committed) Figures() []Named {
 				continue
 			}
 			name := c.Name + "_" + string(k) + "_" + e.Preset
-			if e.Built == nil {
-				out = append(out, Named{Name: name, Err: fmt.Errorf("%w: no run recorded under %s", ErrNoFigure, c.Comparison.Labels[i])})
-				continue
-			}
-			f, err := tablefigures.Draw(k, e.Built, tablefigures.DefaultAlpha)
+			f, err := tablefigures.DrawPreset(k, c.Comparison, i, tablefigures.DefaultAlpha)
 			out = append(out, Named{Name: name, Figure: f, Err: err})
 		}
 	}

@@ -106,6 +106,11 @@ func TestCommittedTablesBothPresets(t *testing.T) {
 	if len(figs) != 3 || figs[0].Name != "sparse_ratio_sweep" || figs[0].Err != nil || figs[1].Name != "sparse_ratio_ranks_reference_compat" || figs[2].Name != "sparse_ratio_ranks_reference_fresh" {
 		t.Errorf("figures %+v", figs)
 	}
+	for _, n := range figs[1:] { // each preset's ranks: over the summary rows' datasets
+		if n.Err != nil || !strings.Contains(n.Figure.Caption(), "("+strings.Join(c.Comparison.Common, ", ")+")") {
+			t.Errorf("%s: %v, not over the datasets complete under both presets %v", n.Name, n.Err, c.Comparison.Common)
+		}
+	}
 	if _, err := CommittedTables("main"); !errors.Is(err, ErrNotCommitted) || !strings.Contains(err.Error(), "TABLES=main reproduction/run-sweeps.sh") {
 		t.Errorf("a table without committed runs: %v", err)
 	}

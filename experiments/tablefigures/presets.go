@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/softshape-go/softshape/experiments/stats"
 	"github.com/softshape-go/softshape/experiments/tables"
 	"github.com/softshape-go/softshape/plots"
 )
@@ -61,4 +62,91 @@ func Presets(c *tables.Comparison) (*plots.Figure, error) {
 	}
 	meta.Config = caption + fmt.Sprintf(". Solid: ours under %s and %s; dashed: the paper's, over the same datasets.", c.Labels[0], c.Labels[1])
 	return plots.SweepChart(meta, label, ticks, ours, paper, plots.WithoutAverage())
+}
+
+// DrawPreset builds the figure of kind k of ours under preset i (0 or 1) of
+// a comparison of two presets, from the comparison's summary (PresetRanks,
+// PresetCD), so that it shows the numbers of the comparison's summary rows;
+// alpha is the CD diagram's significance level. KindSweep is Presets.
+func DrawPreset(k Kind, c *tables.Comparison, i int, alpha float64) (*plots.Figure, error) {
+	switch k {
+	case KindSweep:
+		return Presets(c)
+	case KindRanks:
+		return PresetRanks(c, i)
+	case KindCD:
+		return PresetCD(c, i, alpha)
+	}
+	return nil, fmt.Errorf("unknown figure kind %q: want one of %v", k, AllKinds())
+}
+
+// PresetRanks draws the average rank of each column under preset i of a
+// comparison beside the paper's: the comparison's summary rows "Avg. Rank —
+// ours, <preset>" and "Avg. Rank — paper, same datasets", over the datasets
+// complete under both presets (Comparison.Common) and the columns measured
+// under both. A preset's own table (Ranks) would rank over its own complete
+// datasets, which differ from those while a sweep is under way.
+func PresetRanks(c *tables.Comparison, i int) (*plots.Figure, error) {
+	methods, ours, paperRanks, err := presetRanks(c, i)
+	if err != nil {
+		return nil, err
+	}
+	note := ""
+	if paperRanks != nil {
+		note = "paper over the same datasets"
+	}
+	meta := tableMeta(c.Tables[i], "Average rank, "+c.Labels[i], c.Common, note)
+	return plots.RankBars(meta, methods, ours, paperRanks)
+}
+
+// presetRanks returns what PresetRanks draws: the columns, ours' average
+// ranks under preset i and the paper's (nil without them).
+func presetRanks(c *tables.Comparison, i int) (methods []string, ours, paper []float64, err error) {
+	s, _, err := presetSummary(c, i)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if len(s.Methods) < 2 {
+		return nil, nil, nil, fmt.Errorf("%w: ranks need at least 2 columns measured under both presets, table %s has %d", ErrNoFigure, c.Name, len(s.Methods))
+	}
+	if p := c.Summaries[2]; p != nil {
+		paper = p.AvgRank
+	}
+	return s.Methods, s.AvgRank, paper, nil
+}
+
+// PresetCD draws the critical-difference diagram of the columns under
+// preset i of a comparison, over the datasets and columns of its summary
+// rows (as PresetRanks), at significance level alpha. It needs
+// MinCDDatasets datasets and two columns.
+func PresetCD(c *tables.Comparison, i int, alpha float64) (*plots.Figure, error) {
+	if !(alpha > 0 && alpha < 1) {
+		return nil, fmt.Errorf("α = %g: want 0 < α < 1", alpha)
+	}
+	s, t, err := presetSummary(c, i)
+	if err != nil {
+		return nil, err
+	}
+	if len(s.Methods) < 2 || len(c.Common) < MinCDDatasets {
+		return nil, fmt.Errorf("%w: a critical-difference diagram needs at least 2 columns and %d datasets complete under both presets, table %s has %d and %d",
+			ErrNoFigure, MinCDDatasets, c.Name, len(s.Methods), len(c.Common))
+	}
+	meta := tableMeta(t, "Critical difference, "+c.Labels[i], c.Common, wilcoxonHolm(alpha))
+	return cdFigure(meta, s.Methods, c.CommonAcc[i], alpha)
+}
+
+// presetSummary returns the summary of ours under preset i of c and that
+// preset's table, or why there is none.
+func presetSummary(c *tables.Comparison, i int) (*stats.Summary, *tables.Table, error) {
+	if i < 0 || i > 1 {
+		return nil, nil, fmt.Errorf("preset index %d: want 0 or 1", i)
+	}
+	if c.Tables[i] == nil {
+		return nil, nil, fmt.Errorf("%w: no run of table %s recorded under %s", ErrNoFigure, c.Name, c.Labels[i])
+	}
+	if c.Summaries[i] == nil {
+		return nil, nil, fmt.Errorf("%w: table %s has no dataset complete under both %s and %s yet (the summary rows, which this figure draws, are over those)",
+			ErrNoFigure, c.Name, c.Labels[0], c.Labels[1])
+	}
+	return c.Summaries[i], c.Tables[i], nil
 }

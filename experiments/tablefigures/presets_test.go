@@ -2,6 +2,7 @@ package tablefigures
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -50,6 +51,57 @@ func TestPresets(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := Presets(c); !errors.Is(err, ErrNoFigure) || !strings.Contains(err.Error(), "no dataset complete under both") {
+		t.Errorf("no common dataset: %v", err)
+	}
+}
+
+// TestPresetRanksAreTheSummaryRows: each preset's rank bars and CD diagram
+// are over the datasets complete under both presets, as the comparison's
+// summary rows are, not over the preset's own complete datasets. Hand
+// check: DC is complete under reference_compat only, so the ranks are over
+// DA (k=3, k=2, k=1 best first) and DB (k=2, k=1, k=3): k=1 (3+2)/2 = 2.5,
+// k=2 (2+1)/2 = 1.5, k=3 (1+3)/2 = 2; over all three datasets every
+// column would rank 2.
+func TestPresetRanksAreTheSummaryRows(t *testing.T) {
+	a, b := handTable("experts_k", 3), handTable("experts_k", 3)
+	for i := range b.Rows {
+		for j := range b.Rows[i].Ours {
+			b.Rows[i].Ours[j].Acc -= 0.05
+			a.Rows[i].Paper[j], b.Rows[i].Paper[j] = 0.9, 0.9
+		}
+	}
+	b.Rows[2].Ours[1].Runs = 1 // DC partial under reference_fresh
+	c, err := tables.Compare([2]string{"reference_compat", "reference_fresh"}, [2]*tables.Table{a, b}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(c.Common, []string{"DA", "DB"}) {
+		t.Fatalf("common %v, want DA, DB", c.Common)
+	}
+	for i := range 2 {
+		methods, ours, paper, err := presetRanks(c, i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(methods, []string{"k=1", "k=2", "k=3"}) || !slices.Equal(ours, []float64{2.5, 1.5, 2}) || !slices.Equal(paper, []float64{1, 1, 1}) {
+			t.Errorf("preset %d: methods %v, ranks %v, paper %v; want k=1..3, [2.5 1.5 2], [1 1 1] (ties get the best rank)", i, methods, ours, paper)
+		}
+		f, err := PresetRanks(c, i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "Average rank, " + c.Labels[i]; !strings.HasPrefix(f.Title(), want) || !strings.Contains(f.Caption(), "2 UCR datasets (DA, DB)") {
+			t.Errorf("preset %d: title %q, caption %q", i, f.Title(), f.Caption())
+		}
+	}
+	if _, err := PresetCD(c, 0, DefaultAlpha); !errors.Is(err, ErrNoFigure) || !strings.Contains(err.Error(), "has 3 and 2") {
+		t.Errorf("a CD diagram over the 2 common datasets: %v", err)
+	}
+	b.Rows = b.Rows[:0] // nothing complete under reference_fresh
+	if c, err = tables.Compare([2]string{"reference_compat", "reference_fresh"}, [2]*tables.Table{a, b}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := DrawPreset(KindRanks, c, 0, DefaultAlpha); !errors.Is(err, ErrNoFigure) || !strings.Contains(err.Error(), "no dataset complete under both") {
 		t.Errorf("no common dataset: %v", err)
 	}
 }

@@ -47,7 +47,11 @@ type Comparison struct {
 	Common         []string
 	// Summaries are ours under each preset (0, 1) and the paper's (2) over
 	// Common and SummaryColumns; nil when not computable, Problems say why.
+	// CommonAcc holds the accuracies they summarise (rows Common, columns
+	// SummaryColumns, rounded as the paper prints them), for figures that
+	// must show the summary rows' numbers.
 	Summaries [3]*stats.Summary
+	CommonAcc [3][][]float64
 	Problems  []string
 	// Differences are each preset's paired differences from Default
 	// (Table.Differences: every paired run, not only Common's).
@@ -215,6 +219,7 @@ func (c *Comparison) summarize() {
 			acc[i] = append(acc[i], row[i])
 		}
 	}
+	c.CommonAcc = acc
 	names := [3]string{"ours, " + c.Labels[0], "ours, " + c.Labels[1], "paper"}
 	for i := range acc {
 		if i == 2 && !paperOK {
