@@ -22,9 +22,8 @@
 // against R runs per graph (softshape.TrainRuns), with the peak memory of
 // each; FormatBatchTimings tabulates them (batched.go).
 //
-// Everything uses softshape's public API: softshape.New, Model.Forward and the
-// GoMLX trainer and Adam optimiser configured as softshape.Train configures
-// them.
+// Everything uses softshape's public API: softshape.New and
+// softshape.Stepper, the training step softshape.Train runs.
 package timing
 
 import (
@@ -36,11 +35,7 @@ import (
 	"time"
 
 	"github.com/gomlx/compute"
-	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
-	"github.com/gomlx/gomlx/ml/model"
-	"github.com/gomlx/gomlx/ml/train"
-	"github.com/gomlx/gomlx/ml/train/loss"
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/softshape-go/softshape/data"
@@ -48,7 +43,6 @@ import (
 	"github.com/softshape-go/softshape/internal/backends"
 	"github.com/softshape-go/softshape/internal/hostinfo"
 	"github.com/softshape-go/softshape/softshape"
-	"github.com/softshape-go/softshape/softshape/fit"
 )
 
 // BaseDataset is the dataset whose series are concatenated (paper Fig 3).
@@ -373,12 +367,11 @@ func concatBatch(base [][]float64, labels []int, batch, k int) (*tensors.Tensor,
 	return tensors.FromFlatDataAndDimensions(flat, batch, t), tensors.FromFlatDataAndDimensions(lab, batch, 1)
 }
 
-// Trainer is one SoftShape model and its GoMLX trainer (Adam), set up as
-// softshape.Train sets them up, for timing training steps.
+// Trainer is one SoftShape model and its training step, the step a run of
+// softshape.Train executes (softshape.Stepper), for timing training steps.
 type Trainer struct {
 	Model   *softshape.Model
-	Store   *model.Store
-	trainer *train.Trainer
+	stepper *softshape.Stepper
 	// LastCPU is the process CPU time (user + system, all threads) of the
 	// last Step: less disturbed than the wall time by other processes
 	// competing for the cores (0 where not measured).
@@ -386,63 +379,45 @@ type Trainer struct {
 }
 
 // NewTrainer builds the model of cfg for series of length T and C classes
-// (refShapeLen as in softshape.New) with a fresh store seeded by seed.
+// (refShapeLen as in softshape.New) and its training step, its weights,
+// Adam state and RNG stream those of fold 1 of a run of softshape.Train
+// seeded by seed.
 func NewTrainer(backend compute.Backend, cfg softshape.Config, seriesLen, numClasses, refShapeLen int, seed int64) (*Trainer, error) {
 	m, err := softshape.New(cfg, seriesLen, numClasses, refShapeLen)
 	if err != nil {
 		return nil, err
 	}
-	store := model.NewStore()
-	cfg.Apply(store)
-	store.RootScope().SetParam(model.ParamInitialSeed, seed)
-	if err := store.SetRNGStateFromSeed(seed); err != nil {
-		return nil, fmt.Errorf("seeding the model: %w", err)
+	s, err := softshape.NewStepper(backend, m, seed, refShapeLen)
+	if err != nil {
+		return nil, err
 	}
-	lambda := cfg.MoELossWeight
-	modelFn := func(scope *model.Scope, spec any, inputs []*graph.Node) []*graph.Node {
-		out := m.Forward(scope, inputs[0], spec.(softshape.Phase))
-		if lambda > 0 {
-			train.AddLoss(graph.MulScalar(out.AuxLoss, lambda))
-		}
-		return []*graph.Node{out.Logits}
-	}
-	opt := fit.Adam{LearningRate: cfg.LearningRate}
-	tr := train.NewTrainer(backend, store, modelFn, loss.SparseCategoricalCrossEntropyLogits, opt, nil, nil)
-	return &Trainer{Model: m, Store: store, trainer: tr}, nil
+	return &Trainer{Model: m, stepper: s}, nil
 }
 
 // Step runs one training step (forward, backward, Adam update) of phase on
 // (x [B,T] float32, y [B,1] int32) and returns its wall time; the loss is read
-// back, so the time includes the whole computation.
-func (t *Trainer) Step(phase softshape.Phase, x, y *tensors.Tensor) (d time.Duration, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("training step: %v", r)
-		}
-	}()
+// back, so the time includes the whole computation. A loss that is not
+// finite is an error.
+func (t *Trainer) Step(phase softshape.Phase, x, y *tensors.Tensor) (time.Duration, error) {
 	cpu0 := hostinfo.ProcessCPU()
 	start := time.Now()
-	metrics, err := t.trainer.TrainStep(train.Batch{Inputs: []*tensors.Tensor{x}, Labels: []*tensors.Tensor{y}, Spec: phase})
-	if err != nil {
-		return 0, err
-	}
-	l := metrics[0].Value()
-	d = time.Since(start)
+	l, err := t.stepper.Step(phase, x, y)
+	d := time.Since(start)
 	t.LastCPU = hostinfo.ProcessCPU() - cpu0
-	for _, m := range metrics {
-		m.FinalizeAll()
+	if err != nil {
+		return d, err
 	}
-	if f, ok := l.(float32); ok && (math.IsNaN(float64(f)) || math.IsInf(float64(f), 0)) {
-		return d, fmt.Errorf("training step: loss is %v", f)
+	if math.IsNaN(l) || math.IsInf(l, 0) {
+		return d, fmt.Errorf("training step: loss is %v", l)
 	}
 	return d, nil
 }
 
+// Params is the number of trainable parameters of the phases stepped.
+func (t *Trainer) Params() int { return t.stepper.Params() }
+
 // Close frees the compiled graphs and the variables.
-func (t *Trainer) Close() {
-	t.trainer.ResetComputationGraphs()
-	t.Store.Finalize()
-}
+func (t *Trainer) Close() { t.stepper.Close() }
 
 // Measure times training steps for every length, phase and ratio of opts.
 func Measure(opts Options) (*Result, error) {
@@ -533,6 +508,7 @@ func measurePoint(opts Options, cfg softshape.Config, T, numClasses int, phase s
 	if err != nil {
 		return measured{}, err
 	}
+	defer tr.Close()
 	sh := tr.Model.Shape
 	p := measured{Point: Point{Length: T, Phase: phase, NumShapes: sh.NumShapes}, shapeLen: sh.ShapeLen, stride: sh.Stride}
 	kept := sh.NumShapes
@@ -560,8 +536,7 @@ func measurePoint(opts Options, cfg softshape.Config, T, numClasses int, phase s
 	p.CPU = median(cpus)
 	p.Step = median(p.Steps)
 	p.Min = slices.Min(p.Steps)
-	p.Params = softshape.ParameterCount(tr.Store)
-	tr.Close()
+	p.Params = tr.Params()
 	return p, nil
 }
 

@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gomlx/gomlx/core/tensors"
+
+	"github.com/softshape-go/softshape/internal/backends"
 	"github.com/softshape-go/softshape/internal/hostinfo"
 	"github.com/softshape-go/softshape/internal/shareddata"
 	"github.com/softshape-go/softshape/softshape"
@@ -258,5 +261,36 @@ func TestParamsInference(t *testing.T) {
 	var md bytes.Buffer
 	if err := ParamsMarkdown(&md, rows, "test"); err != nil || !strings.Contains(md.String(), "| HouseTwenty | 2000 | 2 | 8 | 4 | 499 |") {
 		t.Errorf("markdown (%v):\n%s", err, md.String())
+	}
+}
+
+// TestTrainerNonFiniteLoss: a step whose loss is not finite (series of
+// NaN) is an error naming the loss, after its time is taken; a finite step
+// is not.
+func TestTrainerNonFiniteLoss(t *testing.T) {
+	b, err := backends.New("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := NewTrainer(b, *smallConfig(), BaseLength, 3, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	base, labels, _, err := baseSeries("", 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, y := concatBatch(base, labels, 2, 1)
+	if d, err := tr.Step(softshape.Dense, x, y); err != nil || d <= 0 {
+		t.Fatalf("finite step: %v, %v", d, err)
+	}
+	nan := make([]float32, 2*BaseLength)
+	for i := range nan {
+		nan[i] = float32(math.NaN())
+	}
+	xNaN := tensors.FromFlatDataAndDimensions(nan, 2, BaseLength)
+	if d, err := tr.Step(softshape.Dense, xNaN, y); err == nil || !strings.Contains(err.Error(), "loss is NaN") || d <= 0 {
+		t.Errorf("step on NaN series: %v, %v; want its time and an error naming the NaN loss", d, err)
 	}
 }

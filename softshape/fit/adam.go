@@ -127,18 +127,18 @@ func adamArithmetic(value, grad, m1Old, m2Old, lr, b1, b2, d1, d2, eps *graph.No
 	return m1, m2, graph.Sub(value, step)
 }
 
-// Adam is softshape.Train's optimiser, GoMLX's optimizer.Adam with
-// LearningRate and Epsilon(AdamEpsilon), as an optimizer.Interface for a
-// train.Trainer whose update is AdamUpdate's: one Adam for every training
-// path. Its variables are those of GoMLX's Adam (the learning rate, the
-// global step, the step count and moments under AdamOptimizer), so the
-// stores and checkpoints of either one are the other's.
+// Adam is the Adam step of a run training alone (the single-run model):
+// GoMLX's optimizer.Adam with LearningRate and Epsilon(AdamEpsilon), its
+// update AdamUpdate's. Its variables are those of GoMLX's Adam (the
+// learning rate, the global step, the step count and moments under
+// AdamOptimizer), so the stores and checkpoints of either one are the
+// other's.
 type Adam struct {
 	LearningRate float64
 }
 
-// UpdateGraph is optimizer.Interface's: one Adam step of the trainable
-// variables of scope on loss, a scalar.
+// UpdateGraph adds to g one Adam step of the trainable variables of scope
+// on loss, a scalar.
 func (a Adam) UpdateGraph(scope *model.Scope, g *graph.Graph, loss *graph.Node) {
 	if !loss.Shape().IsScalar() {
 		panic(fmt.Sprintf("Adam: the loss must be a scalar, not %s", loss.Shape()))
@@ -154,9 +154,4 @@ func (a Adam) UpdateGraph(scope *model.Scope, g *graph.Graph, loss *graph.Node) 
 	rates := NewAdamRates(lr, step)
 	AdamUpdate(scope.Store(), path.Join("/", optimizer.AdamDefaultScope), scope, g, grads, dtype,
 		func(*model.Variable) (AdamRates, *graph.Node) { return rates, nil })
-}
-
-// Clear is optimizer.Interface's: it deletes the step count and moments.
-func (a Adam) Clear(scope *model.Scope) error {
-	return scope.In("%s", optimizer.AdamDefaultScope).DeleteVariablesInScope()
 }

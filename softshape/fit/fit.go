@@ -4,8 +4,8 @@
 // (Evaluate: cross-entropy and accuracy, chunk by chunk), the validation
 // statistic (selection_stat), which epoch's model a fold keeps
 // (selection_window, the lowest statistic), when a fold stops early
-// (patience), and Adam (Adam for GoMLX's trainer, AdamUpdate for the graphs
-// that apply it themselves). Every training path of softshape (a run
+// (patience), and Adam (AdamUpdate; Adam, its step of a run alone with
+// GoMLX's Adam's variables). Every training path of softshape (a run
 // alone, R runs on a run axis) runs its folds
 // through Train, Evaluate, one Tracker per fold and AdamUpdate's
 // arithmetic, so the protocol is written once.
