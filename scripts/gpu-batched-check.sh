@@ -10,10 +10,10 @@
 # then run this script there from the repository root. PARTS lists what it
 # measures, in order (default batched,one,product,step; fold and procs on request), each logged as it
 # ends:
-#   batched  the full protocol (500 epochs) of 5 folds × the seeds as R runs
-#            per graph, for each form in STOPPED: model copies with a
-#            stopped-runs policy (leave, ride: RunOptions.StoppedRuns) or a
-#            run axis (axis: RunOptions.RunAxis) (BenchmarkTrainRunsProtocol);
+#   batched  the full protocol (500 epochs) of 5 folds × the seeds, R runs
+#            at a time, for each run-axis mode in AXIS (RunOptions.RunAxis:
+#            on, a run axis; off, the runs each alone at the same time;
+#            auto, the backend's default) (BenchmarkTrainRunsProtocol);
 #   one      the same runs one at a time;
 #   product  R = 10 token products with gradients as 10 rank-2 products
 #            against one product over a run axis (BenchmarkRunAxisProduct, at
@@ -33,17 +33,19 @@
 # On an H200 the GunPoint arms of 5 folds × 2 seeds took ≈6 (batched, model
 # copies) and ≈5 minutes (one), more than one 10-minute call holds. On an
 # H100 (docs/gpu.md, "Many runs in one graph on a GPU") one call of
-# PARTS=batched,one,fold STOPPED=axis SEEDS=1 TOTAL_S=520 took 292 s (run axis
-# 84 s, one at a time 160 s, fold 45 s). Left to measure: larger R on the run
-# axis (R=20 SEEDS=1,2,3,4 PARTS=batched STOPPED=axis), the run-axis product
+# PARTS=batched,one,fold STOPPED=axis SEEDS=1 TOTAL_S=520 (STOPPED=axis is
+# AXIS=on now) took 292 s (run axis 84 s, one at a time 160 s, fold 45 s).
+# Left to measure: larger R on the run axis (R=20 SEEDS=1,2,3,4
+# PARTS=batched AXIS=on), the run-axis product
 # and PARTS=procs. Logs go to $OUT (or
 # ./gpu-check). Other settings: TEST_BIN (.gpu/softshape.test), TIMING_BIN
 # (.gpu/timing.test: BenchmarkTrainRunsProtocol), R (10), SEEDS
-# (1,2), DATASETS (GunPoint), STOPPED (leave), EPOCHS (500), TOTAL_S (the
+# (1,2), DATASETS (GunPoint), AXIS (auto), EPOCHS (500), TOTAL_S (the
 # whole budget in seconds, 540), STEP_S (120), BACKEND (xla:cuda; another
 # backend skips the plugin set-up, e.g. BACKEND=go EPOCHS=4 to try the script
 # on a CPU).
 set -u
+[ -z "${STOPPED:-}" ] || { echo "STOPPED=$STOPPED: gone (the stopped-runs policies change nothing); AXIS=on is the run axis (was STOPPED=axis), AXIS=off the runs alone" >&2; exit 2; }
 root=$(pwd)
 out=${OUT:-$root/gpu-check}
 mkdir -p "$out"
@@ -85,7 +87,7 @@ protocol=(SOFTSHAPE_BATCH_EPOCHS="${EPOCHS:-500}" SOFTSHAPE_BATCH_DATASETS="${DA
 for part in $(echo "${PARTS:-batched,one,product,step}" | tr , ' '); do
 	echo "== $part $(date -u +%T)"
 	case $part in
-	batched) bench batched 100000 30 TrainRunsProtocol 1x "${protocol[@]}" SOFTSHAPE_BATCH_R="$r" SOFTSHAPE_BATCH_STOPPED="${STOPPED:-leave}" ;;
+	batched) bench batched 100000 30 TrainRunsProtocol 1x "${protocol[@]}" SOFTSHAPE_BATCH_R="$r" SOFTSHAPE_BATCH_RUN_AXIS="${AXIS:-auto}" ;;
 	one) bench one-at-a-time 100000 30 TrainRunsProtocol 1x "${protocol[@]}" SOFTSHAPE_BATCH_R=1 ;;
 	product) bench product 60 20 RunAxisProduct 200x ;;
 	step) bench step "${STEP_S:-120}" 30 BatchedStep 20x SOFTSHAPE_BATCH_R="$r" ;;

@@ -1,7 +1,6 @@
 package timing
 
 import (
-	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -33,10 +32,9 @@ type BatchTiming struct {
 	// MeanAcc is the mean test accuracy over the runs; Epochs the mean number
 	// of epochs run.
 	MeanAcc, Epochs float64
-	// Stopped is the policy for runs that stop early (R > 1; softshape.RunOptions).
-	Stopped softshape.StoppedRuns
 	// RunAxis says the runs trained as one model with a run axis
-	// (softshape.RunOptions.RunAxis; R > 1), where Stopped does not apply.
+	// (softshape.RunOptions.RunAxis; R > 1), not each alone at the same
+	// time.
 	RunAxis bool
 	// Graphs is the number of training and evaluation graphs softshape.TrainRuns built
 	// (R > 1; 0 for R = 1, where each fold builds its own model's).
@@ -71,7 +69,7 @@ func CompareBatched(ds *data.Dataset, cfg softshape.Config, seeds []int64, rs []
 // TimeRuns measures the full protocol of cfg on ds for every seed
 // (opts.NumFolds folds each, default 5) with at most r runs per graph: r = 1
 // is softshape.Train, fold after fold and seed after seed; r > 1 is softshape.TrainRuns, with
-// opts.StoppedRuns and opts.RunAxis. It is one measurement of CompareBatched.
+// opts.RunAxis. It is one measurement of CompareBatched.
 func TimeRuns(ds *data.Dataset, cfg softshape.Config, seeds []int64, r int, opts softshape.RunOptions) (BatchTiming, error) {
 	if opts.NumFolds == 0 {
 		opts.NumFolds = softshape.ProtocolFolds
@@ -86,7 +84,6 @@ func TimeRuns(ds *data.Dataset, cfg softshape.Config, seeds []int64, r int, opts
 	hostinfo.ResetPeakRSS()
 	start := time.Now()
 	var accs, epochs []float64
-	var stopped softshape.StoppedRuns // R > 1 only
 	graphs := 0
 	if r == 1 {
 		for _, seed := range seeds {
@@ -107,7 +104,6 @@ func TimeRuns(ds *data.Dataset, cfg softshape.Config, seeds []int64, r int, opts
 				runs = append(runs, softshape.RunSpec{Config: cfg, Seed: seed, Fold: f})
 			}
 		}
-		stopped = cmp.Or(opts.StoppedRuns, softshape.StoppedRunsLeave) // TrainRunsCounted rejects others
 		o := opts
 		o.MaxRuns = r
 		var res []softshape.FoldResult
@@ -122,16 +118,15 @@ func TimeRuns(ds *data.Dataset, cfg softshape.Config, seeds []int64, r int, opts
 	}
 	return BatchTiming{Dataset: ds.Name, R: r, Runs: len(accs), Wall: time.Since(start),
 		PeakRSS: hostinfo.PeakRSS(), MeanAcc: stat.Mean(accs, nil), Epochs: stat.Mean(epochs, nil),
-		Stopped: stopped, RunAxis: r > 1 && opts.RunAxis.Enabled(opts.Backend), Graphs: graphs}, nil
+		RunAxis: r > 1 && opts.RunAxis.Enabled(opts.Backend), Graphs: graphs}, nil
 }
 
 // FormatBatchTimings writes timings as a table: per dataset and R the wall
 // time, its speed-up over the one-run-at-a-time time (R = 1) of the same
 // dataset and round, wherever in the round that was measured, the peak memory,
-// the mean accuracy and epochs, and for R > 1 the form (the stopped-runs
-// policy, which since the model copies went changes nothing, or "axis" for
-// a run axis) and the graphs built. A
-// round ends where a dataset's (R, form) repeats.
+// the mean accuracy and epochs, and for R > 1 the form ("axis" for a run
+// axis, "alone" for the runs each alone at the same time) and the graphs
+// built. A round ends where a dataset's (R, form) repeats.
 func FormatBatchTimings(ts []BatchTiming) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-18s %4s %5s %10s %8s %10s %8s %7s %7s %6s\n", "dataset", "R", "runs", "wall", "speedup", "peak MiB", "acc", "epochs", "form", "graphs")
@@ -170,11 +165,11 @@ func FormatBatchTimings(ts []BatchTiming) string {
 	return b.String()
 }
 
-// form names how the runs of t trained: "axis" (a run axis), or the
-// stopped-runs policy (the runs alone at the same time).
+// form names how the runs of t trained: "axis" (a run axis) or "alone"
+// (each alone, all at the same time).
 func (t BatchTiming) form() string {
 	if t.RunAxis {
 		return "axis"
 	}
-	return string(t.Stopped)
+	return "alone"
 }

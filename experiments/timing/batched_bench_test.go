@@ -24,11 +24,12 @@ import (
 // R values in the order measured (default 1,10; 1 is one run at a time),
 // SOFTSHAPE_BATCH_SEEDS the seeds (default 1,2), SOFTSHAPE_BATCH_ROUNDS the
 // rounds (default 1), SOFTSHAPE_BATCH_PROTOCOL the protocol preset (default
-// "default"; e.g. reference_fresh, the reproduction's), SOFTSHAPE_BATCH_STOPPED
-// the forms measured for each R > 1: stopped-runs policies of model copies
-// and "axis", a run axis (softshape.RunOptions.RunAxis) (default leave; e.g.
-// leave,ride,axis). Each measurement is written to stderr as it is taken. Run
-// with -benchtime 1x: one iteration is the whole comparison:
+// "default"; e.g. reference_fresh, the reproduction's), SOFTSHAPE_BATCH_RUN_AXIS
+// the run-axis modes (softshape.RunOptions.RunAxis) measured for each R > 1
+// (default auto, the backend's default; e.g. off,on: the runs each alone at
+// the same time, then on a run axis). Each measurement is written to stderr
+// as it is taken. Run with -benchtime 1x: one iteration is the whole
+// comparison:
 //
 //	GOEXPERIMENT=simd go test -run '^$' -bench TrainRunsProtocol -benchtime 1x ./experiments/timing/
 func BenchmarkTrainRunsProtocol(b *testing.B) {
@@ -43,17 +44,10 @@ func BenchmarkTrainRunsProtocol(b *testing.B) {
 		}
 		return seed, nil
 	})
-	type form struct {
-		stopped softshape.StoppedRuns
-		axis    softshape.RunAxisMode // on for "axis", off for the copies' policies
+	if v := os.Getenv("SOFTSHAPE_BATCH_STOPPED"); v != "" {
+		b.Fatalf("SOFTSHAPE_BATCH_STOPPED=%s: the stopped-runs policies are gone (they change nothing); SOFTSHAPE_BATCH_RUN_AXIS=on measures the run axis (was \"axis\"), off the runs alone", v)
 	}
-	policies := benchenv.List(b, "SOFTSHAPE_BATCH_STOPPED", string(softshape.StoppedRunsLeave), func(f string) (form, error) {
-		if f == "axis" {
-			return form{axis: softshape.RunAxisOn}, nil
-		}
-		p, err := softshape.ParseStoppedRuns(f)
-		return form{stopped: p, axis: softshape.RunAxisOff}, err
-	})
+	axes := benchenv.List(b, "SOFTSHAPE_BATCH_RUN_AXIS", string(softshape.RunAxisAuto), softshape.ParseRunAxis)
 	protocolName := benchenv.Or("SOFTSHAPE_BATCH_PROTOCOL", softshape.ProtocolDefault)
 	cfg := softshape.DefaultConfig()
 	protocol, err := softshape.Preset(protocolName)
@@ -79,12 +73,12 @@ func BenchmarkTrainRunsProtocol(b *testing.B) {
 				fmt.Fprintf(os.Stderr, "%s", FormatBatchTimings(done))
 			}
 			for range max(rounds, 1) {
-				for pi, pol := range policies {
+				for ai, axis := range axes {
 					arms := rs
-					if pi > 0 { // R = 1 once per round
+					if ai > 0 { // R = 1 once per round
 						arms = slices.DeleteFunc(slices.Clone(rs), func(r int) bool { return r == 1 })
 					}
-					opts := softshape.RunOptions{Backend: backend, RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length), StoppedRuns: pol.stopped, RunAxis: pol.axis}
+					opts := softshape.RunOptions{Backend: backend, RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length), RunAxis: axis}
 					ts, err := CompareBatched(ds, cfg, seeds, arms, 1, opts, progress)
 					if err != nil {
 						b.Fatal(err)
