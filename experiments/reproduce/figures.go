@@ -47,26 +47,28 @@ func (r *TableResult) Figures() []Named {
 // diagram (TableResult.Figures); it wraps ErrNoFigure.
 var ErrQuickStatistics = fmt.Errorf("%w: quick mode shows per-dataset numbers only; ranks and critical differences of a short schedule's numbers would mean nothing", ErrNoFigure)
 
-// Figures returns the figures of the committed table: ours under both presets
-// beside the paper (tablefigures.Presets, named <table>_sweep), then each
+// Figures returns the figures of the committed table: for a sweep table ours
+// under both presets beside the paper (tablefigures.Presets, named
+// <table>_sweep; a chart of lines over the swept values, which the other
+// tables' columns are not), then each
 // preset's standard figures other than the sweep chart, named
 // <table>_<kind>_<preset> (their titles name the preset too), drawn from the
 // comparison's summary rows (tablefigures.DrawPreset): over the datasets
 // complete under both presets, so each figure shows the table's numbers.
 func (c *Committed) Figures() []Named {
-	if len(tablefigures.Kinds(c.Name)) == 0 { // params_inference_time: its table is the result
-		return nil
+	var out []Named
+	for _, k := range tablefigures.Kinds(c.Name) {
+		if k == tablefigures.KindSweep { // both presets in one chart
+			f, err := tablefigures.Presets(c.Comparison)
+			out = append(out, Named{Name: c.Name + "_" + string(k), Figure: f, Err: err})
+		}
 	}
-	f, err := tablefigures.Presets(c.Comparison)
-	out := []Named{{Name: c.Name + "_" + string(tablefigures.KindSweep), Figure: f, Err: err}}
 	for i, e := range c.Entries {
 		for _, k := range tablefigures.Kinds(c.Name) {
-			if k == tablefigures.KindSweep {
-				continue
+			if k != tablefigures.KindSweep {
+				f, err := tablefigures.DrawPreset(k, c.Comparison, i, tablefigures.DefaultAlpha)
+				out = append(out, Named{Name: c.Name + "_" + string(k) + "_" + e.Preset, Figure: f, Err: err})
 			}
-			name := c.Name + "_" + string(k) + "_" + e.Preset
-			f, err := tablefigures.DrawPreset(k, c.Comparison, i, tablefigures.DefaultAlpha)
-			out = append(out, Named{Name: name, Figure: f, Err: err})
 		}
 	}
 	return out

@@ -51,16 +51,7 @@ func ShowFigures(ctx context.Context, name string, p Params) {
 		var figs []Named
 		switch {
 		case errors.Is(err, ErrNotCommitted):
-			// Each figure's place says why it is empty.
-			why := fmt.Errorf("%w: no committed full-protocol runs of %s yet (the table above names the command that makes them)", ErrNoFigure, name)
-			if len(tablefigures.Kinds(name)) > 0 { // params_inference_time has none
-				figs = append(figs, Named{Name: name + "_" + string(tablefigures.KindSweep), Err: why})
-			}
-			for _, k := range tablefigures.Kinds(name) {
-				if k != tablefigures.KindSweep {
-					figs = append(figs, Named{Name: name + "_" + string(k), Err: why})
-				}
-			}
+			figs = uncommittedFigures(name)
 		case err != nil:
 			panic(err)
 		default:
@@ -72,6 +63,17 @@ func ShowFigures(ctx context.Context, name string, p Params) {
 		return
 	}
 	MustTable(ctx, name, p).ShowFigures()
+}
+
+// uncommittedFigures are the places of the named table's figures before it
+// has committed runs, each saying why it is empty.
+func uncommittedFigures(name string) []Named {
+	why := fmt.Errorf("%w: no committed full-protocol runs of %s yet (the table above names the command that makes them)", ErrNoFigure, name)
+	var figs []Named
+	for _, k := range tablefigures.Kinds(name) { // params_inference_time has none
+		figs = append(figs, Named{Name: name + "_" + string(k), Err: why})
+	}
+	return figs
 }
 
 // ShowEpochTimes shows the time per epoch recorded by the runs of the named

@@ -114,6 +114,11 @@ func TestCommittedTablesBothPresets(t *testing.T) {
 	if _, err := CommittedTables("main"); !errors.Is(err, ErrNotCommitted) || !strings.Contains(err.Error(), "TABLES=main reproduction/run-sweeps.sh") {
 		t.Errorf("a table without committed runs: %v", err)
 	}
+	// Its figures' places: rank bars and a CD diagram, no line chart over
+	// its (not swept) columns.
+	if figs := uncommittedFigures("main"); len(figs) != 2 || figs[0].Name != "main_ranks" || figs[1].Name != "main_cd" || !errors.Is(figs[0].Err, ErrNoFigure) {
+		t.Errorf("the places of an uncommitted table's figures: %+v", figs)
+	}
 }
 
 // TestCommittedEpochTimes: the full-mode epoch times come from the committed
