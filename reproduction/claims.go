@@ -82,13 +82,13 @@ func (c Claim) Outcome(d tables.Difference) string {
 	t := d.Trend()
 	switch c.Expect {
 	case Below:
-		return [...]string{"contradicted: above beyond 2 SE", "not shown: within 2 SE", "holds: below beyond 2 SE"}[1-t]
+		return [...]string{"contradicted: positive beyond 2 SE", "not shown: within 2 SE", "holds: negative beyond 2 SE"}[1-t]
 	case NotBelow:
-		return [...]string{"holds: above beyond 2 SE", "consistent: within 2 SE", "contradicted: below beyond 2 SE"}[1-t]
+		return [...]string{"holds: positive beyond 2 SE", "consistent: within 2 SE", "contradicted: negative beyond 2 SE"}[1-t]
 	case NotAbove:
-		return [...]string{"contradicted: above beyond 2 SE", "consistent: within 2 SE", "holds: below beyond 2 SE"}[1-t]
+		return [...]string{"contradicted: positive beyond 2 SE", "consistent: within 2 SE", "holds: negative beyond 2 SE"}[1-t]
 	default: // SmallCost
-		return [...]string{"a cost beyond 2 SE: compare its size with the paper's", "consistent: no cost beyond 2 SE", "consistent: no cost, below beyond 2 SE"}[1-t]
+		return [...]string{"a cost beyond 2 SE: compare its size with the paper's", "consistent: no cost beyond 2 SE", "consistent: no cost (negative beyond 2 SE)"}[1-t]
 	}
 }
 

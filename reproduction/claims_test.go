@@ -37,8 +37,8 @@ func TestClaimsByHand(t *testing.T) {
 	var b strings.Builder
 	writeClaims(&b, []Entry{e, {Table: "shape_length_m", Preset: "reference_compat", Expected: 90}})
 	for _, line := range []string{
-		"| Val-Select is at least as good as Fixed-8 | reference_fresh | Fixed-8 − Val-Select | −5.00 ± 0.41 pp (n=4) | — (one seed) | −0.50 pp | same sign; the paper's beyond 2 SE of ours | holds: below beyond 2 SE |",
-		"| Multi-Seq is at least as good as Fixed-8 | reference_fresh | Multi-Seq − Fixed-8 | +4.75 ± 0.85 pp (n=4) | — (one seed) | +1.00 pp | same sign; the paper's beyond 2 SE of ours | holds: above beyond 2 SE |",
+		"| Val-Select is at least as good as Fixed-8 | reference_fresh | Fixed-8 − Val-Select | −5.00 ± 0.41 pp (n=4) | — (one seed) | −0.50 pp | same sign; the paper's beyond 2 SE of ours | holds: negative beyond 2 SE |",
+		"| Multi-Seq is at least as good as Fixed-8 | reference_fresh | Multi-Seq − Fixed-8 | +4.75 ± 0.85 pp (n=4) | — (one seed) | +1.00 pp | same sign; the paper's beyond 2 SE of ours | holds: positive beyond 2 SE |",
 		"| Val-Select is at least as good as Fixed-8 | reference_compat | Fixed-8 − Val-Select | not started | — | — | — | — |",
 	} {
 		if !strings.Contains(b.String(), line+"\n") {

@@ -82,6 +82,12 @@ var proseFacts = []proseFact{
 		}
 		return nil
 	}},
+	{text: "L = 275), so q = m leaves one shape", source: "the dataset registry and softshape.Config.Resolve", check: func() error {
+		return checkShapes("Trace", 275, softshape.StrideShapeLength, 220, 1)
+	}},
+	{text: "(at q = 4 the same m gives 14 overlapping shapes)", source: "softshape.Config.Resolve", check: func() error {
+		return checkShapes("Trace", 275, "4", 220, 14)
+	}},
 	// Measured while the runs were made; no record holds these.
 	{text: "12-epoch", source: "two runs of the DistalPhalanxOutlineAgeGroup fold, the command given"},
 	{text: "8th–9th significant digit", source: "those two runs' validation losses"},
@@ -113,6 +119,22 @@ var proseFacts = []proseFact{
 		}
 		return err
 	}},
+}
+
+// checkShapes checks that the authors' shape length for dataset (series
+// length seriesLen) is m and that stride gives it shapes shapes.
+func checkShapes(dataset string, seriesLen int, stride softshape.Stride, m, shapes int) error {
+	ref := softshape.RefShapeLength(dataset, seriesLen)
+	cfg := softshape.DefaultConfig()
+	cfg.Stride = stride
+	s, err := cfg.Resolve(seriesLen, 4, ref)
+	if err != nil {
+		return err
+	}
+	if ref != m || s.ShapeLen != m || s.NumShapes != shapes {
+		return fmt.Errorf("%s: the authors' m %d, resolved m %d, %d shapes at stride %s", dataset, ref, s.ShapeLen, s.NumShapes, stride)
+	}
+	return nil
 }
 
 // readRecord reads the committed record of one run of seed 42.
