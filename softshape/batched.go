@@ -320,7 +320,7 @@ func planChains(ds *data.Dataset, runs []RunSpec, opts RunOptions) ([]*chainSpec
 		if err != nil {
 			return nil, fmt.Errorf("dataset %s run %d: %w", ds.Name, i, err)
 		}
-		m.fast = opts.Fast
+		m.Fast = opts.Fast
 		if _, err := prepare(r.Seed, r.Fold); err != nil {
 			return nil, fmt.Errorf("run %d: %w", i, err)
 		}

@@ -46,7 +46,7 @@ func (m *Model) sharedExpert(scope *model.Scope, v *Node) *Node {
 	case SharedExpertMLP:
 		return m.tokenMLP(scope.In("shared_mlp"), v, SharedMLPMult*v.Shape().Dimensions[2], m.Config.Dropout)
 	default:
-		if m.fast {
+		if m.Fast {
 			return m.inceptionFast(scope.In("inception"), v, m.Config.InceptionKernel)
 		}
 		return m.inception(scope.In("inception"), v, m.Config.InceptionKernel)

@@ -67,9 +67,6 @@ type Model struct {
 	// dispatch forces the dense or the routed form of the MLP experts (tests
 	// compare them); the zero value chooses by cost (kernels.DispatchBlock).
 	dispatch kernels.DispatchMode
-	// fast builds the speed forms of speed.go instead of the plain graphs
-	// (RunOptions.Fast).
-	fast bool
 }
 
 // Build says how a Model's graph is built, never what one run computes: its
@@ -82,6 +79,9 @@ type Build struct {
 	// (internal/kernels) have a hand-written gradient (plain.go) instead of
 	// the kernels: the same maths, differentiated by GoMLX.
 	Plain bool
+	// Fast builds the speed forms of speed.go (RunOptions.Fast) instead of
+	// the plain graphs: the same maths, summed in other orders.
+	Fast bool
 }
 
 // New validates cfg against a dataset with series length T, C classes and the

@@ -24,6 +24,7 @@ func (m *Model) forwardMultiSeq(scope *model.Scope, x *Node, phase Phase) *Outpu
 	var fused *Node
 	for i, sh := range m.Scales {
 		sub := &Model{Config: m.Config, Shape: sh, Build: m.Build, dispatch: m.dispatch}
+		sub.Fast = false // the scales build the plain forms, as they always have
 		out, h, sEnd := sub.body(scope.In("scale_%d", sh.ShapeLen), x, phase)
 		z := ReduceMean(Mul(h, sEnd), 1) // [B, d]
 		if i == 0 {

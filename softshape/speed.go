@@ -7,7 +7,7 @@ import (
 )
 
 // The model's speed forms: graphs that compute what the plain model files
-// compute with less work, chosen by RunOptions.Fast (Model.fast); the plain
+// compute with less work, chosen by Build.Fast (RunOptions.Fast); the plain
 // graphs are the default. Each has an equivalence test against the plain form
 // (speed_test.go), and docs/performance.md ("Whole runs: where the time goes")
 // gives what each one saves.
@@ -81,6 +81,6 @@ func trimTaps(ws []*Node, sizes []int, n, c int) ([]*Node, []int) {
 // (as RunOptions.Fast does), the plain graphs otherwise.
 func (m *Model) WithFast(fast bool) *Model {
 	c := *m
-	c.fast = fast
+	c.Fast = fast
 	return &c
 }

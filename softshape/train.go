@@ -282,7 +282,7 @@ func setUp(ds *data.Dataset, cfg Config, opts *RunOptions) (compute.Backend, *Mo
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("dataset %s: %w", ds.Name, err)
 	}
-	m.fast = opts.Fast
+	m.Fast = opts.Fast
 	splits, err := data.Folds(ds, opts.NumFolds, opts.Seed)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("dataset %s: %w", ds.Name, err)
