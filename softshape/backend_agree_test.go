@@ -105,10 +105,10 @@ func testAgreement(t *testing.T, other compute.Backend) {
 
 // copyVariables gives dst every variable value of src (both stores hold the same
 // model, built once each), so both backends start from the same weights.
-func copyVariables(t *testing.T, dst, src *batchJob) {
+func copyVariables(t *testing.T, dst, src *job) {
 	t.Helper()
 	vals := map[string]*tensors.Tensor{}
-	for v := range src.axis.store.IterVariables() {
+	for v := range src.store.IterVariables() {
 		val, err := v.Value()
 		if err != nil {
 			t.Fatal(err)
@@ -120,7 +120,7 @@ func copyVariables(t *testing.T, dst, src *batchJob) {
 		vals[v.Path()] = c
 	}
 	n := 0
-	for v := range dst.axis.store.IterVariables() {
+	for v := range dst.store.IterVariables() {
 		c, ok := vals[v.Path()]
 		if !ok {
 			t.Fatalf("variable %s missing from the source store", v.Path())
@@ -176,13 +176,13 @@ func checkAgreesWithGo(t *testing.T, other compute.Backend, repeat, shapeLen int
 	name := other.Name()
 	for _, phase := range []Phase{Dense, Sparse} {
 		t.Run(phase.String(), func(t *testing.T) {
-			sessions := [2]*batchJob{}
+			sessions := [2]*job{}
 			for i, b := range []compute.Backend{goB, other} {
 				if sessions[i], err = newRunJob(b, m, 11, 0, 0); err != nil {
 					t.Fatal(err)
 				}
 				defer sessions[i].finalize()
-				buildAll(t, b, m, sessions[i].axis.store)
+				buildAll(t, b, m, sessions[i].store)
 			}
 			copyVariables(t, sessions[1], sessions[0])
 			t.Logf("backends: %s / %s", sessions[0].backend.Description(), sessions[1].backend.Description())

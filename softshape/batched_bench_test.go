@@ -36,14 +36,14 @@ func BenchmarkBatchedStep(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	job, err := newBatchJob(backend, chains, ref)
+	batched, err := newJob(backend, chains, ref)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer job.finalize()
+	defer batched.finalize()
 	const bs = 12
 	mstart := time.Now()
-	if err := job.axisMaterialize(Sparse, bs); err != nil {
+	if err := batched.materialize(Sparse, bs); err != nil {
 		b.Fatal(err)
 	}
 	fmt.Fprintf(os.Stderr, "R=%d: variables of %d runs initialised in %s\n", r, r, time.Since(mstart).Round(time.Millisecond))
@@ -57,12 +57,12 @@ func BenchmarkBatchedStep(b *testing.B) {
 		rows[si], active[si] = bs, 1
 	}
 	batchedStep := func() {
-		exec, err := job.axisTrainExec(Sparse, rows, bs)
+		exec, err := batched.trainExec(Sparse, rows, bs)
 		if err != nil {
 			b.Fatal(err)
 		}
-		x, y, _ := job.axisBatch(rows, func(si int) ([][]float32, []int, []int) {
-			fd := job.slots[si].chain.fds[0]
+		x, y, _ := batched.batch(rows, func(si int) ([][]float32, []int, []int) {
+			fd := batched.chains[si].fds[0]
 			return fd.TrainX, fd.TrainY, idx
 		})
 		at := tensors.FromFlatDataAndDimensions(active, r)
@@ -78,7 +78,7 @@ func BenchmarkBatchedStep(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var solos []*batchJob
+	var solos []*job
 	for i := range r {
 		s, err := newRunJob(backend, m, int64(i), 0, ref)
 		if err != nil {
@@ -87,7 +87,7 @@ func BenchmarkBatchedStep(b *testing.B) {
 		defer s.finalize()
 		solos = append(solos, s)
 	}
-	fd := job.slots[0].chain.fds[0]
+	fd := batched.chains[0].fds[0]
 	soloSteps := func() {
 		for _, s := range solos {
 			runStep(b, s, fd.TrainX, fd.TrainY, idx, Sparse)

@@ -88,7 +88,7 @@ func forEachBackend(b *testing.B, fn func(b *testing.B, backend compute.Backend)
 
 // benchSession builds the benchmark model on backend, one run of it
 // (newRunJob), and a batch of batch series (two classes of sines).
-func benchSession(b *testing.B, backend compute.Backend, batch int) (*batchJob, [][]float32, []int) {
+func benchSession(b *testing.B, backend compute.Backend, batch int) (*job, [][]float32, []int) {
 	b.Helper()
 	cfg := DefaultConfig()
 	cfg.ShapeLength, cfg.Stride = 16, "4"
@@ -114,7 +114,7 @@ func benchSession(b *testing.B, backend compute.Backend, batch int) (*batchJob, 
 }
 
 // trainStepper returns a function running one training step on (x, y).
-func trainStepper(b *testing.B, sess *batchJob, x [][]float32, y []int, phase Phase) func() {
+func trainStepper(b *testing.B, sess *job, x [][]float32, y []int, phase Phase) func() {
 	idx := make([]int, len(x))
 	for i := range idx {
 		idx[i] = i

@@ -196,3 +196,15 @@ func checkSameStep(t *testing.T, vars []string, wantName, gotName string, want, 
 	}
 	t.Logf("%d variables, loss %.7g: largest gradient difference %.2g of its largest entry (or of 1e-6)", len(vars), lw, worst)
 }
+
+// scalarOf reads a scalar float tensor as float64.
+func scalarOf(t *tensors.Tensor) float64 {
+	switch v := t.Value().(type) {
+	case float32:
+		return float64(v)
+	case float64:
+		return v
+	default:
+		return math.NaN()
+	}
+}

@@ -2,13 +2,10 @@ package softshape
 
 import (
 	"fmt"
-	"path"
-	"strings"
 
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // graph code reads best dot-imported, as in GoMLX's examples.
-	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/layers"
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/softshape-go/softshape/softshape/internal/kernels"
@@ -278,112 +275,4 @@ func perRunCV2(x *Node) *Node {
 	mean := ReduceAndKeep(x, ReduceMean, 1)
 	variance := DivScalar(ReduceSum(Square(Sub(x, mean)), 1), float64(e-1))
 	return Div(variance, AddScalar(Square(Reshape(mean, -1)), 1e-10))
-}
-
-// stackRuns returns a store with a run axis holding the job's runs, run i
-// being slot i (addStacked); m is the runs' common model and refShapeLen is as
-// in newBatchJob.
-func stackRuns(j *batchJob, m *Model, refShapeLen int) (*model.Store, error) {
-	store := model.NewStore()
-	m.Config.Apply(store)
-	root := store.RootScope()
-	root.SetParam(paramSeriesLen, m.Shape.SeriesLen)
-	root.SetParam(paramNumClasses, m.Shape.NumClasses)
-	root.SetParam(paramRefShapeLen, refShapeLen)
-	if err := store.SetRNGStateFromSeed(0); err != nil {
-		return nil, fmt.Errorf("seeding the run-axis store: %w", err)
-	}
-	if err := addStacked(j, store); err != nil {
-		store.Finalize()
-		return nil, err
-	}
-	return store, nil
-}
-
-// addStacked adds to a run-axis store the variables of the job's model copies
-// that it lacks (the same paths under each slot's scope, created by
-// materialize), each stacked along a new leading axis, and sets its runs' RNG
-// states (runRNGStatesName) to the slots'. With one slot (R = 1) nothing is
-// stacked: the store gets the slot's variables as they are, and its own RNG
-// state is the slot's.
-func addStacked(j *batchJob, store *model.Store) error {
-	r := len(j.slots)
-	prefix := j.slots[0].scope + "/"
-	for v := range j.store.RootScope().IterVariables() {
-		if !strings.HasPrefix(v.Path(), prefix) {
-			continue
-		}
-		rest := strings.TrimPrefix(v.Path(), j.slots[0].scope)
-		dst := rest
-		if rest == "/rng_state" {
-			dst = model.JoinPath("/", runRNGStatesName)
-			if r == 1 {
-				dst = model.JoinPath("/", model.RNGStateVariableName)
-			}
-		} else if store.GetVariable(dst) != nil {
-			continue
-		}
-		vals := make([]*tensors.Tensor, r)
-		for i, s := range j.slots {
-			sv := j.store.GetVariable(s.scope + rest)
-			if sv == nil {
-				return fmt.Errorf("run %d has no variable %s (run 0 has)", i, rest)
-			}
-			t, err := sv.Value()
-			if err != nil {
-				return fmt.Errorf("run %d variable %s: %w", i, rest, err)
-			}
-			vals[i] = t
-		}
-		var stacked *tensors.Tensor
-		var err error
-		if r == 1 {
-			stacked, err = vals[0].LocalClone()
-		} else {
-			stacked, err = stackTensors(vals)
-		}
-		if err != nil {
-			return fmt.Errorf("variable %s: %w", rest, err)
-		}
-		if old := store.GetVariable(dst); old != nil {
-			if err := old.SetValue(stacked); err != nil {
-				return fmt.Errorf("variable %s: %w", dst, err)
-			}
-			continue
-		}
-		dir, name := path.Split(dst)
-		nv, err := store.Scope(path.Clean(dir)).CreateVariable(name, stacked)
-		if err != nil {
-			return fmt.Errorf("variable %s: %w", rest, err)
-		}
-		nv.SetTrainable(v.Trainable)
-	}
-	return nil
-}
-
-// stackTensors stacks tensors of one shape along a new leading axis.
-func stackTensors(ts []*tensors.Tensor) (*tensors.Tensor, error) {
-	shape := ts[0].Shape()
-	for i, t := range ts {
-		if !t.Shape().Equal(shape) {
-			return nil, fmt.Errorf("shape %s of run %d differs from run 0's %s", t.Shape(), i, shape)
-		}
-	}
-	dims := append([]int{len(ts)}, shape.Dimensions...)
-	switch shape.DType {
-	case dtypes.Float32:
-		return stackFlat[float32](ts, dims), nil
-	case dtypes.Uint64:
-		return stackFlat[uint64](ts, dims), nil
-	default:
-		return nil, fmt.Errorf("dtype %s is not stacked", shape.DType)
-	}
-}
-
-func stackFlat[T interface{ float32 | uint64 }](ts []*tensors.Tensor, dims []int) *tensors.Tensor {
-	var flat []T
-	for _, t := range ts {
-		flat = append(flat, tensors.MustCopyFlatData[T](t)...)
-	}
-	return tensors.FromFlatDataAndDimensions(flat, dims...)
 }

@@ -16,11 +16,11 @@ import (
 	"github.com/softshape-go/softshape/data"
 )
 
-// runAxisCase is R runs of one dataset as model copies (a batchJob, whose
+// runAxisCase is R runs of one dataset as model copies (a job's, whose
 // equivalence to training alone the TrainRuns tests check) and as one model
 // with a run axis holding the same weights and RNG states.
 type runAxisCase struct {
-	job    *batchJob
+	job    *job
 	m      *Model
 	runs   *model.Store
 	x, y   []*tensors.Tensor // each run's batch
@@ -37,23 +37,19 @@ func newRunAxisCase(t *testing.T, ds *data.Dataset, cfg Config, seeds []int64, b
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err := newBatchJob(testBackend(t), chains, refShapeLen)
+	j, err := newJob(testBackend(t), chains, refShapeLen)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(j.finalize)
-	for si := range j.slots {
-		for _, ph := range []Phase{Dense, Sparse} {
-			if err := j.materialize(si, ph, batch); err != nil {
-				t.Fatal(err)
-			}
-		}
+	if err := j.materialize(Sparse, batch); err != nil {
+		t.Fatal(err)
 	}
 	// Initial weights are alike across runs where they start at zero or one
 	// (biases, gains, the router): make every weight its run's own.
-	for si, s := range j.slots {
+	for si := range j.chains {
 		rng := rand.New(rand.NewPCG(uint64(si), 7))
-		for v := range j.store.Scope(s.scope).IterVariables() {
+		for v := range j.copies.Scope(copyScope(si)).IterVariables() {
 			if !v.Trainable {
 				continue
 			}
@@ -70,11 +66,14 @@ func newRunAxisCase(t *testing.T, ds *data.Dataset, cfg Config, seeds []int64, b
 			}
 		}
 	}
-	rs, err := stackRuns(j, chains[0].m, refShapeLen)
-	if err != nil {
+	rs := storeFor(chains[0].m, refShapeLen)
+	t.Cleanup(rs.Finalize)
+	if err := rs.SetRNGStateFromSeed(0); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(rs.Finalize)
+	if err := addStacked(j, rs); err != nil {
+		t.Fatal(err)
+	}
 	c := &runAxisCase{job: j, m: chains[0].m, runs: rs}
 	var allX [][]float32
 	var allY []int
@@ -98,15 +97,16 @@ func newRunAxisCase(t *testing.T, ds *data.Dataset, cfg Config, seeds []int64, b
 	return c
 }
 
-// forward builds slot s's model copy on x, drawing its random numbers
-// (dropout) from the slot's own RNG state instead of the store's.
-func (j *batchJob) forward(root *model.Scope, s *slot, x *graph.Node, phase Phase) *Outputs {
+// forward builds run i's model copy on x, drawing its random numbers
+// (dropout) from the run's own RNG state instead of the store's.
+func (j *job) forward(root *model.Scope, i int, x *graph.Node, phase Phase) *Outputs {
 	g := x.Graph()
-	saved := j.rngVar.NodeValue(g)
-	j.rngVar.SetNodeValue(s.rng.NodeValue(g))
-	out := s.chain.m.Forward(root.Store().Scope(s.scope), x, phase)
-	s.rng.SetNodeValue(j.rngVar.NodeValue(g))
-	j.rngVar.SetNodeValue(saved)
+	rng := j.copies.GetVariable(model.JoinPath("/", model.RNGStateVariableName))
+	saved := rng.NodeValue(g)
+	rng.SetNodeValue(j.copyRNG[i].NodeValue(g))
+	out := j.chains[i].m.Forward(root.Store().Scope(copyScope(i)), x, phase)
+	j.copyRNG[i].SetNodeValue(rng.NodeValue(g))
+	rng.SetNodeValue(saved)
 	return out
 }
 
@@ -116,24 +116,24 @@ func (j *batchJob) forward(root *model.Scope, s *slot, x *graph.Node, phase Phas
 func (c *runAxisCase) copiesStep(t *testing.T, phase Phase, training bool) (logits [][]float32, losses []float64, grads []map[string][]float32) {
 	t.Helper()
 	j := c.job
-	r := len(j.slots)
+	r := len(j.chains)
 	var names [][]string
-	e, err := model.NewExec(j.backend, j.store, func(scope *model.Scope, inputs []*graph.Node) []*graph.Node {
+	e, err := model.NewExec(j.backend, j.copies, func(scope *model.Scope, inputs []*graph.Node) []*graph.Node {
 		g := inputs[0].Graph()
-		j.store.SetTraining(g, training)
+		j.copies.SetTraining(g, training)
 		var outs []*graph.Node
 		names = make([][]string, r)
-		for i, s := range j.slots {
-			out := j.forward(scope, s, inputs[2*i], phase)
-			l := runLoss(out.Logits, inputs[2*i+1], out.AuxLoss, s.lambda)
+		for i, c := range j.chains {
+			out := j.forward(scope, i, inputs[2*i], phase)
+			l := runLoss(out.Logits, inputs[2*i+1], out.AuxLoss, c.cfg.MoELossWeight)
 			outs = append(outs, out.Logits, l)
 			if !training {
 				continue
 			}
 			var vs []*graph.Node
-			for v := range j.store.Scope(s.scope).IterVariables() {
+			for v := range j.copies.Scope(copyScope(i)).IterVariables() {
 				if v.Trainable && v.InUseByGraph(g) {
-					names[i] = append(names[i], strings.TrimPrefix(v.Path(), s.scope))
+					names[i] = append(names[i], strings.TrimPrefix(v.Path(), copyScope(i)))
 					vs = append(vs, v.NodeValue(g))
 				}
 			}
@@ -173,7 +173,7 @@ func (c *runAxisCase) copiesStep(t *testing.T, phase Phase, training bool) (logi
 // variable ([R, …] flattened), by path.
 func (c *runAxisCase) axisStep(t *testing.T, phase Phase, training bool) (logits []float32, losses []float64, grads map[string][]float32) {
 	t.Helper()
-	r := len(c.job.slots)
+	r := len(c.job.chains)
 	lambda := c.m.Config.MoELossWeight
 	var names []string
 	e, err := model.NewExec(c.job.backend, c.runs, func(scope *model.Scope, x, y *graph.Node) []*graph.Node {
@@ -273,7 +273,7 @@ func TestRunAxisStepGunPoint(t *testing.T) {
 func checkRunAxisStep(t *testing.T, ds *data.Dataset, cfg Config, refShapeLen int) {
 	const tol = 1e-5
 	c := newRunAxisCase(t, ds, cfg, []int64{1, 2, 3}, 8, refShapeLen)
-	r := len(c.job.slots)
+	r := len(c.job.chains)
 	for _, phase := range []Phase{Dense, Sparse} {
 		for _, training := range []bool{false, true} {
 			name := fmt.Sprintf("%s training=%v", phase, training)
@@ -482,4 +482,10 @@ func checkRunAxisVariants(t *testing.T, backend compute.Backend) {
 	if len(epochs) < 2 {
 		t.Errorf("every run ran the same number of epochs (%v): the test needs runs leaving at different epochs", epochs)
 	}
+}
+
+// trainRunsCounted is TrainRunsCounted with at most maxRuns runs at a time.
+func trainRunsCounted(ds *data.Dataset, runs []RunSpec, opts RunOptions, maxRuns int) ([]FoldResult, int, error) {
+	opts.MaxRuns = maxRuns
+	return TrainRunsCounted(ds, runs, opts)
 }

@@ -17,7 +17,7 @@ import (
 // For timing steps (experiments/timing).
 type Stepper struct {
 	m   *Model
-	job *batchJob
+	job *job
 }
 
 // NewStepper returns the training step of m (built by New with refShapeLen,

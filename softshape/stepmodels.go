@@ -65,7 +65,7 @@ func SaveStepModels(ds *data.Dataset, cfg Config, opts RunOptions, dir string) (
 		files = append(files, path)
 		evalPhase := cfg.EvalPhase(phase)
 		nv := min(len(fd.ValY), fit.EvalChunk)
-		e, err := job.axisEvalExec(evalPhase)
+		e, err := job.evalExec(evalPhase)
 		if err != nil {
 			return nil, err
 		}

@@ -50,9 +50,7 @@ type RunOptions struct {
 	OnEpoch func(EpochStats)
 	// MaxRuns caps the runs Train, TrainRuns and the sweeps train at a time
 	// (memory, speed): alone at the same time, or in one graph on a run axis
-	// (RunAxis); 0 means DefaultMaxRuns of the backend (10 on pure Go and
-	// XLA on a GPU, 1 on ONNX Runtime and XLA on a CPU, where it does not
-	// pay), 1 one run at a time.
+	// (RunAxis); 0 means DefaultMaxRuns of the backend, 1 one run at a time.
 	MaxRuns int
 	// StoppedRuns is kept for compatibility and changes nothing:
 	// StoppedRunsLeave (the default) or StoppedRunsRide. Runs share a graph
@@ -62,22 +60,18 @@ type RunOptions struct {
 	// graph as one model with a leading run axis on every variable (one
 	// kernel for all R runs) instead of each training alone, all at the
 	// same time: RunAxisAuto (the zero value) is DefaultRunAxis of the
-	// backend, on for XLA on a GPU and off on the CPU backends, as measured.
-	// It applies where the runs allow it: fresh folds, an architecture with
-	// a run axis (RunAxisSupported), and settings that differ at most in λ,
-	// the learning rate, the epochs and the patience; the runs of other
-	// groups train alone. A step equals the run's alone within float
-	// rounding, which the sparse phase's discrete choices (routing, top-K)
-	// can amplify over epochs, as between two backends.
+	// backend. It applies where the runs allow it (axisEligible: fresh
+	// folds, an architecture with a run axis, settings that differ at most
+	// in λ, the learning rate, the epochs and the patience). A step equals
+	// the run's alone within float rounding, which the sparse phase's
+	// discrete choices (routing, top-K) can amplify over epochs, as between
+	// two backends (docs/performance.md, "Many runs in one graph").
 	RunAxis RunAxisMode
-	// Fast trains the speed forms of speed.go instead of the model's plain
-	// graphs: the Inception's convolutions with less work (a block-Toeplitz
-	// product on short sequences, the backend's convolution on long ones),
-	// whose sums run in another order, so values and gradients agree with
-	// the plain graphs' to float32 rounding and runs are not bit-identical
-	// to the plain ones (as with another thread count). Off by default:
-	// the fidelity benchmark has not been run on it. The gain is in
-	// docs/performance.md, "Whole runs: where the time goes".
+	// Fast trains the speed forms of speed.go (Build.Fast) instead of the
+	// model's plain graphs: their sums run in other orders, so runs agree
+	// with the plain ones to float32 rounding, not bit for bit. Off by
+	// default: the fidelity benchmark has not been run on it. The gain is
+	// in docs/performance.md, "Whole runs: where the time goes".
 	Fast bool
 }
 
@@ -241,7 +235,7 @@ func Train(ds *data.Dataset, cfg Config, opts RunOptions) (*Result, error) {
 			folds = append(folds, i)
 		}
 	}
-	res := &Result{Dataset: ds.Name, Backend: chain.backend.Description(), Config: cfg, Shape: chain.model.Shape}
+	var frs []FoldResult
 	var saveErrs []error
 	for _, f := range folds {
 		fr, _, err := chain.Fold(f)
@@ -251,17 +245,24 @@ func Train(ds *data.Dataset, cfg Config, opts RunOptions) (*Result, error) {
 		if err != nil {
 			saveErrs = append(saveErrs, err)
 		}
-		res.Folds = append(res.Folds, *fr)
+		frs = append(frs, *fr)
 	}
-	accs := make([]float64, len(res.Folds))
-	for i, fr := range res.Folds {
+	return newResult(ds, chain.backend, cfg, chain.model, frs), errors.Join(saveErrs...)
+}
+
+// newResult returns the Result of the folds frs of m trained on ds: their
+// mean test accuracy and its sample standard deviation.
+func newResult(ds *data.Dataset, backend compute.Backend, cfg Config, m *Model, frs []FoldResult) *Result {
+	res := &Result{Dataset: ds.Name, Backend: backend.Description(), Config: cfg, Shape: m.Shape, Folds: frs}
+	accs := make([]float64, len(frs))
+	for i, fr := range frs {
 		accs[i] = fr.TestAcc
 	}
-	res.MeanAcc = stat.Mean(accs, nil)
+	res.MeanAcc = meanOf(accs)
 	if len(accs) > 1 {
 		res.StdAcc = stat.StdDev(accs, nil)
 	}
-	return res, errors.Join(saveErrs...)
+	return res
 }
 
 // setUp resolves what every training entry point needs: the backend (opts.Backend
@@ -324,59 +325,6 @@ func chunkTensor(x [][]float32, c, n int) *tensors.Tensor {
 		idx[i] = c*fit.EvalChunk + i
 	}
 	return seriesTensor(x, idx)
-}
-
-// scalarOf reads a scalar float tensor as float64.
-func scalarOf(t *tensors.Tensor) float64 {
-	switch v := t.Value().(type) {
-	case float32:
-		return float64(v)
-	case float64:
-		return v
-	default:
-		return math.NaN()
-	}
-}
-
-// snapshotVariables copies the values of vars, keyed by path, after
-// finalizing prev, the snapshot it replaces: the weights of the model
-// selected so far (Train and TrainRuns).
-func snapshotVariables(vars []*model.Variable, prev map[string]*tensors.Tensor) (map[string]*tensors.Tensor, error) {
-	for _, t := range prev {
-		t.FinalizeAll()
-	}
-	snap := make(map[string]*tensors.Tensor, len(vars))
-	for _, v := range vars {
-		val, err := v.Value()
-		if err != nil {
-			return nil, fmt.Errorf("reading variable %s: %w", v.Path(), err)
-		}
-		c, err := val.LocalClone()
-		if err != nil {
-			return nil, fmt.Errorf("copying variable %s: %w", v.Path(), err)
-		}
-		snap[v.Path()] = c
-	}
-	return snap, nil
-}
-
-// restoreSnapshot writes a copy of each tensor of snap into the store's
-// variable of the same path.
-func restoreSnapshot(store *model.Store, snap map[string]*tensors.Tensor) error {
-	for p, t := range snap {
-		v := store.GetVariable(p)
-		if v == nil {
-			return fmt.Errorf("restoring %s: no such variable", p)
-		}
-		c, err := t.LocalClone()
-		if err != nil {
-			return err
-		}
-		if err := v.SetValue(c); err != nil {
-			return fmt.Errorf("restoring variable %s: %w", p, err)
-		}
-	}
-	return nil
 }
 
 // ParameterCount returns the number of trainable parameters in the store (the

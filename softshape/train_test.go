@@ -227,7 +227,7 @@ func TestTrainRejectsBadHyperparameters(t *testing.T) {
 
 // runStep trains the one run of job (newRunJob) one step of phase on the
 // rows idx of (x, y) and returns its loss.
-func runStep(t testing.TB, job *batchJob, x [][]float32, y []int, idx []int, phase Phase) float64 {
+func runStep(t testing.TB, job *job, x [][]float32, y []int, idx []int, phase Phase) float64 {
 	t.Helper()
 	exec, err := job.stepExec(phase, len(idx))
 	if err != nil {
@@ -248,8 +248,8 @@ func runStep(t testing.TB, job *batchJob, x [][]float32, y []int, idx []int, pha
 
 // runScores returns the per-sample cross-entropy and the accuracy of the one
 // run of job (newRunJob) on (x, y), on phase in inference mode.
-func runScores(job *batchJob, x [][]float32, y []int, phase Phase) ([]float64, float64, error) {
-	scores, err := job.axisEvaluate([]*runState{{}}, []evalSet{{phase, x, y}})
+func runScores(job *job, x [][]float32, y []int, phase Phase) ([]float64, float64, error) {
+	scores, err := job.evaluate([]*runState{{}}, []evalSet{{phase, x, y}})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -292,7 +292,7 @@ func TestOneRunEvaluatesOnOneGraph(t *testing.T) {
 	for _, phase := range []Phase{Dense, Sparse} { // weights of neither phase's initialisation
 		runStep(t, job, x, ds.Labels, idx, phase)
 	}
-	store, err := job.runStore(0, 3)
+	store, err := job.runStore(0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,7 +313,7 @@ func TestOneRunEvaluatesOnOneGraph(t *testing.T) {
 		}
 	}
 	var evals []string
-	for k := range job.axis.execs {
+	for k := range job.execs {
 		if strings.HasPrefix(k, "eval|") {
 			evals = append(evals, k)
 		}

@@ -1,0 +1,676 @@
+package softshape
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gomlx/compute"
+	"github.com/gomlx/gomlx/core/tensors"
+
+	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/internal/backends"
+	"github.com/softshape-go/softshape/softshape/fit"
+)
+
+// The protocol driver: TrainRuns plans runs into chains and groups them
+// into jobs (job.go), and each job trains its chains' folds round by round,
+// each round through fit.Train, which applies the protocol to every run
+// (runState) the same way on every path; FoldChain trains one chain's folds
+// as a job of one run.
+
+// RunSpec is one training run of a batched job (TrainRuns): a configuration,
+// the protocol seed and a fold.
+type RunSpec struct {
+	// Config holds the run's hyperparameters and protocol switches.
+	Config Config
+	// Seed plays the role of RunOptions.Seed in Train: it fixes the folds
+	// (data.Folds with this seed) and, with Fold, the run's initial weights,
+	// dropout stream and batch order (those of Train's fold with RunOptions.Seed
+	// Seed).
+	Seed int64
+	// Fold is the 0-based fold index.
+	Fold int
+}
+
+// RunError reports a run of TrainRuns that failed (a non-finite loss, say);
+// the other runs of the job go on. TrainRuns joins one per failed run.
+type RunError struct {
+	// Run is the index of the run in TrainRuns' runs.
+	Run  int
+	Spec RunSpec
+	Err  error
+}
+
+// Error names the run, its seed, its fold by number (1-based) and the cause.
+func (e *RunError) Error() string {
+	return fmt.Sprintf("run %d (seed %d fold %d): %v", e.Run, e.Spec.Seed, e.Spec.Fold+1, e.Err)
+}
+
+// Unwrap returns the cause, so errors.Is(err, ErrNonFinite) sees through.
+func (e *RunError) Unwrap() error { return e.Err }
+
+// TrainRuns trains runs, independent training runs of one dataset, R at a
+// time, and returns one FoldResult per run in the order given. Each run is
+// the computation Train performs for its fold (same folds, initial weights,
+// dropout stream, batch order, model selection, early stopping and test
+// evaluation as Train with RunOptions.Seed = spec.Seed).
+//
+// The R runs of a group share one graph per step on a run axis (one model
+// with a leading run axis on every variable, each run with its own Adam
+// state, learning rate, λ and RNG stream; a run with fewer steps in an
+// epoch, or that stopped, stays in the graph masked) where opts.RunAxis
+// enables it and the runs allow it (axisEligible). Otherwise each run
+// trains alone, the R runs at the same time, one goroutine each sharing the
+// backend, so a run's numbers are exactly those of training it alone.
+//
+// The runs may differ in any setting. Runs with fold_reset=carry form chains
+// (same Config and Seed) whose folds are trained in order, 0 up to the last
+// one asked for, each continuing from the weights and Adam state the
+// previous one ended with (not its selected weights: the authors' code never
+// restores them); a chain trains alone, beside the other runs of its group.
+//
+// At most opts.MaxRuns runs (0: DefaultMaxRuns(backend)) train at a time;
+// the job trains groups of that many one after the other (a
+// fold_reset=carry chain counts as one run). opts.StoppedRuns changes
+// nothing (a stopped run always stays in its run axis, masked). opts.Seed and
+// opts.Folds are ignored (the RunSpecs carry them); opts.OnEpoch is called
+// after every epoch of every run, from the calling goroutine; with
+// opts.CheckpointDir the selected model of each run is saved to
+// CheckpointDir/fold-N when all runs share one seed, else to
+// CheckpointDir/seed-S/fold-N, N the 1-based fold number (CheckpointFoldDir).
+//
+// Runs that fail (a non-finite loss) are reported by the returned error, which
+// joins one *RunError per failed run; their FoldResult holds the epochs run
+// and a NaN test accuracy, and the other runs' results are complete. A
+// checkpoint not saved joins a *SaveError; that run's result is complete.
+func TrainRuns(ds *data.Dataset, runs []RunSpec, opts RunOptions) ([]FoldResult, error) {
+	res, _, err := TrainRunsCounted(ds, runs, opts)
+	return res, err
+}
+
+// TrainRunsCounted is TrainRuns that also returns the number of training and
+// evaluation graphs it built, not counting each one's compilations per input
+// shape (what XLA spends its compilation time on), which the batched timings
+// of experiments/timing report.
+func TrainRunsCounted(ds *data.Dataset, runs []RunSpec, opts RunOptions) ([]FoldResult, int, error) {
+	if len(runs) == 0 {
+		return nil, 0, nil
+	}
+	if _, err := ParseStoppedRuns(string(opts.StoppedRuns)); err != nil {
+		return nil, 0, err
+	}
+	axisMode, err := ParseRunAxis(string(opts.RunAxis))
+	if err != nil {
+		return nil, 0, err
+	}
+	if opts.NumFolds == 0 {
+		opts.NumFolds = ProtocolFolds
+	}
+	backend := opts.Backend
+	if backend == nil {
+		if backend, err = backends.New(""); err != nil {
+			return nil, 0, err
+		}
+	}
+	maxRuns := opts.MaxRuns
+	if maxRuns <= 0 {
+		maxRuns = DefaultMaxRuns(backend)
+	}
+	axis := axisMode.Enabled(backend)
+	chains, err := planChains(ds, runs, opts)
+	if err != nil {
+		return nil, 0, err
+	}
+	seeds := map[int64]bool{}
+	for _, r := range runs {
+		seeds[r.Seed] = true
+	}
+	results := make([]FoldResult, len(runs))
+	var runErrs []error
+	graphs := 0
+	for lo := 0; lo < len(chains); lo += maxRuns {
+		group := chains[lo:min(lo+maxRuns, len(chains))]
+		var jobs [][]*chainSpec
+		if axis && len(group) > 1 && axisEligible(group) == nil {
+			jobs = [][]*chainSpec{group}
+		} else {
+			for _, c := range group {
+				jobs = append(jobs, []*chainSpec{c})
+			}
+		}
+		errs, n, err := trainJobs(backend, ds, jobs, opts, len(seeds) > 1, results)
+		graphs += n
+		if err != nil {
+			return nil, graphs, err
+		}
+		runErrs = append(runErrs, errs...)
+	}
+	return results, graphs, errors.Join(runErrs...)
+}
+
+// trainJobs trains jobs, each the chains of one job, at the same time,
+// one goroutine each, sharing backend, and fills results. opts.OnEpoch is
+// called from the calling goroutine. It returns the jobs' run errors (in
+// the jobs' order) and the graphs they built; the error is the first
+// failure of a job itself.
+func trainJobs(backend compute.Backend, ds *data.Dataset, jobs [][]*chainSpec, opts RunOptions, manySeeds bool, results []FoldResult) ([]error, int, error) {
+	type outcome struct {
+		errs   []error
+		graphs int
+		err    error
+	}
+	epochs := make(chan EpochStats)
+	done := make(chan int)
+	outs := make([]outcome, len(jobs))
+	o := opts
+	if opts.OnEpoch != nil {
+		o.OnEpoch = func(es EpochStats) { epochs <- es }
+	}
+	for i, chains := range jobs {
+		go func() {
+			defer func() { done <- i }()
+			j, err := newJob(backend, chains, opts.RefShapeLen)
+			if err != nil {
+				outs[i].err = err
+				return
+			}
+			outs[i].errs, outs[i].err = j.train(ds, o, manySeeds, results)
+			outs[i].graphs = j.graphs
+			j.finalize()
+		}()
+	}
+	for left := len(jobs); left > 0; {
+		select {
+		case es := <-epochs:
+			opts.OnEpoch(es)
+		case <-done:
+			left--
+		}
+	}
+	var runErrs []error
+	graphs := 0
+	for _, out := range outs {
+		if out.err != nil {
+			return nil, graphs, out.err
+		}
+		runErrs = append(runErrs, out.errs...)
+		graphs += out.graphs
+	}
+	return runErrs, graphs, nil
+}
+
+// DefaultMaxRuns is the default cap on R, the runs TrainRuns, Train and the
+// sweeps train at a time: 10 on pure Go (trained alone at the same time, on
+// both cores) and on XLA with a GPU (on the run axis DefaultRunAxis turns
+// on there), 1 on ONNX Runtime and anything else, as measured in
+// docs/performance.md, "Many runs in one graph" (and docs/gpu.md).
+// RunOptions.MaxRuns and the CLI's -max-runs override it.
+func DefaultMaxRuns(backend compute.Backend) int {
+	if backend == nil {
+		return 1
+	}
+	if strings.HasPrefix(strings.ToLower(backend.Name()), "go") || DefaultRunAxis(backend) { // "Go Backend"; XLA on a GPU
+		return 10
+	}
+	return 1
+}
+
+// DefaultRunAxis reports whether TrainRuns uses a run axis on backend when
+// RunOptions.RunAxis is RunAxisAuto: on XLA with an accelerator (CUDA), not
+// on the CPU backends, where a step is bound by arithmetic (measured in
+// docs/performance.md, "Many runs in one graph").
+func DefaultRunAxis(backend compute.Backend) bool {
+	return backend != nil && xlaOnAccelerator(backend.Name(), backend.Description())
+}
+
+// xlaOnAccelerator reports whether a backend of this name and description is
+// XLA with a plugin other than the CPU one: go-xla's backend is named "xla"
+// and described as "xla:PLUGIN - ...".
+func xlaOnAccelerator(name, description string) bool {
+	if name != "xla" {
+		return false
+	}
+	plugin, _, _ := strings.Cut(strings.TrimPrefix(description, "xla:"), " ")
+	return plugin != "" && plugin != "cpu"
+}
+
+// axisEligible reports why chains cannot share a run axis, or nil. One
+// chain alone is always eligible, fresh or fold_reset=carry: its run axis
+// (R = 1) is the single-run model, of any architecture. Several share one
+// when every run is a fresh one (no fold_reset=carry), of an architecture
+// with a run axis, and the runs' settings differ at most in λ and the
+// learning rate (which the loss and Adam take per run), the epochs and the
+// patience.
+func axisEligible(chains []*chainSpec) error {
+	if len(chains) == 0 {
+		return errors.New("no runs")
+	}
+	if len(chains) == 1 {
+		return nil
+	}
+	norm := func(c Config) string {
+		c.MoELossWeight, c.LearningRate, c.Epochs, c.Patience = 0, 0, 0, 0
+		return c.String()
+	}
+	first := norm(chains[0].cfg)
+	for _, c := range chains {
+		if c.cfg.CarriesFolds() {
+			return errors.New("fold_reset=carry chains train alone")
+		}
+		if err := RunAxisSupported(c.cfg); err != nil {
+			return err
+		}
+		if norm(c.cfg) != first {
+			return fmt.Errorf("settings differ beyond %s, %s, %s and %s", ParamMoELossWeight, ParamLearningRate, ParamEpochs, ParamPatience)
+		}
+	}
+	return nil
+}
+
+// chainSpec is the unit of batching: one fresh run, or the folds of one
+// fold_reset=carry chain in training order. want[i] is the index in TrainRuns'
+// runs of the i-th fold's result, or -1 when that fold only feeds the chain.
+type chainSpec struct {
+	cfg   Config
+	seed  int64
+	folds []int
+	want  []int
+	m     *Model
+	fds   []*data.FoldData
+	// initSeed, the seed plus the first fold, seeds the initial weights,
+	// dropout and batch order; order draws the batch order from pcg (kept
+	// to save a carried chain's state, FoldChain.SaveCarried). newJob sets
+	// them.
+	initSeed int64
+	order    *rand.Rand
+	pcg      *rand.PCG
+}
+
+// planChains validates the runs, prepares their folds and groups carry runs
+// into chains.
+func planChains(ds *data.Dataset, runs []RunSpec, opts RunOptions) ([]*chainSpec, error) {
+	splitsBySeed := map[int64][]data.Split{}
+	prepared := map[[2]int64]*data.FoldData{}
+	prepare := func(seed int64, fold int) (*data.FoldData, error) {
+		if fd, ok := prepared[[2]int64{seed, int64(fold)}]; ok {
+			return fd, nil
+		}
+		splits, ok := splitsBySeed[seed]
+		if !ok {
+			var err error
+			if splits, err = data.Folds(ds, opts.NumFolds, seed); err != nil {
+				return nil, fmt.Errorf("dataset %s: %w", ds.Name, err)
+			}
+			splitsBySeed[seed] = splits
+		}
+		if fold < 0 || fold >= len(splits) {
+			return nil, fmt.Errorf("fold index %d out of range: %d folds (indices 0..%d)", fold, len(splits), len(splits)-1)
+		}
+		fd, err := data.Prepare(ds, splits[fold])
+		if err != nil {
+			return nil, fmt.Errorf("dataset %s fold %d: %w", ds.Name, fold+1, err)
+		}
+		prepared[[2]int64{seed, int64(fold)}] = fd
+		return fd, nil
+	}
+	var chains []*chainSpec
+	carry := map[string]*chainSpec{}
+	for i, r := range runs {
+		m, err := New(r.Config, ds.Length, ds.NumClasses(), opts.RefShapeLen)
+		if err != nil {
+			return nil, fmt.Errorf("dataset %s run %d: %w", ds.Name, i, err)
+		}
+		m.Fast = opts.Fast
+		if _, err := prepare(r.Seed, r.Fold); err != nil {
+			return nil, fmt.Errorf("run %d: %w", i, err)
+		}
+		if !r.Config.CarriesFolds() {
+			chains = append(chains, &chainSpec{cfg: r.Config, seed: r.Seed, folds: []int{r.Fold}, want: []int{i}, m: m})
+			continue
+		}
+		key := fmt.Sprintf("%d|%s", r.Seed, r.Config)
+		c, ok := carry[key]
+		if !ok {
+			c = &chainSpec{cfg: r.Config, seed: r.Seed, m: m}
+			carry[key] = c
+			chains = append(chains, c)
+		}
+		for len(c.folds) <= r.Fold {
+			c.folds = append(c.folds, len(c.folds))
+			c.want = append(c.want, -1)
+		}
+		if c.want[r.Fold] >= 0 {
+			return nil, fmt.Errorf("run %d repeats run %d (seed %d fold %d, fold_reset=carry)", i, c.want[r.Fold], r.Seed, r.Fold+1)
+		}
+		c.want[r.Fold] = i
+	}
+	for _, c := range chains {
+		for _, f := range c.folds {
+			fd, err := prepare(c.seed, f)
+			if err != nil {
+				return nil, err
+			}
+			c.fds = append(c.fds, fd)
+		}
+	}
+	return chains, nil
+}
+
+// train runs the job's chains round by round (round k trains the k-th fold of
+// every chain that has one) and fills results. It returns the failed runs'
+// errors; the error is for failures of the job itself.
+func (j *job) train(ds *data.Dataset, opts RunOptions, manySeeds bool, results []FoldResult) ([]error, error) {
+	var runErrs []error
+	rounds := 0
+	for _, c := range j.chains {
+		rounds = max(rounds, len(c.folds))
+	}
+	failed := make([]bool, len(j.chains))
+	for k := range rounds {
+		_, errs, err := j.round(k, ds, opts, manySeeds, results, failed)
+		if err != nil {
+			return nil, err
+		}
+		runErrs = append(runErrs, errs...)
+	}
+	return runErrs, nil
+}
+
+// round trains round k of the job: the k-th fold of every chain that has one
+// and has not failed (failed, by run, is updated), all in lockstep to the
+// end of each one's protocol (fit.Train), then finishes them (finish); each
+// result goes into results at its want index. It returns the runs' states,
+// the failed runs' errors (*RunError) and the checkpoints not saved
+// (*SaveError); the error is for failures of the job itself.
+func (j *job) round(k int, ds *data.Dataset, opts RunOptions, manySeeds bool, results []FoldResult, failed []bool) ([]*runState, []error, error) {
+	var states []*runState
+	for si, c := range j.chains {
+		if k >= len(c.folds) || failed[si] {
+			continue
+		}
+		st, err := j.newRunState(si, k)
+		if err != nil {
+			return nil, nil, err
+		}
+		if opts.CheckpointDir != "" && st.want >= 0 {
+			st.checkpoint = CheckpointFoldDir(opts.CheckpointDir, st.fold)
+			if manySeeds {
+				st.checkpoint = CheckpointFoldDir(filepath.Join(opts.CheckpointDir, fmt.Sprintf("seed-%d", c.seed)), st.fold)
+			}
+		}
+		states = append(states, st)
+	}
+	j.onEpoch = opts.OnEpoch
+	if err := fit.Train(j, states); err != nil {
+		return nil, nil, err
+	}
+	if err := j.finish(states); err != nil {
+		return nil, nil, err
+	}
+	var runErrs []error
+	for _, st := range states {
+		if st.Err != nil {
+			failed[st.si] = true
+			fr := *st.fr
+			fr.TestAcc, fr.ValLoss = math.NaN(), math.NaN()
+			fr.Wall = time.Since(st.start)
+			if st.want >= 0 {
+				results[st.want] = fr
+			}
+			runErrs = append(runErrs, &RunError{Run: st.want, Spec: RunSpec{Config: st.cfg, Seed: j.chains[st.si].seed, Fold: st.fold},
+				Err: fmt.Errorf("dataset %s fold %d: %w", ds.Name, st.fold+1, st.Err)})
+			continue
+		}
+		if st.want >= 0 {
+			results[st.want] = *st.fr
+		}
+		if st.saveErr != nil {
+			runErrs = append(runErrs, st.saveErr) // the result stands
+		}
+	}
+	return states, runErrs, nil
+}
+
+// finish ends the training of a round's runs: each run that did not fail
+// has its selected weights restored, tested and saved (a checkpoint not
+// saved is its saveErr), its result filled, and, under fold_reset=carry,
+// the weights it ended with written back for its next fold. A run that
+// failed keeps its error in its state; the error returned is a failure of
+// the round.
+func (j *job) finish(states []*runState) error {
+	var fin []*runState
+	for _, st := range states {
+		if st.Err != nil {
+			continue
+		}
+		if err := st.restoreSelected(); err != nil {
+			return err
+		}
+		fin = append(fin, st)
+	}
+	sets := make([]evalSet, len(fin))
+	for i, st := range fin {
+		sets[i] = evalSet{st.fr.SelectedPhase, st.fd.TestX, st.fd.TestY}
+	}
+	tests, err := j.scoreSelected(fin, sets)
+	if err != nil {
+		return fmt.Errorf("test evaluation: %w", err)
+	}
+	var meanVal []*runState
+	for i, st := range fin {
+		st.fr.TestAcc = tests[i].Acc
+		st.fr.RunAxis = len(j.chains) > 1 // a run axis of one run is the run alone
+		st.fr.Params = j.paramCount()
+		st.fr.Wall = time.Since(st.start)
+		if st.cfg.SelectionStat != SelectionStatMean {
+			meanVal = append(meanVal, st)
+		}
+	}
+	if len(meanVal) > 0 {
+		// The plain mean validation loss of the selected model, so that
+		// the reported value is comparable across protocols (NaN on error).
+		sets = sets[:0]
+		for _, st := range meanVal {
+			sets = append(sets, evalSet{st.fr.SelectedPhase, st.fd.ValX, st.fd.ValY})
+		}
+		vals, err := j.scoreSelected(meanVal, sets)
+		for i, st := range meanVal {
+			if err != nil {
+				st.fr.ValLoss = math.NaN()
+			} else {
+				st.fr.ValLoss = meanOf(vals[i].CE)
+			}
+		}
+	}
+	for _, st := range fin {
+		if st.checkpoint != "" {
+			if err := j.save(st.si, st.fr.SelectedPhase, st.checkpoint); err != nil {
+				if !onlySaveErrors(err) {
+					return err
+				}
+				st.saveErr = err
+			}
+		}
+		if err := st.resumeCarry(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runState is one run's current fold as fit.Train trains it: its progress
+// (fit.Run), its result so far, the fit.Tracker that applies the protocol's
+// rule to it (which epoch's model is kept, when the fold stops), the weights
+// it keeps aside and its data.
+type runState struct {
+	fit.Run
+	cfg   Config
+	fr    *FoldResult
+	track *fit.Tracker
+	// j is the run's job, si its index there; want the index of its result
+	// in TrainRuns' runs (-1: none wanted).
+	j        *job
+	si, want int
+	fold     int
+	fd       *data.FoldData
+	// best holds the selected epoch's weights; last, under
+	// fold_reset=carry, those the fold ended with.
+	best, last map[string]*tensors.Tensor
+	start      time.Time
+	// checkpoint is the folder that receives the selected model ("" none),
+	// saveErr the *SaveError of a checkpoint not saved (the result stands).
+	checkpoint string
+	saveErr    error
+}
+
+// newRunState starts the k-th fold of run si of j, its batch order drawn
+// from its chain's generator (when its configuration shuffles); its ValLoss
+// stays NaN until an epoch is selected.
+func (j *job) newRunState(si, k int) (*runState, error) {
+	c := j.chains[si]
+	rule, err := data.ParseBatchRule(c.cfg.BatchRule)
+	if err != nil {
+		return nil, err
+	}
+	shuffle := c.order
+	if !c.cfg.Shuffle {
+		shuffle = nil
+	}
+	fd, fold := c.fds[k], c.folds[k]
+	bs := data.BatchSize(len(fd.TrainY), rule)
+	return &runState{Run: fit.NewRun(len(fd.TrainY), bs, c.cfg.Epochs, shuffle),
+		cfg: c.cfg, fr: &FoldResult{Fold: fold, BatchSize: bs, ValLoss: math.NaN()}, track: fit.NewTracker(c.cfg.FitRule()),
+		j: j, si: si, want: c.want[k], fold: fold, fd: fd, start: time.Now()}, nil
+}
+
+// FitRun is fit.Runner's.
+func (st *runState) FitRun() *fit.Run { return &st.Run }
+
+// phase is the phase of the epoch in progress: dense during the warm-up.
+func (st *runState) phase() Phase {
+	if st.Epoch < st.cfg.WarmUpEpochs {
+		return Dense
+	}
+	return Sparse
+}
+
+// addStep adds step k's loss and correct predictions (of its batch) to st's
+// epoch, or marks st failed when the loss is not finite.
+func (st *runState) addStep(l float64, right, k int) {
+	if math.IsNaN(l) || math.IsInf(l, 0) {
+		st.Err = fmt.Errorf("epoch %d step %d (%s phase): training loss is %v: %w", st.Epoch, k, st.phase(), l, ErrNonFinite)
+		return
+	}
+	st.AddStep(l, right, len(st.Batch(k)))
+}
+
+// endEpoch ends st's epoch, validated with val: when the rule keeps this
+// epoch's model it records the selection in the result and snapshots the
+// weights; it appends the epoch's EpochStats to the history, calls onEpoch
+// (if not nil) and marks st done when the rule stops the fold. A validation
+// loss that is not finite fails the run (an error wrapping ErrNonFinite,
+// and nothing recorded), not the round.
+func (st *runState) endEpoch(val fit.Scores, onEpoch func(EpochStats)) error {
+	evalPhase := st.cfg.EvalPhase(st.phase())
+	es := EpochStats{Fold: st.fold, Epoch: st.Epoch, Epochs: st.cfg.Epochs, Phase: st.phase(), TrainLoss: st.TrainLoss(),
+		TrainAcc: st.TrainAcc(), ValLoss: meanOf(val.CE), ValAcc: val.Acc, Elapsed: time.Since(st.start)}
+	if math.IsNaN(es.ValLoss) || math.IsInf(es.ValLoss, 0) {
+		st.Err = fmt.Errorf("epoch %d (%s phase): validation loss is %v: %w", es.Epoch, evalPhase, es.ValLoss, ErrNonFinite)
+		st.Done = true
+		return nil
+	}
+	// The selection and stopping statistic: the mean CE, or the reference's
+	// batch-scaled sum (Σ_batches mean CE / n_val).
+	selLoss := st.cfg.SelectionLoss(val.CE, st.BatchSize)
+	selected, stop := st.track.Next(selLoss)
+	fr := st.fr
+	if selected {
+		fr.ValLoss, fr.BestEpoch, fr.SelectedPhase = selLoss, es.Epoch, evalPhase
+		fr.SelectedWarmUp = es.Phase == Dense
+		var err error
+		if st.best, err = st.j.snapshot(st.si, st.best); err != nil {
+			return err
+		}
+		es.Selected = true
+	}
+	fr.History = append(fr.History, es)
+	fr.EpochsRun = es.Epoch + 1
+	if onEpoch != nil {
+		onEpoch(es)
+	}
+	if stop {
+		st.Done = true
+	}
+	return nil
+}
+
+// restoreSelected ends the fold's training: it writes the selected model's
+// weights back for the test evaluation and the checkpoint (none when no
+// epoch was selected). Under fold_reset=carry it first keeps the weights the
+// fold ended with aside, for resumeCarry: the next fold continues from them
+// (the authors' code never restores the selected ones).
+func (st *runState) restoreSelected() error {
+	if st.cfg.CarriesFolds() {
+		last, err := st.j.snapshot(st.si, nil)
+		if err != nil {
+			return err
+		}
+		st.last = last
+	}
+	return st.j.restore(st.si, st.best)
+}
+
+// resumeCarry writes back, under fold_reset=carry, the weights the fold
+// ended with, which the next fold starts from; otherwise it does nothing.
+func (st *runState) resumeCarry() error {
+	if st.last == nil {
+		return nil
+	}
+	return st.j.restore(st.si, st.last)
+}
+
+// trainFoldsBatched is Train's batched path: the folds of ds under one fresh
+// (fold_reset=fresh) configuration and seed, trained by TrainRuns as many at
+// a time as opts.MaxRuns (or DefaultMaxRuns) allows. ok is false when Train
+// should use its one-run-at-a-time path instead: fold_reset=carry (folds
+// depend on each other), fewer than two folds, or a cap of one run (the
+// default on ONNX Runtime).
+func trainFoldsBatched(ds *data.Dataset, cfg Config, opts RunOptions) (res *Result, ok bool, err error) {
+	if cfg.CarriesFolds() || opts.Backend == nil {
+		return nil, false, nil
+	}
+	maxRuns := opts.MaxRuns
+	if maxRuns <= 0 {
+		maxRuns = DefaultMaxRuns(opts.Backend)
+	}
+	if maxRuns == 1 || (opts.Folds != nil && len(opts.Folds) < 2) {
+		return nil, false, nil
+	}
+	backend, m, splits, err := setUp(ds, cfg, &opts)
+	if err != nil {
+		return nil, true, err
+	}
+	folds := opts.Folds
+	if folds == nil {
+		for i := range splits {
+			folds = append(folds, i)
+		}
+	}
+	runs := make([]RunSpec, len(folds))
+	for i, f := range folds {
+		if f < 0 || f >= len(splits) {
+			return nil, true, fmt.Errorf("fold index %d out of range: %d folds (indices 0..%d)", f, len(splits), len(splits)-1)
+		}
+		runs[i] = RunSpec{Config: cfg, Seed: opts.Seed, Fold: f}
+	}
+	frs, err := TrainRuns(ds, runs, opts)
+	if err != nil && !onlySaveErrors(err) {
+		return nil, true, err
+	}
+	return newResult(ds, backend, cfg, m, frs), true, err // err: checkpoints not saved (*SaveError)
+}
