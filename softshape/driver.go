@@ -465,7 +465,7 @@ func (j *job) finish(states []*runState) error {
 	for i, st := range fin {
 		st.fr.TestAcc = tests[i].Acc
 		st.fr.RunAxis = len(j.chains) > 1 // a run axis of one run is the run alone
-		st.fr.Params = j.paramCount()
+		st.fr.Params = ParameterCount(j.store) / len(j.chains)
 		st.fr.Wall = time.Since(st.start)
 		if st.cfg.SelectionStat != SelectionStatMean {
 			meanVal = append(meanVal, st)

@@ -711,15 +711,6 @@ func (j *job) trainable() []*model.Variable {
 	return vs
 }
 
-// paramCount is the number of trainable parameters of one run.
-func (j *job) paramCount() int {
-	n := 0
-	for _, v := range j.trainable() {
-		n += v.Shape().Size()
-	}
-	return n / len(j.chains)
-}
-
 // runValue copies run si's value of a variable of the run axis, val: its
 // row, or with one run val itself.
 func (j *job) runValue(val *tensors.Tensor, si int) (*tensors.Tensor, error) {

@@ -66,7 +66,7 @@ func (s *Stepper) Step(phase Phase, x, y *tensors.Tensor) (float64, error) {
 
 // Params is the number of trainable parameters created so far: those of
 // the phases stepped.
-func (s *Stepper) Params() int { return s.job.paramCount() }
+func (s *Stepper) Params() int { return ParameterCount(s.job.store) }
 
 // Close frees the compiled graphs and the variables.
 func (s *Stepper) Close() { s.job.finalize() }
