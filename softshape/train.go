@@ -250,6 +250,47 @@ func Train(ds *data.Dataset, cfg Config, opts RunOptions) (*Result, error) {
 	return newResult(ds, chain.backend, cfg, chain.model, frs), errors.Join(saveErrs...)
 }
 
+// trainFoldsBatched is Train's batched path: the folds of ds under one fresh
+// (fold_reset=fresh) configuration and seed, trained by TrainRuns as many at
+// a time as opts.MaxRuns (or DefaultMaxRuns) allows. ok is false when Train
+// should use its one-run-at-a-time path instead: fold_reset=carry (folds
+// depend on each other), fewer than two folds, or a cap of one run (the
+// default on ONNX Runtime).
+func trainFoldsBatched(ds *data.Dataset, cfg Config, opts RunOptions) (res *Result, ok bool, err error) {
+	if cfg.CarriesFolds() || opts.Backend == nil {
+		return nil, false, nil
+	}
+	maxRuns := opts.MaxRuns
+	if maxRuns <= 0 {
+		maxRuns = DefaultMaxRuns(opts.Backend)
+	}
+	if maxRuns == 1 || (opts.Folds != nil && len(opts.Folds) < 2) {
+		return nil, false, nil
+	}
+	backend, m, splits, err := setUp(ds, cfg, &opts)
+	if err != nil {
+		return nil, true, err
+	}
+	folds := opts.Folds
+	if folds == nil {
+		for i := range splits {
+			folds = append(folds, i)
+		}
+	}
+	runs := make([]RunSpec, len(folds))
+	for i, f := range folds {
+		if f < 0 || f >= len(splits) {
+			return nil, true, fmt.Errorf("fold index %d out of range: %d folds (indices 0..%d)", f, len(splits), len(splits)-1)
+		}
+		runs[i] = RunSpec{Config: cfg, Seed: opts.Seed, Fold: f}
+	}
+	frs, err := TrainRuns(ds, runs, opts)
+	if err != nil && !onlySaveErrors(err) {
+		return nil, true, err
+	}
+	return newResult(ds, backend, cfg, m, frs), true, err // err: checkpoints not saved (*SaveError)
+}
+
 // newResult returns the Result of the folds frs of m trained on ds: their
 // mean test accuracy and its sample standard deviation.
 func newResult(ds *data.Dataset, backend compute.Backend, cfg Config, m *Model, frs []FoldResult) *Result {
