@@ -140,7 +140,7 @@ func (c *FoldChain) train(f int) (*FoldResult, *Trained, error) {
 	}
 	store, err := job.runStore(0)
 	if err == nil && c.cfg.CarriesFolds() && states[0].best != nil {
-		err = restoreSnapshot(store, states[0].best) // not the carried weights
+		err = restoreRun(store, 0, states[0].best) // not the carried weights
 	}
 	if err != nil {
 		return nil, nil, err

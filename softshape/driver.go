@@ -622,7 +622,7 @@ func (st *runState) restoreSelected() error {
 		}
 		st.last = last
 	}
-	return st.j.restore(st.si, st.best)
+	return restoreRun(st.j.store, st.si, st.best)
 }
 
 // resumeCarry writes back, under fold_reset=carry, the weights the fold
@@ -631,5 +631,5 @@ func (st *runState) resumeCarry() error {
 	if st.last == nil {
 		return nil
 	}
-	return st.j.restore(st.si, st.last)
+	return restoreRun(st.j.store, st.si, st.last)
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path"
-	"strings"
 
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
@@ -27,9 +26,8 @@ import (
 // failed, stay in the graph masked: their loss is left out of the sum, their
 // weights, Adam state and RNG state do not change. A batch shorter than the
 // others is padded, and what mixes a batch's rows sees only the real ones
-// (runRows). Each run's selected weights are restored into its rows; its
-// test evaluation and checkpoint take them apart (runStore), as the run
-// alone has them.
+// (runRows). Each run's variables are created, and its selected weights
+// scored, in a job of its own (job.alone), as the run alone has them.
 
 // job trains chains, one fold of each at a time, as one model on a run axis
 // of R = len(chains) runs, run i being chain i: it is fit.Train's engine
@@ -46,15 +44,12 @@ type job struct {
 	// execs are the graphs built, by key; graphs counts them.
 	execs  map[string]*model.Exec
 	graphs int
-	// copies holds, with several runs, a model copy of run i under the
-	// scope /run_i with its RNG state copyRNG[i], in which the run's
-	// variables are created before they are stacked into store
-	// (materialize); nil with one run. bs is each run's batch size.
-	copies  *model.Store
-	copyRNG []*model.Variable
-	bs      []int
-	// apart holds the runs' selected models apart (runModel), by run.
-	apart map[int]*Trained
+	// alone holds, with several runs, each run's job of one run, in which
+	// its variables are created (materialize) and its selected model is
+	// scored (scoreSelected), as the run alone does both; nil with one run.
+	// bs is each run's batch size.
+	alone []*job
+	bs    []int
 	// onEpoch is RunOptions.OnEpoch, called as each run's epoch ends.
 	onEpoch func(EpochStats)
 }
@@ -64,28 +59,40 @@ type job struct {
 // generators of its seed plus its first fold (initSeed); with several runs
 // their warm-up variables are created at once.
 func newJob(backend compute.Backend, chains []*chainSpec, refShapeLen int) (*job, error) {
-	r := len(chains)
-	j := &job{backend: backend, chains: chains, m: onRunAxis(chains[0].m, r), made: map[Phase]bool{}, execs: map[string]*model.Exec{}}
-	for _, c := range chains {
+	j := &job{backend: backend, chains: chains, m: onRunAxis(chains[0].m, len(chains)), made: map[Phase]bool{}, execs: map[string]*model.Exec{}}
+	j.store = storeFor(j.m, refShapeLen)
+	if len(chains) == 1 {
+		c := chains[0]
 		c.initSeed = c.seed + int64(c.folds[0])
 		c.pcg = rand.NewPCG(uint64(c.initSeed), 0x50f75a9e)
 		c.order = rand.New(c.pcg)
-	}
-	// With one run the store's own RNG state is the run's; with several,
-	// each run's is its row of runRNGStatesName (addStacked).
-	seed := int64(0)
-	if r == 1 {
-		seed = chains[0].initSeed
-	}
-	j.store = storeFor(j.m, refShapeLen)
-	if err := j.store.SetRNGStateFromSeed(seed); err != nil {
-		j.store.Finalize()
-		return nil, fmt.Errorf("seeding the run-axis store: %w", err)
-	}
-	if r == 1 {
+		if err := j.store.SetRNGStateFromSeed(c.initSeed); err != nil {
+			j.finalize()
+			return nil, fmt.Errorf("seeding the run's store: %w", err)
+		}
 		return j, nil
 	}
-	if err := j.startCopies(); err != nil {
+	// Each run draws from its own RNG state, its row of runRNGStatesName
+	// (withRunRNG), never from the store's.
+	if err := j.store.SetRNGStateFromSeed(0); err != nil {
+		j.finalize()
+		return nil, fmt.Errorf("seeding the run-axis store: %w", err)
+	}
+	for _, c := range chains {
+		a, err := newJob(backend, []*chainSpec{c}, refShapeLen)
+		if err == nil {
+			j.alone = append(j.alone, a)
+			var rule data.BatchRule
+			if rule, err = data.ParseBatchRule(c.cfg.BatchRule); err == nil {
+				j.bs = append(j.bs, data.BatchSize(len(c.fds[0].TrainY), rule))
+			}
+		}
+		if err != nil {
+			j.finalize()
+			return nil, err
+		}
+	}
+	if err := j.materialize(Dense, 0); err != nil {
 		j.finalize()
 		return nil, err
 	}
@@ -117,67 +124,31 @@ func storeFor(m *Model, refShapeLen int) *model.Store {
 	return store
 }
 
-// startCopies creates the model copies of a job of several runs, each with
-// its RNG state seeded as the run alone seeds its store's, and the runs'
-// warm-up variables.
-func (j *job) startCopies() error {
-	j.copies = model.NewStore()
-	if err := j.copies.SetRNGStateFromSeed(0); err != nil {
-		return fmt.Errorf("seeding the model copies: %w", err)
-	}
-	for i, c := range j.chains {
-		sc := j.copies.Scope(copyScope(i))
-		for _, p := range c.cfg.params() {
-			sc.SetParam(p.name, p.value)
-		}
-		state, err := graph.RNGStateFromSeed(c.initSeed)
-		if err != nil {
-			return fmt.Errorf("seeding run %d: %w", i, err)
-		}
-		v, err := sc.CreateVariable("rng_state", state)
-		if err != nil {
-			return fmt.Errorf("run %d RNG state: %w", i, err)
-		}
-		v.SetTrainable(false)
-		j.copyRNG = append(j.copyRNG, v)
-		rule, err := data.ParseBatchRule(c.cfg.BatchRule)
-		if err != nil {
-			return err
-		}
-		j.bs = append(j.bs, data.BatchSize(len(c.fds[0].TrainY), rule))
-	}
-	return j.materialize(Dense, 0)
-}
-
 func (j *job) finalize() {
 	for _, e := range j.execs {
 		e.Finalize()
 	}
 	j.execs = nil
 	j.store.Finalize()
-	for _, t := range j.apart {
-		t.finalize()
+	for _, a := range j.alone {
+		a.finalize()
 	}
-	j.apart = nil
-	if j.copies != nil {
-		j.copies.Finalize()
-	}
+	j.alone = nil
 }
 
 // materialize creates the variables the model adds on phase (all of them
 // on the first phase; the MoE's after the warm-up) before a graph of phase
-// is built, drawn from each run's RNG state as it is now, exactly as the
-// run alone draws them at its first step of phase (initVariables); batch is
-// the size of the batch that needs them. With one run they are created in
-// the store itself. With several, the run axis's graph would draw them all
-// from one RNG state: each run's are created in its model copy, from its
-// own state, and stacked into the store (addStacked).
+// is built, exactly as the run alone creates them at its first step of
+// phase (initVariables); batch is the size of the batch that needs them.
+// With several runs, the run axis's graph would draw them all from one RNG
+// state: each run's are created in its job alone, from its own state as the
+// run axis has advanced it, and stacked into the store (addStacked).
 func (j *job) materialize(phase Phase, batch int) error {
 	if j.made[phase] {
 		return nil
 	}
-	if j.copies == nil {
-		if err := initVariables(j.backend, j.store, j.store.RootScope(), j.m, phase, batch); err != nil {
+	if j.alone == nil {
+		if err := j.initVariables(phase, batch); err != nil {
 			return fmt.Errorf("run %s variables: %w", phase, err)
 		}
 		j.made[phase] = true
@@ -191,24 +162,16 @@ func (j *job) materialize(phase Phase, batch int) error {
 		}
 		flat = tensors.MustCopyFlatData[uint64](states)
 	}
-	rng := j.copies.GetVariable(model.JoinPath("/", model.RNGStateVariableName))
-	for i, c := range j.chains {
+	for i, a := range j.alone {
 		if flat != nil {
-			size := len(flat) / len(j.chains)
-			row := append([]uint64(nil), flat[i*size:(i+1)*size]...)
-			if err := j.copyRNG[i].SetValue(tensors.FromFlatDataAndDimensions(row, size)); err != nil {
+			size := len(flat) / len(j.alone)
+			row := tensors.FromFlatDataAndDimensions(append([]uint64(nil), flat[i*size:(i+1)*size]...), size)
+			if err := a.store.GetVariable(model.JoinPath("/", model.RNGStateVariableName)).SetValue(row); err != nil {
 				return err
 			}
 		}
-		// The copies' store draws from its own RNG state: run i's, swapped in.
-		if err := copyValue(rng, j.copyRNG[i]); err != nil {
-			return err
-		}
-		if err := initVariables(j.backend, j.copies, j.copies.Scope(copyScope(i)), c.m, phase, j.bs[i]); err != nil {
-			return fmt.Errorf("run %d %s variables: %w", i, phase, err)
-		}
-		if err := copyValue(j.copyRNG[i], rng); err != nil {
-			return err
+		if err := a.materialize(phase, j.bs[i]); err != nil {
+			return fmt.Errorf("run %d: %w", i, err)
 		}
 	}
 	if err := addStacked(j, j.store); err != nil {
@@ -218,32 +181,17 @@ func (j *job) materialize(phase Phase, batch int) error {
 	return nil
 }
 
-// copyScope is the scope of run i's model copy.
-func copyScope(i int) string { return fmt.Sprintf("/run_%d", i) }
-
-// copyValue sets dst's value to a copy of src's.
-func copyValue(dst, src *model.Variable) error {
-	val, err := src.Value()
-	if err != nil {
-		return fmt.Errorf("reading %s: %w", src.Path(), err)
-	}
-	c, err := val.LocalClone()
-	if err != nil {
-		return err
-	}
-	return dst.SetValue(c)
-}
-
-// initVariables creates and initialises the variables m has on phase in
-// scope of store, drawing their initial values from store's RNG state: it
-// builds an inference forward pass on zeros (batch series), which creates
-// the variables, but returns only a sum of the graph's parameters:
-// compilers drop the unused pass, so only the initialisation graph costs
-// compilation (docs/gpu.md, "Many runs in one graph on a GPU").
-func initVariables(backend compute.Backend, store *model.Store, scope *model.Scope, m *Model, phase Phase, batch int) error {
-	e, err := model.NewExec(backend, store, func(_ *model.Scope, x *graph.Node) *graph.Node {
+// initVariables creates and initialises the variables the model of a job of
+// one run has on phase, drawing them from its store's RNG state: it builds
+// an inference forward pass on zeros (batch series), which creates the
+// variables, but returns only a sum of the graph's parameters: compilers
+// drop the unused pass, so only the initialisation graph costs compilation
+// (docs/gpu.md, "Many runs in one graph on a GPU").
+func (j *job) initVariables(phase Phase, batch int) error {
+	m := j.m
+	e, err := model.NewExec(j.backend, j.store, func(scope *model.Scope, x *graph.Node) *graph.Node {
 		g := x.Graph()
-		store.SetTraining(g, false)
+		j.store.SetTraining(g, false)
 		m.Forward(scope, x, phase)
 		// Every parameter feeds the output (pure Go's executor wants each one
 		// used), the forward pass does not.
@@ -270,37 +218,32 @@ func initVariables(backend compute.Backend, store *model.Store, scope *model.Sco
 	return nil
 }
 
-// addStacked adds to store the variables of the job's model copies that it
-// lacks (the same paths under each run's scope, created by materialize),
-// each stacked along a new leading axis, and sets its runs' RNG states
-// (runRNGStatesName) to the copies'.
+// addStacked adds to store the variables of the runs' jobs alone that it
+// lacks (materialize), each stacked along a new leading axis, and sets its
+// runs' RNG states (runRNGStatesName) to theirs.
 func addStacked(j *job, store *model.Store) error {
-	for v := range j.copies.RootScope().IterVariables() {
-		rest, ok := strings.CutPrefix(v.Path(), copyScope(0))
-		if !ok || !strings.HasPrefix(rest, "/") {
-			continue
-		}
-		dst := rest
-		if rest == "/rng_state" {
+	for v := range j.alone[0].store.IterVariables() {
+		p, dst := v.Path(), v.Path()
+		if p == model.JoinPath("/", model.RNGStateVariableName) {
 			dst = model.JoinPath("/", runRNGStatesName)
 		} else if store.GetVariable(dst) != nil {
 			continue
 		}
-		vals := make([]*tensors.Tensor, len(j.chains))
-		for i := range j.chains {
-			sv := j.copies.GetVariable(copyScope(i) + rest)
+		vals := make([]*tensors.Tensor, len(j.alone))
+		for i, a := range j.alone {
+			sv := a.store.GetVariable(p)
 			if sv == nil {
-				return fmt.Errorf("run %d has no variable %s (run 0 has)", i, rest)
+				return fmt.Errorf("run %d has no variable %s (run 0 has)", i, p)
 			}
 			t, err := sv.Value()
 			if err != nil {
-				return fmt.Errorf("run %d variable %s: %w", i, rest, err)
+				return fmt.Errorf("run %d variable %s: %w", i, p, err)
 			}
 			vals[i] = t
 		}
 		stacked, err := stackTensors(vals)
 		if err != nil {
-			return fmt.Errorf("variable %s: %w", rest, err)
+			return fmt.Errorf("variable %s: %w", p, err)
 		}
 		if old := store.GetVariable(dst); old != nil {
 			if err := old.SetValue(stacked); err != nil {
@@ -311,7 +254,7 @@ func addStacked(j *job, store *model.Store) error {
 		dir, name := path.Split(dst)
 		nv, err := store.Scope(path.Clean(dir)).CreateVariable(name, stacked)
 		if err != nil {
-			return fmt.Errorf("variable %s: %w", rest, err)
+			return fmt.Errorf("variable %s: %w", p, err)
 		}
 		nv.SetTrainable(v.Trainable)
 	}
@@ -374,10 +317,7 @@ func (j *job) TrainEpoch(act []*runState, maxSteps int) error {
 			} else if r == 1 { // the one run has no k-th step, or failed
 				return nil
 			} else { // sits the step out: its first samples stand in, masked
-				idxs[si] = make([]int, j.bs[si])
-				for i := range idxs[si] {
-					idxs[si][i] = i
-				}
+				idxs[si] = span(0, j.bs[si])
 			}
 			rows[si] = len(idxs[si])
 		}
@@ -605,11 +545,7 @@ func (j *job) evaluate(sts []*runState, sets []evalSet) ([]fit.Scores, error) {
 		}
 		x, _, block := j.batch(perRun, func(si int) ([][]float32, []int, []int) {
 			a := which[si]
-			idx := make([]int, rows[a])
-			for i := range idx {
-				idx[i] = c*fit.EvalChunk + i
-			}
-			return sets[a].x, sets[a].y, idx
+			return sets[a].x, sets[a].y, span(c*fit.EvalChunk, rows[a])
 		})
 		exec, err := j.evalExec(sets[0].phase)
 		if err != nil {
@@ -655,49 +591,29 @@ func (j *job) evalExec(phase Phase) (*model.Exec, error) {
 // scoreSelected is evaluate after the training, of the selected weights
 // (runState.restoreSelected). One run's (R = 1) store holds its selected
 // weights, which its validation graph scores. On a run axis of several runs
-// each run's selected model is scored apart, on the single-run graph
-// (runModel), as the run alone scores it: the run axis's products round
+// each run's selected weights are copied into its job alone and scored
+// there, as the run alone scores them: the run axis's products round
 // otherwise, and a run's test accuracy should not depend on which runs
 // shared its graph.
 func (j *job) scoreSelected(sts []*runState, sets []evalSet) ([]fit.Scores, error) {
-	if len(j.chains) == 1 {
+	if j.alone == nil {
 		return j.evaluate(sts, sets)
 	}
 	scores := make([]fit.Scores, len(sts))
 	for i, st := range sts {
-		t, err := j.runModel(st.si)
+		a := j.alone[st.si]
+		if err := j.copyRun(st.si, a.store); err != nil {
+			return nil, err
+		}
+		built := a.graphs
+		s, err := a.evaluate([]*runState{{}}, sets[i:i+1])
+		j.graphs += a.graphs - built
 		if err != nil {
 			return nil, err
 		}
-		built := len(t.evals)
-		ce, acc, err := t.evaluate(sets[i].x, sets[i].y, sets[i].phase)
-		j.graphs += len(t.evals) - built
-		if err != nil {
-			return nil, err
-		}
-		scores[i] = fit.Scores{CE: ce, Acc: acc}
+		scores[i] = s[0]
 	}
 	return scores, nil
-}
-
-// runModel returns run si's model apart, its weights as the run axis holds
-// them now (the selected ones, when scoreSelected asks), built once per
-// job: a run axis of several runs trains fresh runs only, whose weights do
-// not change after their selected ones are restored.
-func (j *job) runModel(si int) (*Trained, error) {
-	if j.apart == nil {
-		j.apart = map[int]*Trained{}
-	}
-	if t, ok := j.apart[si]; ok {
-		return t, nil
-	}
-	store, err := j.runStore(si)
-	if err != nil {
-		return nil, err
-	}
-	t := newTrained(j.backend, j.chains[si].m, store, Dense)
-	j.apart[si] = t
-	return t, nil
 }
 
 // trainable yields the run axis's trainable variables.
@@ -742,14 +658,11 @@ func (j *job) snapshot(si int, prev map[string]*tensors.Tensor) (map[string]*ten
 	return snap, nil
 }
 
-// restore writes a snapshot of run si back: into its rows of the run axis's
-// variables, or with one run the variables themselves.
-func (j *job) restore(si int, snap map[string]*tensors.Tensor) error {
-	if len(j.chains) == 1 {
-		return restoreSnapshot(j.store, snap)
-	}
+// restoreRun writes a snapshot of run si back into its rows of the store's
+// variables (with one run, si = 0, the variables themselves).
+func restoreRun(store *model.Store, si int, snap map[string]*tensors.Tensor) error {
 	for p, t := range snap {
-		v := j.store.GetVariable(p)
+		v := store.GetVariable(p)
 		if v == nil {
 			return fmt.Errorf("restoring %s: no such variable", p)
 		}
@@ -767,44 +680,38 @@ func (j *job) restore(si int, snap map[string]*tensors.Tensor) error {
 	return nil
 }
 
-// restoreSnapshot writes a copy of each tensor of snap into the store's
-// variable of the same path.
-func restoreSnapshot(store *model.Store, snap map[string]*tensors.Tensor) error {
-	for p, t := range snap {
-		v := store.GetVariable(p)
-		if v == nil {
-			return fmt.Errorf("restoring %s: no such variable", p)
-		}
-		c, err := t.LocalClone()
+// copyRun sets dst's variables to run si's trainable ones (its rows of the
+// run axis's), creating those dst lacks.
+func (j *job) copyRun(si int, dst *model.Store) error {
+	for _, v := range j.trainable() {
+		val, err := v.Value()
 		if err != nil {
-			return err
+			return fmt.Errorf("reading variable %s: %w", v.Path(), err)
 		}
-		if err := v.SetValue(c); err != nil {
-			return fmt.Errorf("restoring variable %s: %w", p, err)
+		t, err := j.runValue(val, si)
+		if err == nil {
+			if dv := dst.GetVariable(v.Path()); dv != nil {
+				err = dv.SetValue(t)
+			} else {
+				_, err = dst.CreateVariable(v.Path(), t)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("copying variable %s: %w", v.Path(), err)
 		}
 	}
 	return nil
 }
 
-// runStore copies run si's trainable variables (its rows of the run axis's)
-// and settings into a store of its own, laid out as a run alone's (no run
-// axis), e.g. for a checkpoint.
+// runStore copies run si's trainable variables and settings into a store of
+// its own, laid out as a run alone's (no run axis), e.g. for a checkpoint.
 func (j *job) runStore(si int) (*model.Store, error) {
 	c := j.chains[si]
 	store := storeFor(c.m, model.GetParamOr(j.store.RootScope(), paramRefShapeLen, 0))
 	store.RootScope().SetParam(model.ParamInitialSeed, c.initSeed)
-	for _, v := range j.trainable() {
-		val, err := v.Value()
-		if err != nil {
-			return nil, err
-		}
-		t, err := j.runValue(val, si)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := store.CreateVariable(v.Path(), t); err != nil {
-			return nil, fmt.Errorf("copying variable %s: %w", v.Path(), err)
-		}
+	if err := j.copyRun(si, store); err != nil {
+		store.Finalize()
+		return nil, err
 	}
 	return store, nil
 }

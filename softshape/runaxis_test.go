@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/gomlx/compute"
@@ -16,8 +15,8 @@ import (
 	"github.com/softshape-go/softshape/data"
 )
 
-// runAxisCase is R runs of one dataset as model copies (a job's, whose
-// equivalence to training alone the TrainRuns tests check) and as one model
+// runAxisCase is R runs of one dataset as model copies (a job's runs alone,
+// whose equivalence to training alone the TrainRuns tests check) and as one model
 // with a run axis holding the same weights and RNG states.
 type runAxisCase struct {
 	job    *job
@@ -49,7 +48,7 @@ func newRunAxisCase(t *testing.T, ds *data.Dataset, cfg Config, seeds []int64, b
 	// (biases, gains, the router): make every weight its run's own.
 	for si := range j.chains {
 		rng := rand.New(rand.NewPCG(uint64(si), 7))
-		for v := range j.copies.Scope(copyScope(si)).IterVariables() {
+		for v := range j.alone[si].store.IterVariables() {
 			if !v.Trainable {
 				continue
 			}
@@ -97,72 +96,44 @@ func newRunAxisCase(t *testing.T, ds *data.Dataset, cfg Config, seeds []int64, b
 	return c
 }
 
-// forward builds run i's model copy on x, drawing its random numbers
-// (dropout) from the run's own RNG state instead of the store's.
-func (j *job) forward(root *model.Scope, i int, x *graph.Node, phase Phase) *Outputs {
-	g := x.Graph()
-	rng := j.copies.GetVariable(model.JoinPath("/", model.RNGStateVariableName))
-	saved := rng.NodeValue(g)
-	rng.SetNodeValue(j.copyRNG[i].NodeValue(g))
-	out := j.chains[i].m.Forward(root.Store().Scope(copyScope(i)), x, phase)
-	j.copyRNG[i].SetNodeValue(rng.NodeValue(g))
-	rng.SetNodeValue(saved)
-	return out
-}
-
-// copiesStep runs the model copies on their batches: each run's logits and
-// loss, and (training) the gradient of its loss for each of its trainable
-// variables, by path under the run's scope.
+// copiesStep runs the model copies (the runs' jobs alone) on their batches:
+// each run's logits and loss, and (training) the gradient of its loss for
+// each of its trainable variables, by path.
 func (c *runAxisCase) copiesStep(t *testing.T, phase Phase, training bool) (logits [][]float32, losses []float64, grads []map[string][]float32) {
 	t.Helper()
-	j := c.job
-	r := len(j.chains)
-	var names [][]string
-	e, err := model.NewExec(j.backend, j.copies, func(scope *model.Scope, inputs []*graph.Node) []*graph.Node {
-		g := inputs[0].Graph()
-		j.copies.SetTraining(g, training)
-		var outs []*graph.Node
-		names = make([][]string, r)
-		for i, c := range j.chains {
-			out := j.forward(scope, i, inputs[2*i], phase)
-			l := runLoss(out.Logits, inputs[2*i+1], out.AuxLoss, c.cfg.MoELossWeight)
-			outs = append(outs, out.Logits, l)
+	for i, a := range c.job.alone {
+		var names []string
+		e, err := model.NewExec(a.backend, a.store, func(scope *model.Scope, x, y *graph.Node) []*graph.Node {
+			g := x.Graph()
+			a.store.SetTraining(g, training)
+			out := a.m.Forward(scope, x, phase)
+			l := runLoss(out.Logits, y, out.AuxLoss, a.chains[0].cfg.MoELossWeight)
+			outs := []*graph.Node{out.Logits, l}
 			if !training {
-				continue
+				return outs
 			}
 			var vs []*graph.Node
-			for v := range j.copies.Scope(copyScope(i)).IterVariables() {
+			for v := range a.store.IterVariables() {
 				if v.Trainable && v.InUseByGraph(g) {
-					names[i] = append(names[i], strings.TrimPrefix(v.Path(), copyScope(i)))
+					names = append(names, v.Path())
 					vs = append(vs, v.NodeValue(g))
 				}
 			}
-			outs = append(outs, graph.Gradient(l, vs...)...)
+			return append(outs, graph.Gradient(l, vs...)...)
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
-		return outs
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Finalize()
-	var in []any
-	for i := range c.x {
-		in = append(in, c.x[i], c.y[i])
-	}
-	outs, err := e.Call(in...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := 0
-	grads = make([]map[string][]float32, r)
-	for i := range r {
-		logits = append(logits, tensors.MustCopyFlatData[float32](outs[k]))
-		losses = append(losses, float64(tensors.MustCopyFlatData[float32](outs[k+1])[0]))
-		k += 2
-		grads[i] = map[string][]float32{}
-		for _, n := range names[i] {
-			grads[i][n] = tensors.MustCopyFlatData[float32](outs[k])
-			k++
+		outs, err := e.Call(c.x[i], c.y[i])
+		e.Finalize()
+		if err != nil {
+			t.Fatal(err)
+		}
+		logits = append(logits, tensors.MustCopyFlatData[float32](outs[0]))
+		losses = append(losses, float64(tensors.MustCopyFlatData[float32](outs[1])[0]))
+		grads = append(grads, map[string][]float32{})
+		for k, n := range names {
+			grads[i][n] = tensors.MustCopyFlatData[float32](outs[2+k])
 		}
 	}
 	return logits, losses, grads

@@ -34,10 +34,7 @@ func SaveStepModels(ds *data.Dataset, cfg Config, opts RunOptions, dir string) (
 		return nil, err
 	}
 	defer job.finalize()
-	idx := make([]int, bs)
-	for i := range idx {
-		idx[i] = i
-	}
+	idx := span(0, bs)
 	var files []string
 	for _, phase := range []Phase{Dense, Sparse} {
 		exec, err := job.stepExec(phase, bs)

@@ -14,7 +14,6 @@ import (
 
 	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/internal/backends"
-	"github.com/softshape-go/softshape/softshape/fit"
 )
 
 // Store parameters that record the data-dependent sizes, so a checkpoint can be
@@ -358,14 +357,13 @@ func seriesTensor(x [][]float32, idx []int) *tensors.Tensor {
 	return tensors.FromFlatDataAndDimensions(flat, len(idx), t)
 }
 
-// chunkTensor packs the n series of pass c of fit.Evaluate, x's rows
-// c·fit.EvalChunk onward, into a tensor [n, T] float32.
-func chunkTensor(x [][]float32, c, n int) *tensors.Tensor {
+// span returns the indices lo, lo+1, …, lo+n−1.
+func span(lo, n int) []int {
 	idx := make([]int, n)
 	for i := range idx {
-		idx[i] = c*fit.EvalChunk + i
+		idx[i] = lo + i
 	}
-	return seriesTensor(x, idx)
+	return idx
 }
 
 // ParameterCount returns the number of trainable parameters in the store (the

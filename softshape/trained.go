@@ -103,13 +103,9 @@ func (t *Trained) Interpret(x [][]float32) (*Interpretation, error) {
 	}
 	defer exec.Finalize()
 	res := &Interpretation{ShapeLen: m.Shape.ShapeLen, Stride: m.Shape.Stride}
-	idx := make([]int, len(x))
-	for i := range idx {
-		idx[i] = i
-	}
 	for lo := 0; lo < len(x); lo += fit.EvalChunk {
 		hi := min(lo+fit.EvalChunk, len(x))
-		xt := seriesTensor(x, idx[lo:hi])
+		xt := seriesTensor(x, span(lo, hi-lo))
 		outs, err := exec.Call(xt)
 		xt.FinalizeAll()
 		if err != nil {
@@ -234,15 +230,6 @@ func newTrained(backend compute.Backend, m *Model, store *model.Store, phase Pha
 	return &Trained{backend: backend, model: m, store: store, evals: map[Phase]*model.Exec{}, Phase: phase}
 }
 
-// finalize releases the model's graphs and store.
-func (t *Trained) finalize() {
-	for _, e := range t.evals {
-		e.Finalize()
-	}
-	t.evals = nil
-	t.store.Finalize()
-}
-
 // evaluate returns the per-sample cross-entropy and the accuracy of the
 // model on (x, y), running the given phase in inference mode (no dropout).
 func (t *Trained) evaluate(x [][]float32, y []int, phase Phase) ([]float64, float64, error) {
@@ -251,7 +238,7 @@ func (t *Trained) evaluate(x [][]float32, y []int, phase Phase) ([]float64, floa
 		return nil, 0, err
 	}
 	scores, err := fit.Evaluate([][]int{y}, func(c int, rows []int) ([][]float32, error) {
-		logits, err := callLogits(exec, chunkTensor(x, c, rows[0]))
+		logits, err := callLogits(exec, seriesTensor(x, span(c*fit.EvalChunk, rows[0])))
 		return [][]float32{logits}, err
 	})
 	if err != nil {
