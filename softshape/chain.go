@@ -52,8 +52,8 @@ func (c *FoldChain) NumFolds() int { return len(c.splits) }
 // joining *SaveError values, returned with the result and model, which are
 // complete.
 func (c *FoldChain) Fold(f int) (*FoldResult, *Trained, error) {
-	if f < 0 || f >= len(c.splits) {
-		return nil, nil, fmt.Errorf("fold index %d out of range: %d folds (indices 0..%d)", f, len(c.splits), len(c.splits)-1)
+	if err := checkFold(f, len(c.splits)); err != nil {
+		return nil, nil, err
 	}
 	if !c.cfg.CarriesFolds() {
 		return c.train(f)
@@ -87,14 +87,7 @@ func (c *FoldChain) CanTrain(f int) bool {
 // FoldData returns fold f's prepared splits (imputed and normalised as in
 // training).
 func (c *FoldChain) FoldData(f int) (*data.FoldData, error) {
-	if f < 0 || f >= len(c.splits) {
-		return nil, fmt.Errorf("fold index %d out of range: %d folds", f, len(c.splits))
-	}
-	fd, err := data.Prepare(c.ds, c.splits[f])
-	if err != nil {
-		return nil, fmt.Errorf("dataset %s fold %d: %w", c.ds.Name, f+1, err)
-	}
-	return fd, nil
+	return prepareFold(c.ds, c.splits, f)
 }
 
 // train trains fold f as TrainRuns trains one run: a job of one run on a

@@ -13,7 +13,6 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 
 	"github.com/softshape-go/softshape/data"
-	"github.com/softshape-go/softshape/internal/backends"
 	"github.com/softshape-go/softshape/softshape/fit"
 )
 
@@ -108,19 +107,10 @@ func TrainRunsCounted(ds *data.Dataset, runs []RunSpec, opts RunOptions) ([]Fold
 	if err != nil {
 		return nil, 0, err
 	}
-	if opts.NumFolds == 0 {
-		opts.NumFolds = ProtocolFolds
+	if err := opts.withDefaults(); err != nil {
+		return nil, 0, err
 	}
-	backend := opts.Backend
-	if backend == nil {
-		if backend, err = backends.New(""); err != nil {
-			return nil, 0, err
-		}
-	}
-	maxRuns := opts.MaxRuns
-	if maxRuns <= 0 {
-		maxRuns = DefaultMaxRuns(backend)
-	}
+	backend, maxRuns := opts.Backend, opts.MaxRuns
 	axis := axisMode.Enabled(backend)
 	chains, err := planChains(ds, runs, opts)
 	if err != nil {
@@ -308,12 +298,9 @@ func planChains(ds *data.Dataset, runs []RunSpec, opts RunOptions) ([]*chainSpec
 			}
 			splitsBySeed[seed] = splits
 		}
-		if fold < 0 || fold >= len(splits) {
-			return nil, fmt.Errorf("fold index %d out of range: %d folds (indices 0..%d)", fold, len(splits), len(splits)-1)
-		}
-		fd, err := data.Prepare(ds, splits[fold])
+		fd, err := prepareFold(ds, splits, fold)
 		if err != nil {
-			return nil, fmt.Errorf("dataset %s fold %d: %w", ds.Name, fold+1, err)
+			return nil, err
 		}
 		prepared[[2]int64{seed, int64(fold)}] = fd
 		return fd, nil
@@ -533,16 +520,15 @@ type runState struct {
 // stays NaN until an epoch is selected.
 func (j *job) newRunState(si, k int) (*runState, error) {
 	c := j.chains[si]
-	rule, err := data.ParseBatchRule(c.cfg.BatchRule)
-	if err != nil {
-		return nil, err
-	}
 	shuffle := c.order
 	if !c.cfg.Shuffle {
 		shuffle = nil
 	}
 	fd, fold := c.fds[k], c.folds[k]
-	bs := data.BatchSize(len(fd.TrainY), rule)
+	bs, err := batchSize(c.cfg, len(fd.TrainY))
+	if err != nil {
+		return nil, err
+	}
 	return &runState{Run: fit.NewRun(len(fd.TrainY), bs, c.cfg.Epochs, shuffle),
 		cfg: c.cfg, fr: &FoldResult{Fold: fold, BatchSize: bs, ValLoss: math.NaN()}, track: fit.NewTracker(c.cfg.FitRule()),
 		j: j, si: si, want: c.want[k], fold: fold, fd: fd, start: time.Now()}, nil

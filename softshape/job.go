@@ -15,7 +15,6 @@ import (
 	"github.com/gomlx/gomlx/ml/model/initializer"
 	"github.com/gomlx/gomlx/ml/train/loss"
 
-	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/softshape/fit"
 )
 
@@ -61,40 +60,40 @@ type job struct {
 func newJob(backend compute.Backend, chains []*chainSpec, refShapeLen int) (*job, error) {
 	j := &job{backend: backend, chains: chains, m: onRunAxis(chains[0].m, len(chains)), made: map[Phase]bool{}, execs: map[string]*model.Exec{}}
 	j.store = storeFor(j.m, refShapeLen)
+	fail := func(err error) (*job, error) {
+		j.finalize()
+		return nil, err
+	}
+	// With one run the store's RNG state is the run's; with several, each
+	// run draws from its own, its row of runRNGStatesName (withRunRNG).
+	seed := int64(0)
 	if len(chains) == 1 {
 		c := chains[0]
 		c.initSeed = c.seed + int64(c.folds[0])
 		c.pcg = rand.NewPCG(uint64(c.initSeed), 0x50f75a9e)
 		c.order = rand.New(c.pcg)
-		if err := j.store.SetRNGStateFromSeed(c.initSeed); err != nil {
-			j.finalize()
-			return nil, fmt.Errorf("seeding the run's store: %w", err)
-		}
-		return j, nil
+		seed = c.initSeed
 	}
-	// Each run draws from its own RNG state, its row of runRNGStatesName
-	// (withRunRNG), never from the store's.
-	if err := j.store.SetRNGStateFromSeed(0); err != nil {
-		j.finalize()
-		return nil, fmt.Errorf("seeding the run-axis store: %w", err)
+	if err := j.store.SetRNGStateFromSeed(seed); err != nil {
+		return fail(fmt.Errorf("seeding the run-axis store: %w", err))
+	}
+	if len(chains) == 1 {
+		return j, nil
 	}
 	for _, c := range chains {
 		a, err := newJob(backend, []*chainSpec{c}, refShapeLen)
-		if err == nil {
-			j.alone = append(j.alone, a)
-			var rule data.BatchRule
-			if rule, err = data.ParseBatchRule(c.cfg.BatchRule); err == nil {
-				j.bs = append(j.bs, data.BatchSize(len(c.fds[0].TrainY), rule))
-			}
-		}
 		if err != nil {
-			j.finalize()
-			return nil, err
+			return fail(err)
 		}
+		j.alone = append(j.alone, a)
+		bs, err := batchSize(c.cfg, len(c.fds[0].TrainY))
+		if err != nil {
+			return fail(err)
+		}
+		j.bs = append(j.bs, bs)
 	}
 	if err := j.materialize(Dense, 0); err != nil {
-		j.finalize()
-		return nil, err
+		return fail(err)
 	}
 	return j, nil
 }

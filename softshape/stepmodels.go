@@ -91,13 +91,10 @@ func FirstFold(ds *data.Dataset, cfg Config, opts RunOptions) (compute.Backend, 
 	if err != nil {
 		return nil, nil, nil, 0, err
 	}
-	fd, err := data.Prepare(ds, splits[0])
-	if err != nil {
-		return nil, nil, nil, 0, fmt.Errorf("dataset %s fold 1: %w", ds.Name, err)
-	}
-	rule, err := data.ParseBatchRule(cfg.BatchRule)
+	fd, err := prepareFold(ds, splits, 0)
 	if err != nil {
 		return nil, nil, nil, 0, err
 	}
-	return backend, m, fd, data.BatchSize(len(fd.TrainY), rule), nil
+	bs, err := batchSize(cfg, len(fd.TrainY))
+	return backend, m, fd, bs, err
 }

@@ -214,12 +214,8 @@ var ErrNonFinite = errors.New("non-finite loss")
 // error joining one *SaveError per fold not saved. Any other error returns no
 // result.
 func Train(ds *data.Dataset, cfg Config, opts RunOptions) (*Result, error) {
-	if opts.Backend == nil {
-		b, err := backends.New("")
-		if err != nil {
-			return nil, err
-		}
-		opts.Backend = b
+	if err := opts.withDefaults(); err != nil {
+		return nil, err
 	}
 	if res, ok, err := trainFoldsBatched(ds, cfg, opts); ok {
 		return res, err
@@ -256,14 +252,7 @@ func Train(ds *data.Dataset, cfg Config, opts RunOptions) (*Result, error) {
 // depend on each other), fewer than two folds, or a cap of one run (the
 // default on ONNX Runtime).
 func trainFoldsBatched(ds *data.Dataset, cfg Config, opts RunOptions) (res *Result, ok bool, err error) {
-	if cfg.CarriesFolds() || opts.Backend == nil {
-		return nil, false, nil
-	}
-	maxRuns := opts.MaxRuns
-	if maxRuns <= 0 {
-		maxRuns = DefaultMaxRuns(opts.Backend)
-	}
-	if maxRuns == 1 || (opts.Folds != nil && len(opts.Folds) < 2) {
+	if cfg.CarriesFolds() || opts.MaxRuns == 1 || (opts.Folds != nil && len(opts.Folds) < 2) {
 		return nil, false, nil
 	}
 	backend, m, splits, err := setUp(ds, cfg, &opts)
@@ -278,8 +267,8 @@ func trainFoldsBatched(ds *data.Dataset, cfg Config, opts RunOptions) (res *Resu
 	}
 	runs := make([]RunSpec, len(folds))
 	for i, f := range folds {
-		if f < 0 || f >= len(splits) {
-			return nil, true, fmt.Errorf("fold index %d out of range: %d folds (indices 0..%d)", f, len(splits), len(splits)-1)
+		if err := checkFold(f, len(splits)); err != nil {
+			return nil, true, err
 		}
 		runs[i] = RunSpec{Config: cfg, Seed: opts.Seed, Fold: f}
 	}
@@ -309,16 +298,10 @@ func newResult(ds *data.Dataset, backend compute.Backend, cfg Config, m *Model, 
 // or backends.New), the validated model, and the dataset's folds (opts.NumFolds,
 // default 5, is filled in).
 func setUp(ds *data.Dataset, cfg Config, opts *RunOptions) (compute.Backend, *Model, []data.Split, error) {
-	if opts.NumFolds == 0 {
-		opts.NumFolds = ProtocolFolds
+	if err := opts.withDefaults(); err != nil {
+		return nil, nil, nil, err
 	}
 	backend := opts.Backend
-	if backend == nil {
-		var err error
-		if backend, err = backends.New(""); err != nil {
-			return nil, nil, nil, err
-		}
-	}
 	m, err := New(cfg, ds.Length, ds.NumClasses(), opts.RefShapeLen)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("dataset %s: %w", ds.Name, err)
@@ -329,6 +312,54 @@ func setUp(ds *data.Dataset, cfg Config, opts *RunOptions) (compute.Backend, *Mo
 		return nil, nil, nil, fmt.Errorf("dataset %s: %w", ds.Name, err)
 	}
 	return backend, m, splits, nil
+}
+
+// withDefaults fills in what opts leaves to defaults: Backend
+// (backends.New("")), NumFolds (ProtocolFolds) and MaxRuns (DefaultMaxRuns).
+func (opts *RunOptions) withDefaults() error {
+	if opts.Backend == nil {
+		b, err := backends.New("")
+		if err != nil {
+			return err
+		}
+		opts.Backend = b
+	}
+	if opts.NumFolds == 0 {
+		opts.NumFolds = ProtocolFolds
+	}
+	if opts.MaxRuns <= 0 {
+		opts.MaxRuns = DefaultMaxRuns(opts.Backend)
+	}
+	return nil
+}
+
+// checkFold reports a fold index f out of the range of n folds.
+func checkFold(f, n int) error {
+	if f < 0 || f >= n {
+		return fmt.Errorf("fold index %d out of range: %d folds (indices 0..%d)", f, n, n-1)
+	}
+	return nil
+}
+
+// prepareFold prepares fold f of splits of ds (data.Prepare).
+func prepareFold(ds *data.Dataset, splits []data.Split, f int) (*data.FoldData, error) {
+	if err := checkFold(f, len(splits)); err != nil {
+		return nil, err
+	}
+	fd, err := data.Prepare(ds, splits[f])
+	if err != nil {
+		return nil, fmt.Errorf("dataset %s fold %d: %w", ds.Name, f+1, err)
+	}
+	return fd, nil
+}
+
+// batchSize is cfg's batch size (batch_rule) for n training samples.
+func batchSize(cfg Config, n int) (int, error) {
+	rule, err := data.ParseBatchRule(cfg.BatchRule)
+	if err != nil {
+		return 0, err
+	}
+	return data.BatchSize(n, rule), nil
 }
 
 func meanOf(x []float64) float64 {
