@@ -53,40 +53,33 @@ func (e *RunError) Error() string {
 // Unwrap returns the cause, so errors.Is(err, ErrNonFinite) sees through.
 func (e *RunError) Unwrap() error { return e.Err }
 
-// TrainRuns trains runs, independent training runs of one dataset, R at a
-// time, and returns one FoldResult per run in the order given. Each run is
-// the computation Train performs for its fold (same folds, initial weights,
-// dropout stream, batch order, model selection, early stopping and test
-// evaluation as Train with RunOptions.Seed = spec.Seed).
+// TrainRuns trains runs, independent training runs of one dataset, and
+// returns one FoldResult per run in the order given. Each run is the
+// computation Train performs for its fold with RunOptions.Seed = spec.Seed
+// (same folds, initial weights, dropout stream, batch order, model
+// selection, early stopping and test evaluation).
 //
-// The R runs of a group share one graph per step on a run axis (one model
-// with a leading run axis on every variable, each run with its own Adam
-// state, learning rate, λ and RNG stream; a run with fewer steps in an
-// epoch, or that stopped, stays in the graph masked) where opts.RunAxis
-// enables it and the runs allow it (axisEligible). Otherwise each run
-// trains alone, the R runs at the same time, one goroutine each sharing the
-// backend, so a run's numbers are exactly those of training it alone.
+// At most opts.MaxRuns runs (0: DefaultMaxRuns(backend)) train at a time,
+// groups of that many one after the other: in one graph on a run axis
+// where opts.RunAxis enables it and the runs allow it (axisEligible), else
+// each alone, one goroutine each, sharing the backend. The runs may differ
+// in any setting. Runs with fold_reset=carry form chains (same Config and
+// Seed) that train their folds in order from fold 0, each continuing from
+// the weights and Adam state the previous one ended with (not its selected
+// weights, as in the authors' code); a chain counts as one run and trains
+// alone.
 //
-// The runs may differ in any setting. Runs with fold_reset=carry form chains
-// (same Config and Seed) whose folds are trained in order, 0 up to the last
-// one asked for, each continuing from the weights and Adam state the
-// previous one ended with (not its selected weights: the authors' code never
-// restores them); a chain trains alone, beside the other runs of its group.
+// opts.StoppedRuns changes nothing; opts.Seed and opts.Folds are ignored
+// (the RunSpecs carry them). opts.OnEpoch is called after every epoch of
+// every run, from the calling goroutine. With opts.CheckpointDir the
+// selected model of each run is saved to CheckpointDir/fold-N, or to
+// CheckpointDir/seed-S/fold-N when the runs have several seeds
+// (CheckpointFoldDir).
 //
-// At most opts.MaxRuns runs (0: DefaultMaxRuns(backend)) train at a time;
-// the job trains groups of that many one after the other (a
-// fold_reset=carry chain counts as one run). opts.StoppedRuns changes
-// nothing (a stopped run always stays in its run axis, masked). opts.Seed and
-// opts.Folds are ignored (the RunSpecs carry them); opts.OnEpoch is called
-// after every epoch of every run, from the calling goroutine; with
-// opts.CheckpointDir the selected model of each run is saved to
-// CheckpointDir/fold-N when all runs share one seed, else to
-// CheckpointDir/seed-S/fold-N, N the 1-based fold number (CheckpointFoldDir).
-//
-// Runs that fail (a non-finite loss) are reported by the returned error, which
-// joins one *RunError per failed run; their FoldResult holds the epochs run
-// and a NaN test accuracy, and the other runs' results are complete. A
-// checkpoint not saved joins a *SaveError; that run's result is complete.
+// The error joins one *RunError per failed run (a non-finite loss; its
+// FoldResult holds the epochs run and a NaN test accuracy, and the other
+// runs' results are complete) and one *SaveError per checkpoint not saved
+// (that run's result is complete).
 func TrainRuns(ds *data.Dataset, runs []RunSpec, opts RunOptions) ([]FoldResult, error) {
 	res, _, err := TrainRunsCounted(ds, runs, opts)
 	return res, err

@@ -615,27 +615,35 @@ func (j *job) scoreSelected(sts []*runState, sets []evalSet) ([]fit.Scores, erro
 	return scores, nil
 }
 
-// trainable yields the run axis's trainable variables.
-func (j *job) trainable() []*model.Variable {
-	var vs []*model.Variable
+// runValues calls put with the path and a copy of run si's value (its row
+// of the run axis's, or with one run the value itself) of each trainable
+// variable, in the store's order.
+func (j *job) runValues(si int, put func(path string, t *tensors.Tensor) error) error {
 	for v := range j.store.IterVariables() {
-		if v.Trainable {
-			vs = append(vs, v)
+		if !v.Trainable {
+			continue
+		}
+		val, err := v.Value()
+		if err != nil {
+			return fmt.Errorf("reading variable %s: %w", v.Path(), err)
+		}
+		var t *tensors.Tensor
+		if len(j.chains) == 1 {
+			t, err = val.LocalClone()
+		} else {
+			dims := val.Shape().Dimensions
+			flat := tensors.MustCopyFlatData[float32](val)
+			size := len(flat) / dims[0]
+			t = tensors.FromFlatDataAndDimensions(append([]float32(nil), flat[si*size:(si+1)*size]...), dims[1:]...)
+		}
+		if err == nil {
+			err = put(v.Path(), t)
+		}
+		if err != nil {
+			return fmt.Errorf("copying variable %s: %w", v.Path(), err)
 		}
 	}
-	return vs
-}
-
-// runValue copies run si's value of a variable of the run axis, val: its
-// row, or with one run val itself.
-func (j *job) runValue(val *tensors.Tensor, si int) (*tensors.Tensor, error) {
-	if len(j.chains) == 1 {
-		return val.LocalClone()
-	}
-	dims := val.Shape().Dimensions
-	flat := tensors.MustCopyFlatData[float32](val)
-	size := len(flat) / dims[0]
-	return tensors.FromFlatDataAndDimensions(append([]float32(nil), flat[si*size:(si+1)*size]...), dims[1:]...), nil
+	return nil
 }
 
 // snapshot copies run si's trainable variables, by path, after finalizing
@@ -645,14 +653,8 @@ func (j *job) snapshot(si int, prev map[string]*tensors.Tensor) (map[string]*ten
 		t.FinalizeAll()
 	}
 	snap := map[string]*tensors.Tensor{}
-	for _, v := range j.trainable() {
-		val, err := v.Value()
-		if err != nil {
-			return nil, fmt.Errorf("reading variable %s: %w", v.Path(), err)
-		}
-		if snap[v.Path()], err = j.runValue(val, si); err != nil {
-			return nil, fmt.Errorf("copying variable %s: %w", v.Path(), err)
-		}
+	if err := j.runValues(si, func(p string, t *tensors.Tensor) error { snap[p] = t; return nil }); err != nil {
+		return nil, err
 	}
 	return snap, nil
 }
@@ -679,27 +681,16 @@ func restoreRun(store *model.Store, si int, snap map[string]*tensors.Tensor) err
 	return nil
 }
 
-// copyRun sets dst's variables to run si's trainable ones (its rows of the
-// run axis's), creating those dst lacks.
+// copyRun sets dst's variables to run si's trainable ones (runValues),
+// creating those dst lacks.
 func (j *job) copyRun(si int, dst *model.Store) error {
-	for _, v := range j.trainable() {
-		val, err := v.Value()
-		if err != nil {
-			return fmt.Errorf("reading variable %s: %w", v.Path(), err)
+	return j.runValues(si, func(p string, t *tensors.Tensor) error {
+		if v := dst.GetVariable(p); v != nil {
+			return v.SetValue(t)
 		}
-		t, err := j.runValue(val, si)
-		if err == nil {
-			if dv := dst.GetVariable(v.Path()); dv != nil {
-				err = dv.SetValue(t)
-			} else {
-				_, err = dst.CreateVariable(v.Path(), t)
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("copying variable %s: %w", v.Path(), err)
-		}
-	}
-	return nil
+		_, err := dst.CreateVariable(p, t)
+		return err
+	})
 }
 
 // runStore copies run si's trainable variables and settings into a store of

@@ -106,21 +106,20 @@ type Engine[R Runner] interface {
 
 // Train trains runs in lockstep until none goes on: each epoch trains
 // the runs still going (those not Done within their Epochs), validates
-// those that did not fail, and ends their epoch. Written once, it drives every training path: a run
-// on its own (R = 1) or R runs that share an engine's graphs.
+// those that did not fail, and ends their epoch. Written once, it drives
+// every training path: a run on its own (R = 1) or R runs that share an
+// engine's graphs.
 func Train[R Runner](e Engine[R], runs []R) error {
 	for epoch := 0; ; epoch++ {
 		// act: the runs training this epoch, in the given order (an
 		// engine's graphs may list their runs in it).
 		var act []R
-		going := 0
 		for _, r := range runs {
 			if fr := r.FitRun(); !fr.Done && epoch < fr.Epochs {
-				going++
 				act = append(act, r)
 			}
 		}
-		if going == 0 {
+		if len(act) == 0 {
 			return nil
 		}
 		maxSteps := 0
