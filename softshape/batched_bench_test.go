@@ -61,7 +61,7 @@ func BenchmarkBatchedStep(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		x, y, _ := batched.batch(rows, func(si int) ([][]float32, []int, []int) {
+		x, y, _ := packBatch(batched.m.Shape.SeriesLen, rows, func(si int) ([][]float32, []int, []int) {
 			fd := batched.chains[si].fds[0]
 			return fd.TrainX, fd.TrainY, idx
 		})

@@ -323,7 +323,7 @@ func (j *job) TrainEpoch(act []*runState, maxSteps int) error {
 		if !anyActive {
 			return nil
 		}
-		x, y, block := j.batch(rows, func(si int) ([][]float32, []int, []int) {
+		x, y, block := packBatch(j.m.Shape.SeriesLen, rows, func(si int) ([][]float32, []int, []int) {
 			if st := byRun[si]; st != nil { // the fold of the round
 				return st.fd.TrainX, st.fd.TrainY, idxs[si]
 			}
@@ -368,31 +368,6 @@ func (j *job) Validate(live []*runState) ([]fit.Scores, error) {
 
 // EndEpoch is fit.Engine's (runState.endEpoch).
 func (j *job) EndEpoch(st *runState, val fit.Scores) error { return st.endEpoch(val, j.onEpoch) }
-
-// batch packs each run's rows of (x, y) (rows[si] of them) into one batch of
-// blocks of the largest size, padding with zeros: [R·block, T] and
-// [R·block, 1].
-func (j *job) batch(rows []int, src func(si int) (x [][]float32, y []int, idx []int)) (*tensors.Tensor, *tensors.Tensor, int) {
-	block := 0
-	for _, n := range rows {
-		block = max(block, n)
-	}
-	t := j.m.Shape.SeriesLen
-	r := len(rows)
-	flat := make([]float32, r*block*t)
-	labels := make([]int32, r*block)
-	for si := range rows {
-		if rows[si] == 0 {
-			continue
-		}
-		xs, ys, idx := src(si)
-		for i, row := range idx {
-			copy(flat[(si*block+i)*t:], xs[row])
-			labels[si*block+i] = int32(ys[row])
-		}
-	}
-	return tensors.FromFlatDataAndDimensions(flat, r*block, t), tensors.FromFlatDataAndDimensions(labels, r*block, 1), block
-}
 
 // stepExec returns the training step of a job of one run (newRunJob) on
 // phase for batches of b samples, the variables it needs created: inputs x
@@ -542,10 +517,11 @@ func (j *job) evaluate(sts []*runState, sets []evalSet) ([]fit.Scores, error) {
 		for a, st := range sts {
 			perRun[st.si], which[st.si] = rows[a], a
 		}
-		x, _, block := j.batch(perRun, func(si int) ([][]float32, []int, []int) {
+		x, y, block := packBatch(j.m.Shape.SeriesLen, perRun, func(si int) ([][]float32, []int, []int) {
 			a := which[si]
 			return sets[a].x, sets[a].y, span(c*fit.EvalChunk, rows[a])
 		})
+		y.FinalizeAll() // inference takes no labels
 		exec, err := j.evalExec(sets[0].phase)
 		if err != nil {
 			x.FinalizeAll()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -369,23 +370,41 @@ func meanOf(x []float64) float64 {
 	return stat.Mean(x, nil)
 }
 
+// packBatch packs each run's rows of (x, y) (rows[i] of them, the samples
+// idx of run i's src) into one batch of blocks of the largest size, padding
+// with zeros: [R·block, t] float32 and [R·block, 1] int32 (zeros where y is
+// nil).
+func packBatch(t int, rows []int, src func(i int) (x [][]float32, y []int, idx []int)) (*tensors.Tensor, *tensors.Tensor, int) {
+	block := slices.Max(rows)
+	r := len(rows)
+	flat := make([]float32, r*block*t)
+	labels := make([]int32, r*block)
+	for i := range rows {
+		if rows[i] == 0 {
+			continue
+		}
+		xs, ys, idx := src(i)
+		for k, row := range idx {
+			copy(flat[(i*block+k)*t:], xs[row])
+			if ys != nil {
+				labels[i*block+k] = int32(ys[row])
+			}
+		}
+	}
+	return tensors.FromFlatDataAndDimensions(flat, r*block, t), tensors.FromFlatDataAndDimensions(labels, r*block, 1), block
+}
+
 // batchTensors packs the rows idx of x and y into tensors [B, T] float32 and [B, 1] int32.
 func batchTensors(x [][]float32, y []int, idx []int) (*tensors.Tensor, *tensors.Tensor) {
-	labels := make([]int32, len(idx))
-	for i, r := range idx {
-		labels[i] = int32(y[r])
-	}
-	return seriesTensor(x, idx), tensors.FromFlatDataAndDimensions(labels, len(idx), 1)
+	xt, yt, _ := packBatch(len(x[idx[0]]), []int{len(idx)}, func(int) ([][]float32, []int, []int) { return x, y, idx })
+	return xt, yt
 }
 
 // seriesTensor packs the rows idx of x into a tensor [B, T] float32.
 func seriesTensor(x [][]float32, idx []int) *tensors.Tensor {
-	t := len(x[idx[0]])
-	flat := make([]float32, 0, len(idx)*t)
-	for _, r := range idx {
-		flat = append(flat, x[r]...)
-	}
-	return tensors.FromFlatDataAndDimensions(flat, len(idx), t)
+	xt, yt := batchTensors(x, nil, idx)
+	yt.FinalizeAll()
+	return xt
 }
 
 // span returns the indices lo, lo+1, …, lo+n−1.
