@@ -551,10 +551,7 @@ func (j *job) evalExec(phase Phase) (*model.Exec, error) {
 	if e, ok := j.execs[key]; ok {
 		return e, nil
 	}
-	e, err := model.NewExec(j.backend, j.store, func(scope *model.Scope, x *graph.Node) *graph.Node {
-		j.store.SetTraining(x.Graph(), false)
-		return j.m.Forward(scope, x, phase).Logits
-	})
+	e, err := logitsExec(j.backend, j.store, j.m, phase)
 	if err != nil {
 		return nil, fmt.Errorf("run-axis evaluation graph: %w", err)
 	}

@@ -2,7 +2,6 @@ package softshape
 
 import (
 	"github.com/gomlx/compute"
-	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/ml/model"
 )
 
@@ -16,9 +15,7 @@ func NewLogitsExec(backend compute.Backend, m *Model, phase Phase, seed int64) (
 	store := model.NewStore()
 	m.Config.Apply(store)
 	store.RootScope().SetParam(model.ParamInitialSeed, seed)
-	exec, err := model.NewExec(backend, store, func(scope *model.Scope, x *graph.Node) *graph.Node {
-		return m.Forward(scope, x, phase).Logits
-	})
+	exec, err := logitsExec(backend, store, m, phase)
 	if err != nil {
 		store.Finalize()
 		return nil, nil, err

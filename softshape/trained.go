@@ -260,15 +260,21 @@ func callLogits(exec *model.Exec, x *tensors.Tensor) ([]float32, error) {
 	return logits, err
 }
 
+// logitsExec returns the inference graph of m on store in phase: x [B, T]
+// float32 → logits [B, C].
+func logitsExec(backend compute.Backend, store *model.Store, m *Model, phase Phase) (*model.Exec, error) {
+	return model.NewExec(backend, store, func(scope *model.Scope, x *graph.Node) *graph.Node {
+		store.SetTraining(x.Graph(), false)
+		return m.Forward(scope, x, phase).Logits
+	})
+}
+
 // evalExec returns the inference graph of phase.
 func (t *Trained) evalExec(phase Phase) (*model.Exec, error) {
 	if e, ok := t.evals[phase]; ok {
 		return e, nil
 	}
-	m := t.model
-	e, err := model.NewExec(t.backend, t.store, func(scope *model.Scope, x *graph.Node) *graph.Node {
-		return m.Forward(scope, x, phase).Logits
-	})
+	e, err := logitsExec(t.backend, t.store, t.model, phase)
 	if err != nil {
 		return nil, err
 	}
