@@ -380,6 +380,26 @@ func (j *job) stepExec(phase Phase, b int) (*model.Exec, error) {
 	return j.trainExec(phase, []int{b}, b)
 }
 
+// step runs one training step of a job of one run on phase and the batch
+// x [b, T], y [b, 1] (stepExec) and returns its loss.
+func (j *job) step(phase Phase, x, y *tensors.Tensor) (float64, error) {
+	exec, err := j.stepExec(phase, x.Shape().Dimensions[0])
+	if err != nil {
+		return 0, err
+	}
+	active := tensors.FromFlatDataAndDimensions([]float32{1}, 1)
+	outs, err := exec.Call(x, y, active)
+	active.FinalizeAll()
+	if err != nil {
+		return 0, err
+	}
+	l := tensors.MustCopyFlatData[float32](outs[0])[0]
+	for _, t := range outs {
+		t.FinalizeAll()
+	}
+	return float64(l), nil
+}
+
 // trainExec returns the training step for phase and the runs' real batch
 // sizes rows (blocks of block samples): inputs x, y and the runs' activity
 // [R] (1 trains, 0 sits out); outputs each run's loss and correct

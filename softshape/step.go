@@ -47,21 +47,11 @@ func (s *Stepper) Step(phase Phase, x, y *tensors.Tensor) (float64, error) {
 	if ys.Rank() != 2 || ys.Dimensions[0] != b || ys.Dimensions[1] != 1 || ys.DType != dtypes.Int32 {
 		return 0, fmt.Errorf("training step: y is %s, want [%d, 1] %s", ys, b, dtypes.Int32)
 	}
-	exec, err := s.job.stepExec(phase, b)
+	l, err := s.job.step(phase, x, y)
 	if err != nil {
 		return 0, fmt.Errorf("%s training step: %w", phase, err)
 	}
-	active := tensors.FromFlatDataAndDimensions([]float32{1}, 1)
-	outs, err := exec.Call(x, y, active)
-	active.FinalizeAll()
-	if err != nil {
-		return 0, fmt.Errorf("%s training step: %w", phase, err)
-	}
-	l := tensors.MustCopyFlatData[float32](outs[0])[0]
-	for _, t := range outs {
-		t.FinalizeAll()
-	}
-	return float64(l), nil
+	return l, nil
 }
 
 // Params is the number of trainable parameters created so far: those of

@@ -6,8 +6,8 @@ import (
 	"slices"
 
 	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
-	"github.com/gomlx/gomlx/core/tensors"
 
 	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/internal/backends"
@@ -37,21 +37,19 @@ func SaveStepModels(ds *data.Dataset, cfg Config, opts RunOptions, dir string) (
 	idx := span(0, bs)
 	var files []string
 	for _, phase := range []Phase{Dense, Sparse} {
-		exec, err := job.stepExec(phase, bs)
-		if err != nil {
-			return nil, err
-		}
 		x, y := batchTensors(fd.TrainX, fd.TrainY, idx)
-		active := tensors.FromFlatDataAndDimensions([]float32{1}, 1)
-		xs, ys, as := x.Shape(), y.Shape(), active.Shape()
-		outs, err := exec.Call(x, y, active)
+		xs, ys := x.Shape(), y.Shape()
+		_, err := job.step(phase, x, y)
+		x.FinalizeAll()
+		y.FinalizeAll()
 		if err != nil {
 			return nil, fmt.Errorf("%s training step: %w", phase, err)
 		}
-		for _, t := range append(outs, x, y, active) {
-			t.FinalizeAll()
+		exec, err := job.stepExec(phase, bs) // built by the step
+		if err != nil {
+			return nil, err
 		}
-		g, err := exec.Compile(xs, ys, as)
+		g, err := exec.Compile(xs, ys, shapes.Make(dtypes.Float32, 1))
 		if err != nil {
 			return nil, err
 		}

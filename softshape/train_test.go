@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/softshape-go/softshape/data"
 )
 
@@ -229,21 +228,14 @@ func TestTrainRejectsBadHyperparameters(t *testing.T) {
 // rows idx of (x, y) and returns its loss.
 func runStep(t testing.TB, job *job, x [][]float32, y []int, idx []int, phase Phase) float64 {
 	t.Helper()
-	exec, err := job.stepExec(phase, len(idx))
-	if err != nil {
-		t.Fatal(err)
-	}
 	xt, yt := batchTensors(x, y, idx)
-	active := tensors.FromFlatDataAndDimensions([]float32{1}, 1)
-	outs, err := exec.Call(xt, yt, active)
+	loss, err := job.step(phase, xt, yt)
+	xt.FinalizeAll()
+	yt.FinalizeAll()
 	if err != nil {
 		t.Fatal(err)
 	}
-	loss := tensors.MustCopyFlatData[float32](outs[0])[0]
-	for _, tt := range append(outs, xt, yt, active) {
-		tt.FinalizeAll()
-	}
-	return float64(loss)
+	return loss
 }
 
 // runScores returns the per-sample cross-entropy and the accuracy of the one
