@@ -369,21 +369,15 @@ func (j *job) Validate(live []*runState) ([]fit.Scores, error) {
 // EndEpoch is fit.Engine's (runState.endEpoch).
 func (j *job) EndEpoch(st *runState, val fit.Scores) error { return st.endEpoch(val, j.onEpoch) }
 
-// stepExec returns the training step of a job of one run (newRunJob) on
-// phase for batches of b samples, the variables it needs created: inputs x
-// [b, T], y [b, 1] and the run's activity [1] (1); outputs its loss and
-// correct predictions [1].
-func (j *job) stepExec(phase Phase, b int) (*model.Exec, error) {
-	if err := j.materialize(phase, b); err != nil {
-		return nil, err
-	}
-	return j.trainExec(phase, []int{b}, b)
-}
-
-// step runs one training step of a job of one run on phase and the batch
-// x [b, T], y [b, 1] (stepExec) and returns its loss.
+// step runs one training step of a job of one run (newRunJob) on phase
+// and the batch x [b, T], y [b, 1], the variables it needs created, and
+// returns its loss.
 func (j *job) step(phase Phase, x, y *tensors.Tensor) (float64, error) {
-	exec, err := j.stepExec(phase, x.Shape().Dimensions[0])
+	b := x.Shape().Dimensions[0]
+	if err := j.materialize(phase, b); err != nil {
+		return 0, err
+	}
+	exec, err := j.trainExec(phase, []int{b}, b)
 	if err != nil {
 		return 0, err
 	}

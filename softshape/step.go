@@ -15,10 +15,7 @@ import (
 // stream start as those of fold 1 of a run of Train with seed, so its
 // first steps on the batches of Train's first epoch give Train's losses.
 // For timing steps (experiments/timing).
-type Stepper struct {
-	m   *Model
-	job *job
-}
+type Stepper struct{ job *job }
 
 // NewStepper returns the training step of m (built by New with refShapeLen,
 // which the run's store records) on backend, the run seeded by seed as
@@ -29,7 +26,7 @@ func NewStepper(backend compute.Backend, m *Model, seed int64, refShapeLen int) 
 	if err != nil {
 		return nil, fmt.Errorf("stepper: %w", err)
 	}
-	return &Stepper{m: m, job: job}, nil
+	return &Stepper{job: job}, nil
 }
 
 // Step runs one training step of phase on the batch x [B, T] (InputDType),
@@ -40,8 +37,8 @@ func NewStepper(backend compute.Backend, m *Model, seed int64, refShapeLen int) 
 // batch size builds and compiles its graph.
 func (s *Stepper) Step(phase Phase, x, y *tensors.Tensor) (float64, error) {
 	xs, ys := x.Shape(), y.Shape()
-	if xs.Rank() != 2 || xs.Dimensions[1] != s.m.Shape.SeriesLen || xs.DType != InputDType {
-		return 0, fmt.Errorf("training step: x is %s, want [B, %d] %s", xs, s.m.Shape.SeriesLen, InputDType)
+	if xs.Rank() != 2 || xs.Dimensions[1] != s.job.m.Shape.SeriesLen || xs.DType != InputDType {
+		return 0, fmt.Errorf("training step: x is %s, want [B, %d] %s", xs, s.job.m.Shape.SeriesLen, InputDType)
 	}
 	b := xs.Dimensions[0]
 	if ys.Rank() != 2 || ys.Dimensions[0] != b || ys.Dimensions[1] != 1 || ys.DType != dtypes.Int32 {

@@ -45,7 +45,7 @@ func SaveStepModels(ds *data.Dataset, cfg Config, opts RunOptions, dir string) (
 		if err != nil {
 			return nil, fmt.Errorf("%s training step: %w", phase, err)
 		}
-		exec, err := job.stepExec(phase, bs) // built by the step
+		exec, err := job.trainExec(phase, []int{bs}, bs) // built by the step
 		if err != nil {
 			return nil, err
 		}
