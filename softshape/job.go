@@ -112,7 +112,7 @@ func newRunJob(backend compute.Backend, m *Model, seed int64, first, refShapeLen
 }
 
 // storeFor returns a store holding m's settings and data sizes, as a
-// checkpoint records them (ModelFromCheckpoint).
+// checkpoint records them (LoadCheckpoint reads them).
 func storeFor(m *Model, refShapeLen int) *model.Store {
 	store := model.NewStore()
 	m.Config.Apply(store)

@@ -57,15 +57,12 @@ type RunOptions struct {
 	// only on a run axis, where a run that stopped always stays, masked.
 	StoppedRuns StoppedRuns
 	// RunAxis says whether the runs trained at a time (MaxRuns) share one
-	// graph as one model with a leading run axis on every variable (one
-	// kernel for all R runs) instead of each training alone, all at the
-	// same time: RunAxisAuto (the zero value) is DefaultRunAxis of the
-	// backend. It applies where the runs allow it (axisEligible: fresh
-	// folds, an architecture with a run axis, settings that differ at most
-	// in λ, the learning rate, the epochs and the patience). A step equals
-	// the run's alone within float rounding, which the sparse phase's
-	// discrete choices (routing, top-K) can amplify over epochs, as between
-	// two backends (docs/performance.md, "Many runs in one graph").
+	// graph as one model with a leading run axis on every variable, where
+	// the runs allow it (axisEligible), instead of each training alone:
+	// RunAxisAuto (the zero value) is DefaultRunAxis of the backend. A step
+	// equals the run's alone within float rounding, which the sparse
+	// phase's discrete choices (routing, top-K) can amplify over epochs
+	// (docs/performance.md, "Many runs in one graph").
 	RunAxis RunAxisMode
 	// Fast trains the speed forms of speed.go (Build.Fast) instead of the
 	// model's plain graphs: their sums run in other orders, so runs agree
@@ -204,11 +201,9 @@ var ErrNonFinite = errors.New("non-finite loss")
 // every fold from the first up to the last one requested, in order (FoldChain),
 // and returns the requested ones; their order must then be increasing.
 //
-// Every fold trains as a run alone (a run axis of one run: the single-run
-// model). With fold_reset=fresh and a cap of more than one run at a time
-// (opts.MaxRuns, or DefaultMaxRuns of the backend: on pure Go) the folds
-// train at the same time (TrainRuns), or in one graph on a run axis where
-// opts.RunAxis turns it on.
+// With fold_reset=fresh and a cap of more than one run at a time
+// (opts.MaxRuns, or DefaultMaxRuns of the backend) the folds train at the
+// same time (TrainRuns), or in one graph where opts.RunAxis turns it on.
 //
 // A checkpoint that cannot be saved (opts.CheckpointDir) does not discard the
 // training: Train goes on and returns the complete result together with an
@@ -247,11 +242,9 @@ func Train(ds *data.Dataset, cfg Config, opts RunOptions) (*Result, error) {
 }
 
 // trainFoldsBatched is Train's batched path: the folds of ds under one fresh
-// (fold_reset=fresh) configuration and seed, trained by TrainRuns as many at
-// a time as opts.MaxRuns (or DefaultMaxRuns) allows. ok is false when Train
-// should use its one-run-at-a-time path instead: fold_reset=carry (folds
-// depend on each other), fewer than two folds, or a cap of one run (the
-// default on ONNX Runtime).
+// configuration and seed, trained by TrainRuns opts.MaxRuns at a time. ok is
+// false when Train should train one fold at a time instead: under
+// fold_reset=carry, with fewer than two folds or a cap of one run.
 func trainFoldsBatched(ds *data.Dataset, cfg Config, opts RunOptions) (res *Result, ok bool, err error) {
 	if cfg.CarriesFolds() || opts.MaxRuns == 1 || (opts.Folds != nil && len(opts.Folds) < 2) {
 		return nil, false, nil
