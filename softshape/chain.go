@@ -102,21 +102,21 @@ func (c *FoldChain) train(f int) (*FoldResult, *Trained, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	job := c.carried
-	if job == nil {
-		if job, err = newRunJob(c.backend, c.model, c.opts.Seed, f, c.opts.RefShapeLen); err != nil {
+	rj := c.carried
+	if rj == nil {
+		if rj, err = newRunJob(c.backend, c.model, c.opts.Seed, f, c.opts.RefShapeLen); err != nil {
 			return nil, nil, err
 		}
 	}
 	if c.cfg.CarriesFolds() {
-		c.carried = job
+		c.carried = rj
 	} else {
-		defer job.finalize()
+		defer rj.finalize()
 	}
-	chain := job.chains[0]
+	chain := rj.chains[0]
 	chain.folds, chain.want, chain.fds = append(chain.folds, f), append(chain.want, 0), append(chain.fds, fd)
 	results := make([]FoldResult, 1)
-	states, errs, err := job.round(len(chain.folds)-1, c.ds, c.opts, false, results, make([]bool, 1))
+	states, errs, err := rj.round(len(chain.folds)-1, c.ds, c.opts, false, results, make([]bool, 1))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -131,7 +131,7 @@ func (c *FoldChain) train(f int) (*FoldResult, *Trained, error) {
 	if c.cfg.CarriesFolds() {
 		c.next = f + 1
 	}
-	store, err := job.runStore(0)
+	store, err := rj.runStore(0)
 	if err == nil && c.cfg.CarriesFolds() && states[0].best != nil {
 		err = restoreRun(store, 0, states[0].best) // not the carried weights
 	}
@@ -198,21 +198,21 @@ func ResumeFoldChain(ds *data.Dataset, cfg Config, opts RunOptions, dir string, 
 	if _, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("carried state %s: %w", dir, err)
 	}
-	job, err := newRunJob(c.backend, c.model, c.opts.Seed, after+1, c.opts.RefShapeLen)
+	rj, err := newRunJob(c.backend, c.model, c.opts.Seed, after+1, c.opts.RefShapeLen)
 	if err != nil {
 		return nil, err
 	}
-	store := job.store
+	store := rj.store
 	// Not Immediate: the variables take their saved values as the graphs
 	// create them, so each keeps the kind (trainable or not) the model and
 	// the optimizer give it; the generator state, which exists already, is
 	// overwritten at once.
 	if _, err := checkpoint.Build(store).Dir(dir).Done(); err != nil {
-		job.finalize()
+		rj.finalize()
 		return nil, fmt.Errorf("loading the carried state %s: %w", dir, err)
 	}
 	fail := func(err error) (*FoldChain, error) {
-		job.finalize()
+		rj.finalize()
 		return nil, err
 	}
 	root := store.RootScope()
@@ -237,12 +237,12 @@ func ResumeFoldChain(ds *data.Dataset, cfg Config, opts RunOptions, dir string, 
 	}
 	shuffle, err := base64.StdEncoding.DecodeString(model.GetParamOr(root, paramCarriedShuffle, ""))
 	if err == nil {
-		err = job.chains[0].pcg.UnmarshalBinary(shuffle)
+		err = rj.chains[0].pcg.UnmarshalBinary(shuffle)
 	}
 	if err != nil {
 		return fail(fmt.Errorf("carried state %s: batch-order generator: %w", dir, err))
 	}
-	c.carried, c.next = job, after+1
+	c.carried, c.next = rj, after+1
 	return c, nil
 }
 

@@ -22,11 +22,11 @@ type Stepper struct{ job *job }
 // Train seeds fold 1 of a run of seed. Its variables are created at the
 // first step of each phase, as Train creates them.
 func NewStepper(backend compute.Backend, m *Model, seed int64, refShapeLen int) (*Stepper, error) {
-	job, err := newRunJob(backend, m, seed, 0, refShapeLen)
+	rj, err := newRunJob(backend, m, seed, 0, refShapeLen)
 	if err != nil {
 		return nil, fmt.Errorf("stepper: %w", err)
 	}
-	return &Stepper{job: job}, nil
+	return &Stepper{job: rj}, nil
 }
 
 // Step runs one training step of phase on the batch x [B, T] (InputDType),

@@ -29,23 +29,23 @@ func SaveStepModels(ds *data.Dataset, cfg Config, opts RunOptions, dir string) (
 	if !backends.KeepONNXModels(backend) {
 		return nil, fmt.Errorf("saving ONNX models: the backend is %s, not ONNX Runtime", backend.Name())
 	}
-	job, err := newRunJob(backend, m, opts.Seed, 0, opts.RefShapeLen)
+	rj, err := newRunJob(backend, m, opts.Seed, 0, opts.RefShapeLen)
 	if err != nil {
 		return nil, err
 	}
-	defer job.finalize()
+	defer rj.finalize()
 	idx := span(0, bs)
 	var files []string
 	for _, phase := range []Phase{Dense, Sparse} {
 		x, y := batchTensors(fd.TrainX, fd.TrainY, idx)
 		xs, ys := x.Shape(), y.Shape()
-		_, err := job.step(phase, x, y)
+		_, err := rj.step(phase, x, y)
 		x.FinalizeAll()
 		y.FinalizeAll()
 		if err != nil {
 			return nil, fmt.Errorf("%s training step: %w", phase, err)
 		}
-		exec, err := job.trainExec(phase, []int{bs}, bs) // built by the step
+		exec, err := rj.trainExec(phase, []int{bs}, bs) // built by the step
 		if err != nil {
 			return nil, err
 		}
@@ -60,7 +60,7 @@ func SaveStepModels(ds *data.Dataset, cfg Config, opts RunOptions, dir string) (
 		files = append(files, path)
 		evalPhase := cfg.EvalPhase(phase)
 		nv := min(len(fd.ValY), fit.EvalChunk)
-		e, err := job.evalExec(evalPhase)
+		e, err := rj.evalExec(evalPhase)
 		if err != nil {
 			return nil, err
 		}
