@@ -190,8 +190,9 @@ const ProtocolFolds = 5
 // ErrNonFinite is wrapped by the error returned when a loss becomes NaN or ±Inf.
 var ErrNonFinite = errors.New("non-finite loss")
 
-// Train runs the paper's protocol on ds: stratified folds (60/20/20), imputation
-// and z-normalisation fitted on each fold's training split, a fresh model and Adam
+// Train runs the paper's protocol on ds: stratified folds (60/20/20), missing
+// values imputed from each fold's training split and every series z-normalised
+// on its own (data.Prepare, as the authors' code), a fresh model and Adam
 // optimiser per fold (fold_reset=fresh; carry continues the previous fold's),
 // model selection by the lowest validation statistic among the selectable epochs
 // (selection_window), and the test accuracy of the selected model. It is the one
