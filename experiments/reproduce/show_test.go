@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/experiments/stats"
 	"github.com/softshape-go/softshape/experiments/tables"
 	"github.com/softshape-go/softshape/reproduction"
 )
@@ -346,4 +347,63 @@ func TestDatasetSummary(t *testing.T) {
 			t.Errorf("DatasetSummary(%s) = %q, want prefix %q", c.name, got, c.want)
 		}
 	}
+}
+
+// TestCommittedFiguresAreTheSummaryRows: each preset's rank figure of a
+// committed table is over the datasets its comparison's summary rows cover
+// (complete under both presets), not over that preset's own complete
+// datasets. Here DC is complete under reference_compat only: the
+// reference_compat figure must name DA and DB, as the table's rows do, not
+// the three datasets of that preset's own summary.
+func TestCommittedFiguresAreTheSummaryRows(t *testing.T) {
+	table := func(shift float64, partial string) *tables.Table {
+		tb := &tables.Table{Name: "experts_k", Title: "Table 4: number of activated experts k", Folds: []int{1, 2}, Seeds: []int64{42}, Default: "k=1"}
+		cols := []string{"k=1", "k=2", "k=3"}
+		for _, c := range cols {
+			tb.Columns = append(tb.Columns, tables.Column{Name: c, Kind: tables.Ours, Variant: c})
+		}
+		for i, ds := range []string{"DA", "DB", "DC"} {
+			r := tables.Row{Dataset: ds}
+			for j := range cols {
+				v := tables.Value{Acc: 0.7 + 0.01*float64((i+j)%3) + 0.001*float64(j) - shift, Runs: 2, Expected: 2}
+				if ds == partial {
+					v.Runs = 1
+				}
+				r.Ours = append(r.Ours, v)
+				r.Paper = append(r.Paper, 0.9)
+			}
+			tb.Rows = append(tb.Rows, r)
+			if ds != partial { // the preset's own summary, as tables.Build makes it
+				tb.Summary.Datasets = append(tb.Summary.Datasets, ds)
+			}
+		}
+		tb.Summary.OursColumns, tb.Summary.FromPaper = []int{0, 1, 2}, []bool{false, false, false}
+		tb.Summary.Ours = &stats.Summary{Methods: cols, AvgRank: []float64{2, 2, 2}, AvgAcc: []float64{0.7, 0.7, 0.7}}
+		return tb
+	}
+	a, b := table(0, ""), table(0.05, "DC")
+	cmp, err := tables.Compare([2]string{"reference_compat", "reference_fresh"}, [2]*tables.Table{a, b}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Committed{Name: "experts_k", Comparison: cmp}
+	c.Entries[0] = reproduction.Entry{Table: "experts_k", Preset: "reference_compat", Built: a, DatasetsDone: []string{"DA", "DB", "DC"}}
+	c.Entries[1] = reproduction.Entry{Table: "experts_k", Preset: "reference_fresh", Built: b, DatasetsDone: []string{"DA", "DB"}}
+	figs := c.Figures()
+	if len(figs) != 3 || figs[1].Name != "experts_k_ranks_reference_compat" {
+		t.Fatalf("figures %+v", figs)
+	}
+	for _, n := range figs {
+		if n.Err != nil || !strings.Contains(n.Figure.Caption(), "(DA, DB)") || strings.Contains(n.Figure.Caption(), "DC") {
+			t.Errorf("%s: %v, caption %q: want the datasets complete under both, DA and DB", n.Name, n.Err, captionOf(n))
+		}
+	}
+}
+
+// captionOf is n's caption, "" without a figure.
+func captionOf(n Named) string {
+	if n.Figure == nil {
+		return ""
+	}
+	return n.Figure.Caption()
 }
