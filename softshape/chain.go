@@ -202,18 +202,17 @@ func ResumeFoldChain(ds *data.Dataset, cfg Config, opts RunOptions, dir string, 
 	if err != nil {
 		return nil, err
 	}
+	fail := func(err error) (*FoldChain, error) {
+		rj.finalize()
+		return nil, err
+	}
 	store := rj.store
 	// Not Immediate: the variables take their saved values as the graphs
 	// create them, so each keeps the kind (trainable or not) the model and
 	// the optimizer give it; the generator state, which exists already, is
 	// overwritten at once.
 	if _, err := checkpoint.Build(store).Dir(dir).Done(); err != nil {
-		rj.finalize()
-		return nil, fmt.Errorf("loading the carried state %s: %w", dir, err)
-	}
-	fail := func(err error) (*FoldChain, error) {
-		rj.finalize()
-		return nil, err
+		return fail(fmt.Errorf("loading the carried state %s: %w", dir, err))
 	}
 	root := store.RootScope()
 	if got := ConfigFromStore(store).String(); got != cfg.String() {

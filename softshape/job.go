@@ -153,19 +153,16 @@ func (j *job) materialize(phase Phase, batch int) error {
 		j.made[phase] = true
 		return nil
 	}
-	var flat []uint64 // the runs' RNG states as the run axis holds them, once it does
+	var states *tensors.Tensor // the runs' RNG states as the run axis holds them, once it does
 	if v := j.store.GetVariable(model.JoinPath("/", runRNGStatesName)); v != nil {
-		states, err := v.Value()
-		if err != nil {
+		var err error
+		if states, err = v.Value(); err != nil {
 			return err
 		}
-		flat = tensors.MustCopyFlatData[uint64](states)
 	}
 	for i, a := range j.alone {
-		if flat != nil {
-			size := len(flat) / len(j.alone)
-			row := tensors.FromFlatDataAndDimensions(append([]uint64(nil), flat[i*size:(i+1)*size]...), size)
-			if err := a.store.GetVariable(model.JoinPath("/", model.RNGStateVariableName)).SetValue(row); err != nil {
+		if states != nil {
+			if err := a.store.GetVariable(model.JoinPath("/", model.RNGStateVariableName)).SetValue(rowTensor[uint64](states, i)); err != nil {
 				return err
 			}
 		}
@@ -277,6 +274,15 @@ func stackTensors(ts []*tensors.Tensor) (*tensors.Tensor, error) {
 	default:
 		return nil, fmt.Errorf("dtype %s is not stacked", shape.DType)
 	}
+}
+
+// rowTensor returns a copy of row i of t along its leading (run) axis: the
+// inverse of stackTensors.
+func rowTensor[T interface{ float32 | uint64 }](t *tensors.Tensor, i int) *tensors.Tensor {
+	dims := t.Shape().Dimensions
+	flat := tensors.MustCopyFlatData[T](t)
+	size := len(flat) / dims[0]
+	return tensors.FromFlatDataAndDimensions(append([]T(nil), flat[i*size:(i+1)*size]...), dims[1:]...)
 }
 
 func stackFlat[T interface{ float32 | uint64 }](ts []*tensors.Tensor, dims []int) *tensors.Tensor {
@@ -618,10 +624,7 @@ func (j *job) runValues(si int, put func(path string, t *tensors.Tensor) error) 
 		if len(j.chains) == 1 {
 			t, err = val.LocalClone()
 		} else {
-			dims := val.Shape().Dimensions
-			flat := tensors.MustCopyFlatData[float32](val)
-			size := len(flat) / dims[0]
-			t = tensors.FromFlatDataAndDimensions(append([]float32(nil), flat[si*size:(si+1)*size]...), dims[1:]...)
+			t = rowTensor[float32](val, si)
 		}
 		if err == nil {
 			err = put(v.Path(), t)
