@@ -1,7 +1,6 @@
 package softshape
 
 import (
-	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -9,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/internal/checkpointdir"
 )
 
 // carryTestSetUp returns a small fold_reset=carry configuration on generated
@@ -94,8 +94,8 @@ func TestResumeFoldChainMatchesUninterrupted(t *testing.T) {
 
 // TestCarriedStateRefusesMismatches: ResumeFoldChain refuses a state saved
 // after another fold, for another seed or another configuration, and
-// SaveCarried refuses a chain with nothing to carry; RemoveCheckpoint deletes
-// a saved state but nothing it did not write.
+// SaveCarried refuses a chain with nothing to carry; checkpointdir.Remove
+// deletes a saved state whole.
 func TestCarriedStateRefusesMismatches(t *testing.T) {
 	ds, cfg, opts := carryTestSetUp(t)
 	cfg.Epochs, cfg.WarmUpEpochs = 1, 0
@@ -140,25 +140,12 @@ func TestCarriedStateRefusesMismatches(t *testing.T) {
 		t.Error("resuming from a missing folder gave no error")
 	}
 
-	foreign := filepath.Join(dir, "notes.txt")
-	if err := os.WriteFile(foreign, []byte("mine"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var ff *ForeignFileError
-	if err := RemoveCheckpoint(dir); !errors.As(err, &ff) {
-		t.Errorf("removing a state folder holding notes.txt: %v, want a *ForeignFileError", err)
-	}
-	if _, err := os.Stat(foreign); err != nil {
-		t.Fatalf("RemoveCheckpoint deleted a file it did not write: %v", err)
-	}
-	os.Remove(foreign)
-	if err := RemoveCheckpoint(dir); err != nil {
+	// What SaveCarried wrote is all checkpoint files: the folder rules
+	// remove it whole.
+	if err := checkpointdir.Remove(dir); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
-		t.Errorf("state folder still there after RemoveCheckpoint: %v", err)
-	}
-	if err := RemoveCheckpoint(dir); err != nil {
-		t.Errorf("removing a missing folder: %v", err)
+		t.Errorf("state folder still there after checkpointdir.Remove: %v", err)
 	}
 }

@@ -244,17 +244,3 @@ func ResumeFoldChain(ds *data.Dataset, cfg Config, opts RunOptions, dir string, 
 	c.carried, c.next = rj, after+1
 	return c, nil
 }
-
-// RemoveCheckpoint deletes a checkpoint folder written by SaveCheckpoint or
-// SaveCarried: its checkpoint files, then the folder. When the folder holds
-// anything else it returns a *ForeignFileError and deletes nothing. A missing
-// folder is not an error.
-func RemoveCheckpoint(dir string) error {
-	if err := clearCheckpoint(dir); err != nil {
-		return err
-	}
-	if err := os.Remove(dir); err != nil && !os.IsNotExist(err) {
-		return fmt.Errorf("removing checkpoint folder %s: %w", dir, err)
-	}
-	return nil
-}

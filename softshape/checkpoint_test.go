@@ -3,15 +3,14 @@ package softshape
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/internal/checkpointdir"
 	"github.com/softshape-go/softshape/internal/testfs"
 )
 
@@ -44,9 +43,9 @@ func TestSaveCheckpointNeverDeletesForeignFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := trained.Save(dir)
-	var foreign *ForeignFileError
+	var foreign *checkpointdir.ForeignFileError
 	if !errors.As(err, &foreign) {
-		t.Fatalf("saving beside thesis.txt: got %v, want a *ForeignFileError", err)
+		t.Fatalf("saving beside thesis.txt: got %v, want a *checkpointdir.ForeignFileError", err)
 	}
 	for _, part := range []string{dir, "thesis.txt", "not a checkpoint file", "deleting nothing"} {
 		if !strings.Contains(err.Error(), part) {
@@ -95,7 +94,7 @@ func TestSaveCheckpointTwiceLoadsSecond(t *testing.T) {
 	if err := trained.Save(dir); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, HistoryFile), []byte(`{"stale":true}`), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, checkpointdir.HistoryFile), []byte(`{"stale":true}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	trained.Phase = Sparse
@@ -150,13 +149,11 @@ func TestLoadCheckpointBadFolders(t *testing.T) {
 }
 
 // TestCheckpointFoldDirsOneBased: Train and TrainRuns save fold index i in
-// CheckpointDir/fold-<i+1> (under seed-S/ when the runs have several
-// seeds), the numbers of the command line, never fold-0, which marks a
-// folder of the older 0-based layout (LegacyFoldDirs).
+// CheckpointDir/fold-<i+1> (checkpointdir.FoldDir; under seed-S/ when the
+// runs have several seeds), the numbers of the command line, never fold-0,
+// which marks a folder of the older 0-based layout
+// (checkpointdir.LegacyFoldDirs).
 func TestCheckpointFoldDirsOneBased(t *testing.T) {
-	if got := CheckpointFoldDir("ck", 0); got != filepath.Join("ck", "fold-1") {
-		t.Errorf("CheckpointFoldDir(ck, 0) = %s, want ck/fold-1", got)
-	}
 	ds := data.CBF(10, 32, 5)
 	cfg := DefaultConfig()
 	cfg.Epochs, cfg.WarmUpEpochs, cfg.EmbedDim = 2, 1, 16
@@ -174,10 +171,10 @@ func TestCheckpointFoldDirsOneBased(t *testing.T) {
 			t.Errorf("fold %d: training accuracy %v, want in (0, 1]", f.Fold+1, h)
 		}
 	}
-	if _, err := LoadCheckpoint(CheckpointFoldDir(dir, 2), backend); err != nil {
+	if _, err := LoadCheckpoint(checkpointdir.FoldDir(dir, 2), backend); err != nil {
 		t.Error(err)
 	}
-	if LegacyFoldDirs(dir) {
+	if checkpointdir.LegacyFoldDirs(dir) {
 		t.Error("a folder of fold-1 and fold-3 taken for the 0-based layout")
 	}
 	runs := t.TempDir()
@@ -189,65 +186,6 @@ func TestCheckpointFoldDirsOneBased(t *testing.T) {
 			t.Errorf("TrainRuns saved no %s: %v (%v)", p, err, testfs.List(t, runs))
 		}
 	}
-	if err := os.Mkdir(filepath.Join(dir, "fold-0"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if !LegacyFoldDirs(dir) {
-		t.Error("a folder with fold-0 not taken for the 0-based layout")
-	}
-}
-
-// TestCheckCheckpointFolderWritable: a checkpoint folder that cannot be
-// created is an error naming the folder and the system's cause, whether its
-// parent is a file or a folder no one may write in (sysfs on Linux, as root
-// too, unlike a permission); one that can is accepted and the check leaves
-// nothing behind, neither its probe file nor the folders it created.
-func TestCheckCheckpointFolderWritable(t *testing.T) {
-	root := t.TempDir()
-	file := filepath.Join(root, "notes.txt")
-	if err := os.WriteFile(file, []byte("mine"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(file, "ckpt", "fold-1")
-	err := CheckCheckpointFolder(dir)
-	if err == nil || !strings.Contains(err.Error(), "checkpoint folder "+dir) || !strings.Contains(err.Error(), "not a directory") {
-		t.Errorf("checkpoint under a file: %v", err)
-	}
-	if runtime.GOOS == "linux" {
-		if st, serr := os.Stat("/sys/kernel"); serr == nil && st.IsDir() {
-			dir := filepath.Join("/sys", fmt.Sprintf("softshape-check-%d", os.Getpid()), "fold-1")
-			err := CheckCheckpointFolder(dir)
-			if err == nil || !strings.Contains(err.Error(), "checkpoint folder "+dir+" cannot be written: mkdir /sys/softshape-check-") {
-				t.Errorf("checkpoint under /sys: %v", err)
-			}
-		}
-	}
-
-	if err := CheckCheckpointFolder(filepath.Join(root, "new", "fold-1")); err != nil {
-		t.Fatal(err)
-	}
-	if got := testfs.List(t, root); strings.Join(got, ",") != "notes.txt" {
-		t.Errorf("the check left %v behind", got)
-	}
-	existing := filepath.Join(root, "old")
-	writeFile(t, filepath.Join(existing, HistoryFile), "{}")
-	if err := CheckCheckpointFolder(existing); err != nil {
-		t.Fatal(err)
-	}
-	if got := testfs.List(t, existing); strings.Join(got, ",") != HistoryFile {
-		t.Errorf("the check left %v in an existing folder", got)
-	}
-}
-
-// writeFile writes content to path, creating its folder.
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // TestTrainKeepsResultsWhenSaveFails: a checkpoint that cannot be saved
@@ -256,8 +194,7 @@ func writeFile(t *testing.T, path, content string) {
 // *SaveError per fold that names the folder and the real cause, one fold
 // at a time and with the folds trained together alike.
 func TestTrainKeepsResultsWhenSaveFails(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "notes.txt")
-	writeFile(t, file, "mine")
+	file := testfs.Write(t, t.TempDir(), "notes.txt", "mine")
 	cfg := DefaultConfig()
 	cfg.Epochs, cfg.WarmUpEpochs, cfg.EmbedDim = 2, 1, 16
 	for _, maxRuns := range []int{1, 2} {

@@ -13,6 +13,7 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/internal/checkpointdir"
 	"github.com/softshape-go/softshape/softshape/fit"
 )
 
@@ -74,7 +75,7 @@ func (e *RunError) Unwrap() error { return e.Err }
 // every run, from the calling goroutine. With opts.CheckpointDir the
 // selected model of each run is saved to CheckpointDir/fold-N, or to
 // CheckpointDir/seed-S/fold-N when the runs have several seeds
-// (CheckpointFoldDir).
+// (checkpointdir.FoldDir).
 //
 // The error joins one *RunError per failed run (a non-finite loss; its
 // FoldResult holds the epochs run and a NaN test accuracy, and the other
@@ -378,9 +379,9 @@ func (j *job) round(k int, ds *data.Dataset, opts RunOptions, manySeeds bool, re
 			return nil, nil, err
 		}
 		if opts.CheckpointDir != "" && st.want >= 0 {
-			st.checkpoint = CheckpointFoldDir(opts.CheckpointDir, st.fold)
+			st.checkpoint = checkpointdir.FoldDir(opts.CheckpointDir, st.fold)
 			if manySeeds {
-				st.checkpoint = CheckpointFoldDir(filepath.Join(opts.CheckpointDir, fmt.Sprintf("seed-%d", c.seed)), st.fold)
+				st.checkpoint = checkpointdir.FoldDir(filepath.Join(opts.CheckpointDir, fmt.Sprintf("seed-%d", c.seed)), st.fold)
 			}
 		}
 		states = append(states, st)

@@ -44,7 +44,7 @@ type RunOptions struct {
 	RefShapeLen int
 	// CheckpointDir, when set, receives the selected model of each fold in
 	// CheckpointDir/fold-N, N the 1-based fold number (fold-1 … fold-5;
-	// GoMLX checkpoint format): see CheckpointFoldDir.
+	// GoMLX checkpoint format): see checkpointdir.FoldDir.
 	CheckpointDir string
 	// OnEpoch, when set, is called after every epoch (progress bars, live curves).
 	OnEpoch func(EpochStats)

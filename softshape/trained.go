@@ -12,6 +12,7 @@ import (
 
 	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/internal/backends"
+	"github.com/softshape-go/softshape/internal/checkpointdir"
 	"github.com/softshape-go/softshape/softshape/fit"
 )
 
@@ -163,15 +164,16 @@ func (t *Trained) Save(dir string) error {
 // SaveCheckpoint writes every variable and hyperparameter of store to dir
 // (created if missing), replacing an earlier checkpoint there. It never
 // deletes what it did not write: when dir holds anything but checkpoint
-// files (checkpoint-*.bin/.json and HistoryFile) it returns an error
-// wrapping a *ForeignFileError naming dir and the first such entry and
-// touches nothing; otherwise it removes those files before saving.
+// files (checkpoint-*.bin/.json and checkpointdir.HistoryFile) it returns
+// an error wrapping a *checkpointdir.ForeignFileError naming dir and the
+// first such entry and touches nothing; otherwise it removes those files
+// before saving (checkpointdir.Clear).
 //
 // Its errors are *SaveError values naming dir and the cause, among them the
 // system's error when dir cannot be created (GoMLX's checkpoint package
 // would report only that it cannot list it).
 func SaveCheckpoint(store *model.Store, dir string) error {
-	if err := clearCheckpoint(dir); err != nil {
+	if err := checkpointdir.Clear(dir); err != nil {
 		return &SaveError{Dir: dir, Err: err}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -193,7 +195,7 @@ func LoadCheckpoint(dir string, backend compute.Backend) (*Trained, error) {
 	if _, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", dir, err)
 	}
-	if names, err := savedCheckpoints(dir); err != nil {
+	if names, err := checkpointdir.Saved(dir); err != nil {
 		return nil, err
 	} else if len(names) == 0 {
 		return nil, fmt.Errorf("checkpoint %s holds no checkpoint-*.json: not a folder saved by softshape train -checkpoint or plot curves -save", dir)

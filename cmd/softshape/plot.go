@@ -20,6 +20,7 @@ import (
 	"github.com/softshape-go/softshape/experiments/tablefigures"
 	"github.com/softshape-go/softshape/experiments/tables"
 	"github.com/softshape-go/softshape/internal/backends"
+	"github.com/softshape-go/softshape/internal/checkpointdir"
 	"github.com/softshape-go/softshape/plots"
 	"github.com/softshape-go/softshape/plots/modelplots"
 	"github.com/softshape-go/softshape/plots/tsne"
@@ -35,10 +36,6 @@ var plotKinds = []struct{ name, summary string }{
 	{"attention", "MIL attention map of a test series of class -class, from a checkpoint"},
 	{"tsne", "t-SNE of the embeddings at the four stages, from a checkpoint"},
 }
-
-// historyFile is the per-epoch history that "plot curves -save" writes beside
-// the checkpoint (softshape checkpoints hold weights and settings only).
-const historyFile = softshape.HistoryFile
 
 // runPlot implements "softshape plot KIND": figures (PNG, SVG, PDF) from a
 // results folder or from checkpoints.
@@ -207,7 +204,7 @@ type savedHistory struct {
 
 // saveHistories writes each fold's per-epoch history beside the checkpoint that
 // softshape.Train saved in dir/fold-N (N the 1-based fold number,
-// softshape.CheckpointFoldDir), so "plot curves -checkpoint dir -fold N" can
+// checkpointdir.FoldDir), so "plot curves -checkpoint dir -fold N" can
 // draw it later.
 func saveHistories(dir, dataset string, seed int64, backend string, res *softshape.Result) error {
 	for _, fr := range res.Folds {
@@ -216,7 +213,7 @@ func saveHistories(dir, dataset string, seed int64, backend string, res *softsha
 		if err != nil {
 			return err
 		}
-		path := filepath.Join(softshape.CheckpointFoldDir(dir, fr.Fold), historyFile)
+		path := filepath.Join(checkpointdir.FoldDir(dir, fr.Fold), checkpointdir.HistoryFile)
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			return fmt.Errorf("saving the training history: %w", err)
 		}
@@ -227,7 +224,7 @@ func saveHistories(dir, dataset string, seed int64, backend string, res *softsha
 // plotCurves implements "plot curves".
 func plotCurves(args []string, stdout io.Writer) error {
 	fs := newPlotFlags("curves", "Training and validation loss and accuracy per epoch, the warm-up boundary dashed. With -checkpoint DIR\n"+
-		"it reads DIR/"+historyFile+" (written by -save); otherwise it trains one fold now (-dataset, -fold, -epochs, -warmup, -set)\n"+
+		"it reads DIR/"+checkpointdir.HistoryFile+" (written by -save); otherwise it trains one fold now (-dataset, -fold, -epochs, -warmup, -set)\n"+
 		"and, with -save DIR, saves the selected model and its history there.", stdout)
 	ff := addFigFlags(fs)
 	ckpt := fs.String("checkpoint", "", "folder saved by plot curves -save, or by train -checkpoint (its subfolder fold-N for -fold N): plot its history without training")
@@ -247,12 +244,12 @@ func plotCurves(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		b, err := os.ReadFile(filepath.Join(dir, historyFile))
+		b, err := os.ReadFile(filepath.Join(dir, checkpointdir.HistoryFile))
 		if err != nil {
-			return fmt.Errorf("checkpoint %s has no %s (saved by softshape train -checkpoint and plot curves -save): %w", dir, historyFile, err)
+			return fmt.Errorf("checkpoint %s has no %s (saved by softshape train -checkpoint and plot curves -save): %w", dir, checkpointdir.HistoryFile, err)
 		}
 		if err := json.Unmarshal(b, &h); err != nil {
-			return fmt.Errorf("%s: %w", filepath.Join(dir, historyFile), err)
+			return fmt.Errorf("%s: %w", filepath.Join(dir, checkpointdir.HistoryFile), err)
 		}
 	} else {
 		cfg, err := commandConfig("plot curves", *settings, schedule)
@@ -266,7 +263,7 @@ func plotCurves(args []string, stdout io.Writer) error {
 			return fmt.Errorf("-fold %d: want 1..5", *fold)
 		}
 		if *save != "" {
-			if err := softshape.CheckCheckpointFolder(*save); err != nil {
+			if err := checkpointdir.Check(*save); err != nil {
 				return fmt.Errorf("-save: %w", err)
 			}
 		}
@@ -289,7 +286,7 @@ func plotCurves(args []string, stdout io.Writer) error {
 			if err != nil {
 				return err
 			}
-			if err := os.WriteFile(filepath.Join(*save, historyFile), b, 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(*save, checkpointdir.HistoryFile), b, 0o644); err != nil {
 				return err
 			}
 			fmt.Fprintf(stdout, "saved the model and its history in %s\n", *save)
@@ -437,15 +434,15 @@ func classID(ds *data.Dataset, s string) (int, error) {
 
 // foldCheckpointDir returns the checkpoint of fold (1-based) in the folder
 // dir given to -checkpoint: dir/fold-<fold> for a train -checkpoint folder
-// (softshape.CheckpointFoldDir), or dir itself, a single checkpoint (plot
+// (checkpointdir.FoldDir), or dir itself, a single checkpoint (plot
 // curves -save, Trained.Save). It fails on a folder of the older 0-based
 // fold subfolders (fold-0 … fold-4), whose fold-<fold> is another fold, and
 // on a train -checkpoint folder without that fold.
 func foldCheckpointDir(dir string, fold int) (string, error) {
-	if softshape.LegacyFoldDirs(dir) {
+	if checkpointdir.LegacyFoldDirs(dir) {
 		return "", legacyFoldDirsError("checkpoint", dir)
 	}
-	if sub := softshape.CheckpointFoldDir(dir, fold-1); isDir(sub) {
+	if sub := checkpointdir.FoldDir(dir, fold-1); isDir(sub) {
 		return sub, nil
 	}
 	var folds []string

@@ -10,6 +10,7 @@ import (
 
 	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/internal/backends"
+	"github.com/softshape-go/softshape/internal/checkpointdir"
 	"github.com/softshape-go/softshape/softshape"
 )
 
@@ -105,7 +106,7 @@ func runTrain(args []string, stdout io.Writer) error {
 
 // checkCheckpointFolders checks, before any training, that train
 // -checkpoint dir can save each fold's model (folds 0-based) into dir/fold-N,
-// N the 1-based fold number (softshape.CheckpointFoldDir): dir is a folder
+// N the 1-based fold number (checkpointdir.FoldDir): dir is a folder
 // (or missing), was not written with the older 0-based fold folders, and
 // each fold-N holds nothing but an earlier checkpoint (see
 // softshape.SaveCheckpoint).
@@ -113,11 +114,11 @@ func checkCheckpointFolders(dir string, folds []int) error {
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
 		return fmt.Errorf("-checkpoint %s is a file, not a folder", dir)
 	}
-	if softshape.LegacyFoldDirs(dir) {
+	if checkpointdir.LegacyFoldDirs(dir) {
 		return legacyFoldDirsError("checkpoint", dir)
 	}
 	for _, f := range folds {
-		if err := softshape.CheckCheckpointFolder(softshape.CheckpointFoldDir(dir, f)); err != nil {
+		if err := checkpointdir.Check(checkpointdir.FoldDir(dir, f)); err != nil {
 			return fmt.Errorf("-checkpoint: %w", err)
 		}
 	}

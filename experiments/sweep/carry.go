@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/internal/checkpointdir"
 	"github.com/softshape-go/softshape/softshape"
 )
 
@@ -35,11 +36,11 @@ func (s *Store) saveCarried(chain *softshape.FoldChain, k Key) error {
 			return err
 		}
 		tmp := s.tmpPath(path)
-		defer softshape.RemoveCheckpoint(tmp) // nothing left to remove once renamed
+		defer checkpointdir.Remove(tmp) // nothing left to remove once renamed
 		if err := chain.SaveCarried(tmp); err != nil {
 			return err
 		}
-		if err := softshape.RemoveCheckpoint(path); err != nil {
+		if err := checkpointdir.Remove(path); err != nil {
 			return err
 		}
 		if err := os.Rename(tmp, path); err != nil {
@@ -52,7 +53,7 @@ func (s *Store) saveCarried(chain *softshape.FoldChain, k Key) error {
 	if k.Fold > 1 {
 		prev := k
 		prev.Fold--
-		return softshape.RemoveCheckpoint(s.CarryPath(prev))
+		return checkpointdir.Remove(s.CarryPath(prev))
 	}
 	return nil
 }

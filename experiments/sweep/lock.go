@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/softshape-go/softshape/softshape"
+	"github.com/softshape-go/softshape/internal/checkpointdir"
 )
 
 // lockSuffix ends the lock file of a run in progress.
@@ -294,9 +294,9 @@ func (s *Store) Clean(table string) (CleanReport, error) {
 					}
 					remove := os.Remove
 					if e.IsDir() { // a carried state being saved (saveCarried)
-						remove = softshape.RemoveCheckpoint
+						remove = checkpointdir.Remove
 					}
-					var foreign *softshape.ForeignFileError
+					var foreign *checkpointdir.ForeignFileError
 					if err := remove(path); errors.As(err, &foreign) {
 						continue // not ours alone: leave it
 					} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
