@@ -43,9 +43,9 @@ func TestSaveCheckpointNeverDeletesForeignFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := trained.Save(dir)
-	var foreign *checkpointdir.ForeignFileError
+	var foreign *ForeignFileError
 	if !errors.As(err, &foreign) {
-		t.Fatalf("saving beside thesis.txt: got %v, want a *checkpointdir.ForeignFileError", err)
+		t.Fatalf("saving beside thesis.txt: got %v, want a *ForeignFileError (the public name of checkpointdir's)", err)
 	}
 	for _, part := range []string{dir, "thesis.txt", "not a checkpoint file", "deleting nothing"} {
 		if !strings.Contains(err.Error(), part) {
