@@ -70,12 +70,11 @@ func (e *RunError) Unwrap() error { return e.Err }
 // weights, as in the authors' code); a chain counts as one run and trains
 // alone.
 //
-// opts.StoppedRuns changes nothing; opts.Seed and opts.Folds are ignored
-// (the RunSpecs carry them). opts.OnEpoch is called after every epoch of
-// every run, from the calling goroutine. With opts.CheckpointDir the
-// selected model of each run is saved to CheckpointDir/fold-N, or to
-// CheckpointDir/seed-S/fold-N when the runs have several seeds
-// (checkpointdir.FoldDir).
+// opts.Seed and opts.Folds are ignored (the RunSpecs carry them).
+// opts.OnEpoch is called after every epoch of every run, from the calling
+// goroutine. With opts.CheckpointDir the selected model of each run is saved
+// to CheckpointDir/fold-N, or to CheckpointDir/seed-S/fold-N when the runs
+// have several seeds (checkpointdir.FoldDir).
 //
 // The error joins one *RunError per failed run (a non-finite loss; its
 // FoldResult holds the epochs run and a NaN test accuracy, and the other
@@ -93,9 +92,6 @@ func TrainRuns(ds *data.Dataset, runs []RunSpec, opts RunOptions) ([]FoldResult,
 func TrainRunsCounted(ds *data.Dataset, runs []RunSpec, opts RunOptions) ([]FoldResult, int, error) {
 	if len(runs) == 0 {
 		return nil, 0, nil
-	}
-	if _, err := ParseStoppedRuns(string(opts.StoppedRuns)); err != nil {
-		return nil, 0, err
 	}
 	axisMode, err := ParseRunAxis(string(opts.RunAxis))
 	if err != nil {

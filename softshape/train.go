@@ -52,10 +52,6 @@ type RunOptions struct {
 	// (memory, speed): alone at the same time, or in one graph on a run axis
 	// (RunAxis); 0 means DefaultMaxRuns of the backend, 1 one run at a time.
 	MaxRuns int
-	// StoppedRuns is kept for compatibility and changes nothing:
-	// StoppedRunsLeave (the default) or StoppedRunsRide. Runs share a graph
-	// only on a run axis, where a run that stopped always stays, masked.
-	StoppedRuns StoppedRuns
 	// RunAxis says whether the runs trained at a time (MaxRuns) share one
 	// graph as one model with a leading run axis on every variable, where
 	// the runs allow it (axisEligible), instead of each training alone:
@@ -109,29 +105,6 @@ func (m RunAxisMode) Enabled(backend compute.Backend) bool {
 		return false
 	}
 	return DefaultRunAxis(backend)
-}
-
-// StoppedRuns is what TrainRuns does with a run that stopped early (RunOptions).
-type StoppedRuns string
-
-const (
-	// StoppedRunsLeave was the model copies' default: a stopped run left
-	// their graph. It changes nothing now.
-	StoppedRunsLeave StoppedRuns = "leave"
-	// StoppedRunsRide kept a stopped run in the model copies' graph. It
-	// changes nothing now: on a run axis a stopped run always stays, masked.
-	StoppedRunsRide StoppedRuns = "ride"
-)
-
-// ParseStoppedRuns parses a StoppedRuns name ("" is StoppedRunsLeave).
-func ParseStoppedRuns(s string) (StoppedRuns, error) {
-	switch StoppedRuns(s) {
-	case "", StoppedRunsLeave:
-		return StoppedRunsLeave, nil
-	case StoppedRunsRide:
-		return StoppedRunsRide, nil
-	}
-	return "", fmt.Errorf("stopped runs %q: want %s or %s", s, StoppedRunsLeave, StoppedRunsRide)
 }
 
 // EpochStats describes one finished epoch.

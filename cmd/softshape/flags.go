@@ -122,8 +122,8 @@ const maxRunsHelp = "runs trained together (softshape.TrainRuns): each alone at 
 // speedFormsHelp documents -fast (softshape.RunOptions.Fast, sweep.Runner.SpeedForms).
 const speedFormsHelp = "train the model's speed forms (softshape.RunOptions.Fast: the Inception's convolutions without padding-only taps, as block-Toeplitz products or the backend's own convolution) instead of its plain graphs: the same computation summed in other orders, so other runs in the last bits; a results folder holds one form (sweep and fidelity refuse one holding the other's runs); see docs/performance.md"
 
-// stoppedRunsHelp documents -stopped-runs (softshape.RunOptions.StoppedRuns).
-const stoppedRunsHelp = "leave or ride: kept for compatibility, changes nothing (runs share a graph only on a run axis, where a run that stopped early stays, masked)"
+// stoppedRunsHelp documents -stopped-runs, accepted for old scripts only.
+const stoppedRunsHelp = "deprecated, without effect: leave or ride, accepted so that old scripts run (runs share a graph only on a run axis, where a run that stopped early stays, masked)"
 
 // runAxisHelp documents -run-axis (softshape.RunOptions.RunAxis).
 const runAxisHelp = "whether the runs of one graph train as one model with a leading run axis on every variable (one kernel for all runs: for GPUs, where a step is latency-bound) instead of each training alone, all at the same time: auto (the backend's default: on for XLA with a GPU, off on the CPU backends), on (-run-axis alone) or off. It applies where the runs allow it (fresh folds, settings differing at most in λ, learning rate, epochs and patience, not the appendix's transformer shared expert or fcn/icb experts); a step equals the run's alone within float rounding, which the sparse phase's top-1 routing and top-K shapes can amplify over epochs, as between two backends"
@@ -172,22 +172,26 @@ type graphFlags struct {
 func addGraphFlags(fs *flag.FlagSet, maxRunsMore string) graphFlags {
 	return graphFlags{
 		maxRuns: fs.Int("max-runs", 0, maxRunsHelp+maxRunsMore),
-		stopped: fs.String("stopped-runs", string(softshape.StoppedRunsLeave), stoppedRunsHelp),
+		stopped: fs.String("stopped-runs", "leave", stoppedRunsHelp),
 		runAxis: addRunAxisFlag(fs),
 	}
 }
 
-// check rejects a negative -max-runs and returns the policy -stopped-runs
-// names.
-func (g graphFlags) check() (softshape.StoppedRuns, error) {
+// check rejects a negative -max-runs and a -stopped-runs other than leave
+// or ride. -stopped-runs is deprecated and without effect: the library's
+// stopped-runs policies changed nothing once runs shared a graph only on a
+// run axis, and are gone; the flag is checked so that a typo still fails,
+// and otherwise ignored.
+func (g graphFlags) check() error {
 	if n := *g.maxRuns; n < 0 {
-		return "", fmt.Errorf("-max-runs %d: want 0 (the backend's default) or a positive number of runs", n)
+		return fmt.Errorf("-max-runs %d: want 0 (the backend's default) or a positive number of runs", n)
 	}
-	p, err := softshape.ParseStoppedRuns(*g.stopped)
-	if err != nil {
-		return "", fmt.Errorf("-stopped-runs: %w", err)
+	switch s := *g.stopped; s {
+	case "", "leave", "ride":
+	default:
+		return fmt.Errorf("-stopped-runs: stopped runs %q: want leave or ride (deprecated, without effect)", s)
 	}
-	return p, nil
+	return nil
 }
 
 // optInt is an integer flag that remembers whether it was given, so that

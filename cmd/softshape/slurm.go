@@ -52,7 +52,6 @@ type slurmSweep struct {
 	folds, seeds, dataRoot, backend string
 	results                         string
 	workers, maxRuns                int
-	stopped                         softshape.StoppedRuns
 	offline, retryFailed, noReuse   bool
 	runAxis                         softshape.RunAxisMode
 }
@@ -89,9 +88,7 @@ func (s slurmSweep) sweepArgs() ([]string, error) {
 	if s.maxRuns != 0 {
 		args = append(args, "-max-runs", strconv.Itoa(s.maxRuns))
 	}
-	if s.stopped != "" && s.stopped != softshape.StoppedRunsLeave {
-		args = append(args, "-stopped-runs", string(s.stopped))
-	}
+	// -stopped-runs is accepted and ignored (graphFlags): not passed on.
 	if s.runAxis != "" && s.runAxis != softshape.RunAxisAuto {
 		args = append(args, "-run-axis="+string(s.runAxis))
 	}

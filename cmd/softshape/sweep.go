@@ -46,8 +46,7 @@ func runSweep(args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	stopped, err := gf.check()
-	if err != nil {
+	if err := gf.check(); err != nil {
 		return err
 	}
 	spec := sweep.GridSpec{Table: *table, Quick: *quick, Settings: *settings, Variants: sweep.SplitList(*variants), Datasets: sweep.SplitList(*datasets)}
@@ -79,7 +78,7 @@ func runSweep(args []string, stdout io.Writer) error {
 			return errors.New("-emit-slurm writes the job of every shard: leave out -shard and -dry-run")
 		}
 		return emitSlurm(stdout, sf, slurmSweep{spec: spec, grid: grid, folds: *rf.folds, seeds: *seeds, dataRoot: *rf.dataRoot,
-			backend: *rf.backend, results: *results, workers: *workers, maxRuns: *gf.maxRuns, stopped: stopped, runAxis: gf.runAxis.mode, offline: *rf.offline, retryFailed: *retry, noReuse: *noReuse})
+			backend: *rf.backend, results: *results, workers: *workers, maxRuns: *gf.maxRuns, runAxis: gf.runAxis.mode, offline: *rf.offline, retryFailed: *retry, noReuse: *noReuse})
 	}
 	cells := sh.Select(grid.Cells)
 	mode := "full"
@@ -99,7 +98,7 @@ func runSweep(args []string, stdout io.Writer) error {
 		return err
 	}
 	rep, err := pipeline.Train(context.Background(), store, cells, pipeline.Training{Backend: cliBackend(*rf.backend), Workers: *workers,
-		DataRoot: *rf.dataRoot, Offline: *rf.offline, NoReuse: *noReuse, RetryFailed: *retry, MaxRuns: *gf.maxRuns, StoppedRuns: stopped,
+		DataRoot: *rf.dataRoot, Offline: *rf.offline, NoReuse: *noReuse, RetryFailed: *retry, MaxRuns: *gf.maxRuns,
 		RunAxis: gf.runAxis.mode, SpeedForms: *fast, Log: stdout, WorkersName: "-workers", BackendName: "-backend"})
 	if err != nil {
 		return err

@@ -36,8 +36,7 @@ func runTrain(args []string, stdout io.Writer) error {
 	if err := checkDataRoot(fs, *rf.dataRoot); err != nil {
 		return err
 	}
-	stopped, err := gf.check()
-	if err != nil {
+	if err := gf.check(); err != nil {
 		return err
 	}
 	foldList, err := parseFolds(*rf.folds)
@@ -58,7 +57,7 @@ func runTrain(args []string, stdout io.Writer) error {
 
 	opts := softshape.RunOptions{
 		Backend: backend, Seed: *seed, Folds: foldList, CheckpointDir: *checkpoints,
-		RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length), MaxRuns: *gf.maxRuns, StoppedRuns: stopped,
+		RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length), MaxRuns: *gf.maxRuns,
 		RunAxis: gf.runAxis.mode, Fast: *fast,
 	}
 	runs := opts.MaxRuns

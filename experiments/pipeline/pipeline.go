@@ -97,11 +97,10 @@ type Training struct {
 	Workers  int
 	DataRoot string
 	Offline  bool
-	// NoReuse, RetryFailed, MaxRuns, StoppedRuns, RunAxis and SpeedForms
-	// are passed to the runner.
+	// NoReuse, RetryFailed, MaxRuns, RunAxis and SpeedForms are passed to
+	// the runner.
 	NoReuse, RetryFailed bool
 	MaxRuns              int
-	StoppedRuns          softshape.StoppedRuns
 	RunAxis              softshape.RunAxisMode
 	SpeedForms           bool
 	// Log receives the plan lines and one line per run (nil: discarded).
@@ -131,7 +130,7 @@ func Train(ctx context.Context, store *sweep.Store, cells []sweep.Cell, t Traini
 		return sweep.Report{}, fmt.Errorf("%s: %w", cmp.Or(t.WorkersName, "workers"), err)
 	}
 	r := &sweep.Runner{Store: store, DataRoot: t.DataRoot, Offline: t.Offline, Log: log, NoReuse: t.NoReuse, RetryFailed: t.RetryFailed,
-		MaxRuns: t.MaxRuns, StoppedRuns: t.StoppedRuns, RunAxis: t.RunAxis, SpeedForms: t.SpeedForms}
+		MaxRuns: t.MaxRuns, RunAxis: t.RunAxis, SpeedForms: t.SpeedForms}
 	backend, err := plan.Apply(r, t.Backend)
 	if err != nil {
 		return sweep.Report{}, fmt.Errorf("%s: %w", cmp.Or(t.BackendName, "backend"), err)

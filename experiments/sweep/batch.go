@@ -120,7 +120,7 @@ func (w *worker) runBatch(cells []Cell) {
 		st.starting(c)
 	}
 	opts := st.r.runOptions(backend, refM)
-	opts.MaxRuns, opts.StoppedRuns, opts.RunAxis = len(runs), st.r.StoppedRuns, st.r.RunAxis
+	opts.MaxRuns, opts.RunAxis = len(runs), st.r.RunAxis
 	results, err := safeTrainRuns(ds, runs, opts)
 	failed := map[int]error{}
 	var runErr *softshape.RunError

@@ -57,9 +57,6 @@ type Runner struct {
 	// as its group of runs has finished, so a killed sweep loses only the
 	// runs of the groups in flight.
 	MaxRuns int
-	// StoppedRuns is passed on to softshape.RunOptions, where it changes
-	// nothing; "" is softshape.StoppedRunsLeave.
-	StoppedRuns softshape.StoppedRuns
 	// RunAxis says whether the runs of a group train as one model with a
 	// run axis where they allow it (softshape.RunOptions.RunAxis); the zero
 	// value is softshape.RunAxisAuto, the backend's default.
