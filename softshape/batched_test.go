@@ -12,8 +12,8 @@ import (
 	"github.com/softshape-go/softshape/internal/ucrtest"
 )
 
-// testMaxRuns puts every run of a test in one graph: DefaultMaxRuns is 1 on
-// every backend but pure Go, which would train them one at a time.
+// testMaxRuns puts every run of a test in one graph: backends.DefaultMaxRuns
+// is 1 on every backend but pure Go, which would train them one at a time.
 const testMaxRuns = 10
 
 // batchTestConfig is a small, quick model: d=32, 3 dense + 3 sparse epochs.
@@ -135,15 +135,6 @@ func TestTrainBatchesFoldsWhenAsked(t *testing.T) {
 	}
 	if batched.MeanAcc != one.MeanAcc {
 		t.Errorf("mean accuracy %.4f batched, %.4f one at a time", batched.MeanAcc, one.MeanAcc)
-	}
-	b := testBackend(t)
-	batches := strings.HasPrefix(strings.ToLower(b.Name()), "go") || xlaOnAccelerator(b.Name(), b.Description())
-	want := map[bool]int{true: 10, false: 1}[batches]
-	if got := DefaultMaxRuns(b); got != want {
-		t.Errorf("DefaultMaxRuns(%s) = %d, want %d (pure Go and XLA on a GPU batch, the other backends do not)", b.Description(), got, want)
-	}
-	if got := DefaultMaxRuns(nil); got != 1 {
-		t.Errorf("DefaultMaxRuns(nil) = %d, want 1", got)
 	}
 }
 
@@ -348,34 +339,25 @@ type namedBackend struct {
 func (b namedBackend) Name() string        { return b.name }
 func (b namedBackend) Description() string { return b.desc }
 
-// TestDefaultMaxRunsPerBackend: pure Go batches model copies by default, XLA
-// on a GPU batches on a run axis; ONNX Runtime and XLA on a CPU train one run
-// at a time (DefaultMaxRuns' and DefaultRunAxis' measurements).
-func TestDefaultMaxRunsPerBackend(t *testing.T) {
+// TestRunAxisModeEnabled: RunAxisOn asks for a run axis on every backend,
+// RunAxisOff on none, and RunAxisAuto (or "") where the backend's default
+// (backends.DefaultRunAxis) turns it on: XLA on a GPU, not the CPU backends.
+func TestRunAxisModeEnabled(t *testing.T) {
 	for _, c := range []struct {
 		b    compute.Backend
-		want int
-		axis bool
+		auto bool
 	}{
-		{nil, 1, false},
-		{namedBackend{name: "go", desc: "Go Portable Compute Backend (parallelism=-1)"}, 10, false},
-		{namedBackend{name: "onnx", desc: "ONNX Runtime (CPU)"}, 1, false},
-		{namedBackend{name: "onnx", desc: "ONNX Runtime (CUDA)"}, 1, false},
-		{namedBackend{name: "xla", desc: `xla:cuda - PJRT "cuda" plugin (/tmp/p/pjrt_c_api_cuda_plugin.so) v0.115 [StableHLO] [1 device(s)]`}, 10, true},
-		{namedBackend{name: "xla", desc: `xla:cpu - PJRT "cpu" plugin`}, 1, false},
-		{namedBackend{name: "xla", desc: "xla: in an invalid state!"}, 1, false},
+		{nil, false},
+		{namedBackend{name: "go", desc: "Go Portable Compute Backend (parallelism=-1)"}, false},
+		{namedBackend{name: "onnx", desc: "ONNX Runtime (CPU)"}, false},
+		{namedBackend{name: "xla", desc: `xla:cuda - PJRT "cuda" plugin (/tmp/p/pjrt_c_api_cuda_plugin.so) v0.115 [StableHLO] [1 device(s)]`}, true},
+		{namedBackend{name: "xla", desc: `xla:cpu - PJRT "cpu" plugin`}, false},
 	} {
 		name := "nil"
 		if c.b != nil {
 			name = c.b.Description()
 		}
-		if got := DefaultMaxRuns(c.b); got != c.want {
-			t.Errorf("DefaultMaxRuns(%s) = %d, want %d", name, got, c.want)
-		}
-		if got := DefaultRunAxis(c.b); got != c.axis {
-			t.Errorf("DefaultRunAxis(%s) = %v, want %v", name, got, c.axis)
-		}
-		for mode, want := range map[RunAxisMode]bool{"": c.axis, RunAxisAuto: c.axis, RunAxisOn: true, RunAxisOff: false} {
+		for mode, want := range map[RunAxisMode]bool{"": c.auto, RunAxisAuto: c.auto, RunAxisOn: true, RunAxisOff: false} {
 			if got := mode.Enabled(c.b); got != want {
 				t.Errorf("RunAxisMode(%q).Enabled(%s) = %v, want %v", mode, name, got, want)
 			}

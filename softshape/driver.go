@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/gomlx/compute"
@@ -60,7 +59,7 @@ func (e *RunError) Unwrap() error { return e.Err }
 // (same folds, initial weights, dropout stream, batch order, model
 // selection, early stopping and test evaluation).
 //
-// At most opts.MaxRuns runs (0: DefaultMaxRuns(backend)) train at a time,
+// At most opts.MaxRuns runs (0: backends.DefaultMaxRuns(backend)) train at a time,
 // groups of that many one after the other: in one graph on a run axis
 // where opts.RunAxis enables it and the runs allow it (axisEligible), else
 // each alone, one goroutine each, sharing the backend. The runs may differ
@@ -182,41 +181,6 @@ func trainJobs(backend compute.Backend, ds *data.Dataset, jobs [][]*chainSpec, o
 		graphs += out.graphs
 	}
 	return runErrs, graphs, nil
-}
-
-// DefaultMaxRuns is the default cap on R, the runs TrainRuns, Train and the
-// sweeps train at a time: 10 on pure Go (trained alone at the same time, on
-// both cores) and on XLA with a GPU (on the run axis DefaultRunAxis turns
-// on there), 1 on ONNX Runtime and anything else, as measured in
-// docs/performance.md, "Many runs in one graph" (and docs/gpu.md).
-// RunOptions.MaxRuns and the CLI's -max-runs override it.
-func DefaultMaxRuns(backend compute.Backend) int {
-	if backend == nil {
-		return 1
-	}
-	if strings.HasPrefix(strings.ToLower(backend.Name()), "go") || DefaultRunAxis(backend) { // "Go Backend"; XLA on a GPU
-		return 10
-	}
-	return 1
-}
-
-// DefaultRunAxis reports whether TrainRuns uses a run axis on backend when
-// RunOptions.RunAxis is RunAxisAuto: on XLA with an accelerator (CUDA), not
-// on the CPU backends, where a step is bound by arithmetic (measured in
-// docs/performance.md, "Many runs in one graph").
-func DefaultRunAxis(backend compute.Backend) bool {
-	return backend != nil && xlaOnAccelerator(backend.Name(), backend.Description())
-}
-
-// xlaOnAccelerator reports whether a backend of this name and description is
-// XLA with a plugin other than the CPU one: go-xla's backend is named "xla"
-// and described as "xla:PLUGIN - ...".
-func xlaOnAccelerator(name, description string) bool {
-	if name != "xla" {
-		return false
-	}
-	plugin, _, _ := strings.Cut(strings.TrimPrefix(description, "xla:"), " ")
-	return plugin != "" && plugin != "cpu"
 }
 
 // axisEligible reports why chains cannot share a run axis, or nil. One

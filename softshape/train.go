@@ -50,12 +50,13 @@ type RunOptions struct {
 	OnEpoch func(EpochStats)
 	// MaxRuns caps the runs Train, TrainRuns and the sweeps train at a time
 	// (memory, speed): alone at the same time, or in one graph on a run axis
-	// (RunAxis); 0 means DefaultMaxRuns of the backend, 1 one run at a time.
+	// (RunAxis); 0 means backends.DefaultMaxRuns of the backend, 1 one run
+	// at a time.
 	MaxRuns int
 	// RunAxis says whether the runs trained at a time (MaxRuns) share one
 	// graph as one model with a leading run axis on every variable, where
 	// the runs allow it (axisEligible), instead of each training alone:
-	// RunAxisAuto (the zero value) is DefaultRunAxis of the backend. A step
+	// RunAxisAuto (the zero value) is backends.DefaultRunAxis of the backend. A step
 	// equals the run's alone within float rounding, which the sparse
 	// phase's discrete choices (routing, top-K) can amplify over epochs
 	// (docs/performance.md, "Many runs in one graph").
@@ -72,7 +73,7 @@ type RunOptions struct {
 type RunAxisMode string
 
 const (
-	// RunAxisAuto uses a run axis where DefaultRunAxis says it pays.
+	// RunAxisAuto uses a run axis where backends.DefaultRunAxis says it pays.
 	RunAxisAuto RunAxisMode = "auto"
 	// RunAxisOn uses a run axis wherever the runs allow it.
 	RunAxisOn RunAxisMode = "on"
@@ -96,7 +97,8 @@ func ParseRunAxis(s string) (RunAxisMode, error) {
 }
 
 // Enabled reports whether m asks for a run axis on backend: RunAxisOn
-// always, RunAxisOff never, RunAxisAuto (and "") where DefaultRunAxis.
+// always, RunAxisOff never, RunAxisAuto (and "") where
+// backends.DefaultRunAxis.
 func (m RunAxisMode) Enabled(backend compute.Backend) bool {
 	switch m {
 	case RunAxisOn:
@@ -104,7 +106,7 @@ func (m RunAxisMode) Enabled(backend compute.Backend) bool {
 	case RunAxisOff:
 		return false
 	}
-	return DefaultRunAxis(backend)
+	return backends.DefaultRunAxis(backend)
 }
 
 // EpochStats describes one finished epoch.
@@ -176,7 +178,7 @@ var ErrNonFinite = errors.New("non-finite loss")
 // and returns the requested ones; their order must then be increasing.
 //
 // With fold_reset=fresh and a cap of more than one run at a time
-// (opts.MaxRuns, or DefaultMaxRuns of the backend) the folds train at the
+// (opts.MaxRuns, or backends.DefaultMaxRuns of the backend) the folds train at the
 // same time (TrainRuns), or in one graph where opts.RunAxis turns it on.
 //
 // A checkpoint that cannot be saved (opts.CheckpointDir) does not discard the
@@ -283,7 +285,8 @@ func setUp(ds *data.Dataset, cfg Config, opts *RunOptions) (compute.Backend, *Mo
 }
 
 // withDefaults fills in what opts leaves to defaults: Backend
-// (backends.New("")), NumFolds (ProtocolFolds) and MaxRuns (DefaultMaxRuns).
+// (backends.New("")), NumFolds (ProtocolFolds) and MaxRuns
+// (backends.DefaultMaxRuns).
 func (opts *RunOptions) withDefaults() error {
 	if opts.Backend == nil {
 		b, err := backends.New("")
@@ -296,7 +299,7 @@ func (opts *RunOptions) withDefaults() error {
 		opts.NumFolds = ProtocolFolds
 	}
 	if opts.MaxRuns <= 0 {
-		opts.MaxRuns = DefaultMaxRuns(opts.Backend)
+		opts.MaxRuns = backends.DefaultMaxRuns(opts.Backend)
 	}
 	return nil
 }

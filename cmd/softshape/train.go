@@ -62,7 +62,7 @@ func runTrain(args []string, stdout io.Writer) error {
 	}
 	runs := opts.MaxRuns
 	if runs == 0 {
-		runs = softshape.DefaultMaxRuns(backend)
+		runs = backends.DefaultMaxRuns(backend)
 	}
 	together := runs > 1 && len(foldList) > 1 && !cfg.CarriesFolds()
 	if together {

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/softshape-go/softshape/data"
+	"github.com/softshape-go/softshape/internal/backends"
 	"github.com/softshape-go/softshape/softshape"
 )
 
@@ -25,7 +26,7 @@ type job struct {
 }
 
 // batchSize is the number of units (cells, or carry runs) the default
-// training puts in one graph: MaxRuns, else softshape.DefaultMaxRuns of the
+// training puts in one graph: MaxRuns, else backends.DefaultMaxRuns of the
 // runner's backend; 1 when Train is set.
 func (r *Runner) batchSize() int {
 	switch {
@@ -34,7 +35,7 @@ func (r *Runner) batchSize() int {
 	case r.MaxRuns > 0:
 		return r.MaxRuns
 	}
-	return softshape.DefaultMaxRuns(r.Backend)
+	return backends.DefaultMaxRuns(r.Backend)
 }
 
 // batchGroups packs units (from carryGroups, in key order) into jobs: up to

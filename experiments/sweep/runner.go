@@ -50,7 +50,7 @@ type Runner struct {
 	// MaxRuns caps the runs trained together (each alone at the same time,
 	// or in one graph on a run axis) by the default training
 	// (softshape.TrainRuns; a fold_reset=carry run's folds count as
-	// one, as they train in order): 0 means softshape.DefaultMaxRuns of the
+	// one, as they train in order): 0 means backends.DefaultMaxRuns of the
 	// backend, 1 trains one cell at a time (DefaultTrain). Cells of tables
 	// that report time per run (TimedTable) always train one at a time, as
 	// do all cells when Train is set. Every run's record is written as soon

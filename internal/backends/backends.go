@@ -3,7 +3,9 @@
 // installed, or the fastest of them ("fastest"). It finds the ONNX Runtime
 // library scripts/install-onnxruntime.sh installs, sets ONNX Runtime's thread
 // policy, and turns a backend that cannot start into an error saying what to
-// do. cmd/, experiments/ and softshape all start their backends here.
+// do. cmd/, experiments/ and softshape all start their backends here. It also
+// holds the run policy of each backend: how many runs train at a time
+// (DefaultMaxRuns) and whether on a run axis (DefaultRunAxis).
 package backends
 
 import (
