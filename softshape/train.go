@@ -333,6 +333,24 @@ func batchSize(cfg Config, n int) (int, error) {
 	return data.BatchSize(n, rule), nil
 }
 
+// FirstFold sets up a run of cfg on ds as Train does (opts.Backend, or
+// backends.New(""); the model, in the forms opts.Fast selects; opts' folds)
+// and prepares its fold 1. It returns the backend, the model, fold 1's data
+// and the protocol's batch size for its training split: what the tools that
+// look at one epoch need (experiments/flops).
+func FirstFold(ds *data.Dataset, cfg Config, opts RunOptions) (compute.Backend, *Model, *data.FoldData, int, error) {
+	backend, m, splits, err := setUp(ds, cfg, &opts)
+	if err != nil {
+		return nil, nil, nil, 0, err
+	}
+	fd, err := prepareFold(ds, splits, 0)
+	if err != nil {
+		return nil, nil, nil, 0, err
+	}
+	bs, err := batchSize(cfg, len(fd.TrainY))
+	return backend, m, fd, bs, err
+}
+
 func meanOf(x []float64) float64 {
 	if len(x) == 0 {
 		return math.NaN()

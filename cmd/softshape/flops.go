@@ -58,7 +58,7 @@ func runFLOPs(args []string, stdout io.Writer) error {
 	if err := os.MkdirAll(*onnxDir, 0o755); err != nil {
 		return fmt.Errorf("-onnx: %w", err)
 	}
-	files, err := softshape.SaveStepModels(ds, cfg, softshape.RunOptions{Backend: backend, Seed: *seed,
+	files, err := flops.SaveStepModels(ds, cfg, softshape.RunOptions{Backend: backend, Seed: *seed,
 		RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length), Fast: *fast}, *onnxDir)
 	for _, f := range files {
 		fmt.Fprintf(stdout, "wrote %s\n", f)

@@ -13,6 +13,10 @@
 //
 // Element-wise work, copies and the optimizer are not FLOPs of products; the
 // graph count lists them per operation (OpCount) as elements written.
+//
+// SaveStepModels writes the same epoch's graphs as ONNX models, for ONNX
+// Runtime's per-operator profile ("softshape flops -onnx",
+// scripts/ort-profile.sh).
 package flops
 
 import (

@@ -1,6 +1,8 @@
 package flops
 
 import (
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/gomlx/compute"
@@ -11,6 +13,7 @@ import (
 	timage "github.com/gomlx/gomlx/core/tensors/images"
 	"github.com/gomlx/gomlx/ml/model"
 
+	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/internal/tensortest"
 	"github.com/softshape-go/softshape/softshape"
 )
@@ -136,4 +139,17 @@ func TestCountGraphCountsConvolutions(t *testing.T) {
 		t.Errorf("%d FLOPs in %d products, want 960 in 2", gc.DotFLOPs, gc.Dots)
 	}
 	g.Finalize()
+}
+
+// TestSaveStepModelsNeedsONNXRuntime: on another backend SaveStepModels
+// fails naming it, before writing anything.
+func TestSaveStepModelsNeedsONNXRuntime(t *testing.T) {
+	dir := t.TempDir()
+	files, err := SaveStepModels(data.CBF(10, 64, 3), softshape.DefaultConfig(), softshape.RunOptions{Backend: testBackend(t), Seed: 1}, dir)
+	if err == nil || !strings.Contains(err.Error(), "not ONNX Runtime") || !strings.Contains(err.Error(), testBackend(t).Name()) {
+		t.Errorf("SaveStepModels on %s: error %v, want one naming the backend, not ONNX Runtime", testBackend(t).Name(), err)
+	}
+	if left, _ := os.ReadDir(dir); len(files) != 0 || len(left) != 0 {
+		t.Errorf("SaveStepModels on %s returned %v and wrote %d files, want none", testBackend(t).Name(), files, len(left))
+	}
 }
