@@ -107,6 +107,29 @@ var proseFacts = []proseFact{
 		}
 		return checkShapes("ItalyPowerDemand", 24, "4", 4, 6)
 	}},
+	{text: "warm-up epoch 9 (test accuracy 0.3810, where Fixed-8 reaches 0.9048", source: "the records of ArrowHead's fold 3 under reference_fresh", check: func() error {
+		r, err := readRecord("reference_fresh", "shape_length_m", "ArrowHead", "multi-seq", 3)
+		if err != nil {
+			return err
+		}
+		if r.BestEpoch != 9 || !r.SelectedWarmUp || math.Round(float64(r.TestAccuracy)*1e4) != 3810 || r.EpochsRun != 500 {
+			return fmt.Errorf("Multi-Seq: selected epoch %d (warm-up %v), test accuracy %.4f, %d epochs", r.BestEpoch, r.SelectedWarmUp, float64(r.TestAccuracy), r.EpochsRun)
+		}
+		if r, err = readRecord("reference_fresh", "shape_length_m", "ArrowHead", "fixed-8", 3); err == nil && math.Round(float64(r.TestAccuracy)*1e4) != 9048 {
+			err = fmt.Errorf("Fixed-8: test accuracy %.4f", float64(r.TestAccuracy))
+		}
+		return err
+	}},
+	{text: "in 500 epochs never falls back below epoch 9's", source: "the same record: selected epoch 9 of 500 run (checked above)"},
+	{text: "from epoch 10 on", source: "softshape train -dataset ArrowHead -set 'protocol=reference_fresh;multi_seq=8,16,32' -folds 3 -epochs 40 -warmup 40, binary 013978b, 2026-11-27 (and the same with shape_length=8)"},
+	{text: "a 40-epoch rerun", source: "that rerun: selected epoch 9, validation loss 1.0489, test accuracy 0.3810, as the record"},
+	{text: "Multi-Seq reaches 1.0000 there", source: "the record of ArrowHead's fold 3 under reference_compat", check: func() error {
+		r, err := readRecord("reference_compat", "shape_length_m", "ArrowHead", "multi-seq", 3)
+		if err == nil && float64(r.TestAccuracy) != 1 {
+			err = fmt.Errorf("its test accuracy is %.4f", float64(r.TestAccuracy))
+		}
+		return err
+	}},
 	{text: "two differing by 0.0182", source: "softshape train -dataset ItalyPowerDemand -set 'protocol=reference_fresh;stride=4' -folds 1-5, binary 013978b, 2026-11-27"},
 	{text: "0.9836 against the", source: "the same with protocol=reference_compat"},
 	// Measured while the runs were made; no record holds these.
