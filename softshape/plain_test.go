@@ -172,7 +172,7 @@ func realBatch(ds *data.Dataset, size int) (*tensors.Tensor, *tensors.Tensor) {
 	for i := range idx {
 		idx[i] = (7 * i) % len(x)
 	}
-	return batchTensors(x, ds.Labels, idx)
+	return BatchTensors(x, ds.Labels, idx)
 }
 
 // checkSameStep wants two training steps, each its loss then the gradients

@@ -82,7 +82,7 @@ func newRunAxisCase(t *testing.T, ds *data.Dataset, cfg Config, seeds []int64, b
 		for k := range idx {
 			idx[k] = (3*k + 1) % len(fd.TrainY)
 		}
-		xt, yt := batchTensors(fd.TrainX, fd.TrainY, idx)
+		xt, yt := BatchTensors(fd.TrainX, fd.TrainY, idx)
 		c.x, c.y = append(c.x, xt), append(c.y, yt)
 		for _, k := range idx {
 			allX, allY = append(allX, fd.TrainX[k]), append(allY, fd.TrainY[k])
@@ -92,7 +92,7 @@ func newRunAxisCase(t *testing.T, ds *data.Dataset, cfg Config, seeds []int64, b
 	for k := range all {
 		all[k] = k
 	}
-	c.folded[0], c.folded[1] = batchTensors(allX, allY, all)
+	c.folded[0], c.folded[1] = BatchTensors(allX, allY, all)
 	return c
 }
 

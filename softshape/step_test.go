@@ -47,7 +47,7 @@ func TestStepperIsTrainStep(t *testing.T) {
 	for i := range idx {
 		idx[i] = i
 	}
-	x, y := batchTensors(fd.TrainX, fd.TrainY, idx)
+	x, y := BatchTensors(fd.TrainX, fd.TrainY, idx)
 	defer x.FinalizeAll()
 	defer y.FinalizeAll()
 

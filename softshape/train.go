@@ -382,15 +382,16 @@ func packBatch(t int, rows []int, src func(i int) (x [][]float32, y []int, idx [
 	return tensors.FromFlatDataAndDimensions(flat, r*block, t), tensors.FromFlatDataAndDimensions(labels, r*block, 1), block
 }
 
-// batchTensors packs the rows idx of x and y into tensors [B, T] float32 and [B, 1] int32.
-func batchTensors(x [][]float32, y []int, idx []int) (*tensors.Tensor, *tensors.Tensor) {
+// BatchTensors packs the rows idx of x and y into a batch as Train's step
+// takes it: x [B, T] (InputDType) and y [B, 1] int32.
+func BatchTensors(x [][]float32, y []int, idx []int) (*tensors.Tensor, *tensors.Tensor) {
 	xt, yt, _ := packBatch(len(x[idx[0]]), []int{len(idx)}, func(int) ([][]float32, []int, []int) { return x, y, idx })
 	return xt, yt
 }
 
 // seriesTensor packs the rows idx of x into a tensor [B, T] float32.
 func seriesTensor(x [][]float32, idx []int) *tensors.Tensor {
-	xt, yt := batchTensors(x, nil, idx)
+	xt, yt := BatchTensors(x, nil, idx)
 	yt.FinalizeAll()
 	return xt
 }

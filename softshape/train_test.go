@@ -228,7 +228,7 @@ func TestTrainRejectsBadHyperparameters(t *testing.T) {
 // rows idx of (x, y) and returns its loss.
 func runStep(t testing.TB, job *job, x [][]float32, y []int, idx []int, phase Phase) float64 {
 	t.Helper()
-	xt, yt := batchTensors(x, y, idx)
+	xt, yt := BatchTensors(x, y, idx)
 	loss, err := job.step(phase, xt, yt)
 	xt.FinalizeAll()
 	yt.FinalizeAll()

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/gomlx/gomlx/core/tensors"
-
 	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/internal/backends"
 	"github.com/softshape-go/softshape/softshape"
@@ -34,9 +32,13 @@ func SaveStepModels(ds *data.Dataset, cfg softshape.Config, opts softshape.RunOp
 		return nil, err
 	}
 	defer s.Close()
+	first := make([]int, bs) // the first batch of the training split
+	for i := range first {
+		first[i] = i
+	}
 	var files []string
 	for _, phase := range []softshape.Phase{softshape.Dense, softshape.Sparse} {
-		x, y := firstRows(fd.TrainX, fd.TrainY, bs)
+		x, y := softshape.BatchTensors(fd.TrainX, fd.TrainY, first)
 		xs, ys := x.Shape(), y.Shape()
 		_, err := s.Step(phase, x, y)
 		x.FinalizeAll()
@@ -68,16 +70,4 @@ func SaveStepModels(ds *data.Dataset, cfg softshape.Config, opts softshape.RunOp
 		files = append(files, path)
 	}
 	return files, nil
-}
-
-// firstRows packs the first n rows of x and y into a batch x [n, T]
-// (softshape.InputDType), y [n, 1] int32.
-func firstRows(x [][]float32, y []int, n int) (*tensors.Tensor, *tensors.Tensor) {
-	flat := make([]float32, 0, n*len(x[0]))
-	labels := make([]int32, n)
-	for i := range n {
-		flat = append(flat, x[i]...)
-		labels[i] = int32(y[i])
-	}
-	return tensors.FromFlatDataAndDimensions(flat, n, len(x[0])), tensors.FromFlatDataAndDimensions(labels, n, 1)
 }
