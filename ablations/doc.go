@@ -12,7 +12,7 @@
 //     (softshape.Config.SparseRatio = 0, 0.1, ..., 0.9).
 //   - Table 4 (activated experts): "k=1" .. "k=4".
 //   - Table 5 (sliding step): "q=1" .. "q=4", "q=m". "q=4" is the default
-//     stride "auto" (4, or min(2, m) when m ≤ 4; see softshape.StrideAuto),
+//     stride "auto" (4, capped at m; see softshape.StrideAuto),
 //     the configuration behind the paper's q=4 column.
 //   - Table 6 (depth): "L=1" .. "L=6".
 //   - Table 7 (shape length): "Fixed-8" and the Val-Select candidates

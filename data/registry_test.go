@@ -1,6 +1,9 @@
 package data
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestRegistry(t *testing.T) {
 	infos := Registry()
@@ -128,5 +131,27 @@ func TestParseRegistryErrors(t *testing.T) {
 			_, err := parseRegistry(tc.datasets, tc.shapes)
 			wantError(t, err, tc.want...)
 		})
+	}
+}
+
+// TestNoRatioShapeLengthAtMostFour checks what softshape's stride "auto"
+// relies on: the authors' code takes q = min(2, m) only for a shape length
+// from the ratio column with m ≤ 4, and no fixed-length dataset of their table
+// has one (the three variable-length ratio datasets are padded to at least
+// 360 points, m ≥ 36), so a registry m can be taken as fixed. It also pins the
+// 13 datasets whose fixed m is 4, where that rule changed the stride.
+func TestNoRatioShapeLengthAtMostFour(t *testing.T) {
+	var fixedFour []string
+	for _, info := range Registry() {
+		if info.ShapeUseRatio && info.Length > 0 && info.ShapeLengthFor(info.Length) <= 4 {
+			t.Errorf("%s: ratio %g of T=%d gives m=%d ≤ 4: stride auto would take min(2, m) there",
+				info.Name, info.ShapeRatio, info.Length, info.ShapeLengthFor(info.Length))
+		}
+		if !info.ShapeUseRatio && info.ShapeM <= 4 {
+			fixedFour = append(fixedFour, info.Name)
+		}
+	}
+	if len(fixedFour) != 13 || !slices.Contains(fixedFour, "ItalyPowerDemand") {
+		t.Errorf("datasets with a fixed m ≤ 4: %v, want the 13 with m = 4 (ItalyPowerDemand among them)", fixedFour)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/softshape"
 )
 
 // TestRunKeysSurviveANewSetting: with a made-up setting added to the run key
@@ -17,13 +18,13 @@ import (
 func TestRunKeysSurviveANewSetting(t *testing.T) {
 	schema := sweep.RunKeySchema()
 	schema.Added = append(schema.Added, sweep.KeySetting{Name: "made_up", Baseline: "0"})
-	hash := func(config string, quick bool) string {
+	hash := func(config string, quick bool, strideMark string) string {
 		t.Helper()
 		key, err := schema.KeyString(config)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return sweep.KeyHash(key, quick)
+		return sweep.KeyHash(key+strideMark, quick)
 	}
 	var roots []string
 	for _, dir := range []string{"results", "fidelity"} {
@@ -63,17 +64,18 @@ func TestRunKeysSurviveANewSetting(t *testing.T) {
 			}
 			for i, c := range rebuilt.Cells {
 				k := c.Key
-				k.Hash = hash(c.Config.String()+";made_up=0", c.Quick)
+				mark := sweep.StrideMark(c.Config, c.Dataset)
+				k.Hash = hash(c.Config.String()+";made_up=0", c.Quick, mark)
 				if k != g.Cells[i].Key {
 					t.Errorf("%s: cell %s keyed %s with the new setting at its default", root, g.Cells[i].Key, k)
 				}
-				if other := hash(c.Config.String()+";made_up=1", c.Quick); other == k.Hash {
+				if other := hash(c.Config.String()+";made_up=1", c.Quick, mark); other == k.Hash {
 					t.Errorf("%s: made_up=1 keeps the key of %s", root, k)
 				}
 				cells[store.RecordPath(k)] = true
 			}
 			for _, v := range g.Variants {
-				if v.Blocked == "" && hash(v.Config, g.Spec.Quick) != v.Hash {
+				if v.Blocked == "" && hash(v.Config, g.Spec.Quick, "") != v.Hash {
 					t.Errorf("%s grid %s: variant %s's stored configuration no longer gives #%s", root, g.ID(), v.Name, v.Hash)
 				}
 			}
@@ -86,7 +88,11 @@ func TestRunKeysSurviveANewSetting(t *testing.T) {
 			if !cells[path] {
 				t.Errorf("record %s is no cell of the grids of %s with the new setting", path, root)
 			}
-			if h := hash(r.Config, r.Quick); h != r.Hash {
+			cfg, err := softshape.DefaultConfig().WithSettings(r.Config)
+			if err != nil {
+				t.Fatalf("record %s: %v", path, err)
+			}
+			if h := hash(r.Config, r.Quick, sweep.StrideMark(cfg, r.Dataset)); h != r.Hash {
 				t.Errorf("record %s: its configuration gives #%s with the new setting", path, h)
 			}
 			return nil

@@ -210,7 +210,9 @@ func ResumeFoldChain(ds *data.Dataset, cfg Config, opts RunOptions, dir string, 
 	// Not Immediate: the variables take their saved values as the graphs
 	// create them, so each keeps the kind (trainable or not) the model and
 	// the optimizer give it; the generator state, which exists already, is
-	// overwritten at once.
+	// overwritten at once. The stride rule is cleared first: a state saved
+	// before it existed must not inherit storeFor's.
+	store.RootScope().SetParam(paramStrideRule, "")
 	if _, err := checkpoint.Build(store).Dir(dir).Done(); err != nil {
 		return fail(fmt.Errorf("loading the carried state %s: %w", dir, err))
 	}
@@ -218,6 +220,11 @@ func ResumeFoldChain(ds *data.Dataset, cfg Config, opts RunOptions, dir string, 
 	if got := ConfigFromStore(store).String(); got != cfg.String() {
 		return fail(fmt.Errorf("carried state %s is of configuration %q, not %q", dir, got, cfg.String()))
 	}
+	if model.GetParamOr(root, paramStrideRule, "") != strideRuleNow &&
+		cfg.AutoStrideMoved(c.model.Shape.SeriesLen, c.model.Shape.NumClasses, c.opts.RefShapeLen) {
+		return fail(fmt.Errorf("carried state %s was trained at the stride auto gave before it followed the authors' rule (LegacyAutoStride)", dir))
+	}
+	root.SetParam(paramStrideRule, strideRuleNow)
 	for _, p := range []struct {
 		name      string
 		got, want int

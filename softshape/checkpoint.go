@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 
 	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/ml/model"
@@ -107,6 +108,18 @@ func LoadCheckpoint(dir string, backend compute.Backend) (*Trained, error) {
 	seriesLen := model.GetParamOr(root, paramSeriesLen, 0)
 	numClasses := model.GetParamOr(root, paramNumClasses, 0)
 	refShapeLen := model.GetParamOr(root, paramRefShapeLen, 0)
+	if model.GetParamOr(root, paramStrideRule, "") != strideRuleNow && cfg.AutoStrideMoved(seriesLen, numClasses, refShapeLen) {
+		// Saved before stride "auto" followed the authors' rule: load it at
+		// the stride it was trained with.
+		if cfg.MultiSeq != "" {
+			return nil, fmt.Errorf("checkpoint %s: a Multi-Seq model saved before stride auto followed the authors' rule (2026-11-27), with a shape length of 3 or 4: its strides cannot be given as one setting; retrain it", dir)
+		}
+		s, err := cfg.Resolve(seriesLen, numClasses, refShapeLen)
+		if err != nil {
+			return nil, fmt.Errorf("checkpoint %s: %w", dir, err)
+		}
+		cfg.Stride = Stride(strconv.Itoa(LegacyAutoStride(s.ShapeLen)))
+	}
 	m, err := New(cfg, seriesLen, numClasses, refShapeLen)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", dir, err)

@@ -270,6 +270,16 @@ func checkEarlierCheckpoint(t *testing.T, dir string) {
 // this code no longer does (softshape_runs, now Build.Runs; plain_kernels,
 // now Build.Plain), and returns the copy.
 func withRetiredParams(t *testing.T, dir string) string {
+	return withParams(t, dir, func(params []any) []any {
+		return append(params,
+			map[string]any{"Scope": "/", "Key": "softshape_runs", "Value": 1, "ValueType": "int"},
+			map[string]any{"Scope": "/", "Key": "plain_kernels", "Value": false, "ValueType": "bool"})
+	})
+}
+
+// withParams copies the checkpoint folder dir into a temporary folder, its
+// checkpoint's parameter list rewritten by edit, and returns the copy.
+func withParams(t *testing.T, dir string, edit func(params []any) []any) string {
 	t.Helper()
 	out := t.TempDir()
 	files, err := filepath.Glob(filepath.Join(dir, "checkpoint-*"))
@@ -287,9 +297,7 @@ func withRetiredParams(t *testing.T, dir string) string {
 				t.Fatal(err)
 			}
 			params, _ := doc["Params"].([]any)
-			doc["Params"] = append(params,
-				map[string]any{"Scope": "/", "Key": "softshape_runs", "Value": 1, "ValueType": "int"},
-				map[string]any{"Scope": "/", "Key": "plain_kernels", "Value": false, "ValueType": "bool"})
+			doc["Params"] = edit(params)
 			if b, err = json.Marshal(doc); err != nil {
 				t.Fatal(err)
 			}
@@ -297,4 +305,61 @@ func withRetiredParams(t *testing.T, dir string) string {
 		testfs.Write(t, out, filepath.Base(f), string(b))
 	}
 	return out
+}
+
+// TestLoadsCheckpointOfLegacyStride: a checkpoint saved before stride "auto"
+// followed the authors' rule (no data_stride_rule parameter) with a fixed
+// m = 4 was trained at q = 2 (LegacyAutoStride); it loads at q = 2 and scores
+// what it scored when saved, while the same folder marked with the rule
+// would be a q = 4 model, whose positional embedding does not fit.
+func TestLoadsCheckpointOfLegacyStride(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Epochs, cfg.WarmUpEpochs, cfg.EmbedDim, cfg.ShapeLength, cfg.Stride = 2, 1, 16, 4, "2"
+	ds := data.CBF(10, 24, 5)
+	_, trained, err := TrainFold(ds, cfg, 0, RunOptions{Backend: testBackend(t), Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := filepath.Join(t.TempDir(), "model")
+	if err := trained.Save(saved); err != nil {
+		t.Fatal(err)
+	}
+	legacy := withParams(t, saved, func(params []any) []any {
+		var out []any
+		for _, p := range params {
+			switch p.(map[string]any)["Key"] {
+			case paramStrideRule:
+				continue
+			case ParamStride:
+				p.(map[string]any)["Value"] = string(StrideAuto)
+			}
+			out = append(out, p)
+		}
+		return out
+	})
+	loaded, err := LoadCheckpoint(legacy, testBackend(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := loaded.Model().Shape; s.Stride != 2 || s.NumShapes != 11 || loaded.Model().Config.Stride != "2" {
+		t.Errorf("legacy checkpoint loaded at q=%d, J=%d, stride setting %q; want q=2, J=11, \"2\"", s.Stride, s.NumShapes, loaded.Model().Config.Stride)
+	}
+	x := make([][]float32, len(ds.Series))
+	for i, s := range ds.Series {
+		x[i] = make([]float32, len(s))
+		for j, v := range s {
+			x[i][j] = float32(v)
+		}
+	}
+	wantAcc, wantCE, err := trained.Evaluate(x, ds.Labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc, ce, err := loaded.Evaluate(x, ds.Labels)
+	if err != nil || acc != wantAcc || ce != wantCE {
+		t.Errorf("legacy checkpoint scores %.4f, %.10f (%v); saved model %.4f, %.10f", acc, ce, err, wantAcc, wantCE)
+	}
+	if s := trained.Model().Shape; s.Stride != 2 {
+		t.Fatalf("trained at q=%d, want the explicit 2", s.Stride)
+	}
 }

@@ -25,12 +25,11 @@ const (
 type Stride string
 
 const (
-	// StrideAuto is q = 4, or q = min(2, m) when m ≤ 4 (the default; the
-	// paper's q = 4 column of Table 5). The authors' code applies min(2, m)
-	// only to a shape length given as a ratio of the series length and keeps
-	// q = 4 for a fixed m = 4 (13 of the 128 datasets, ItalyPowerDemand
-	// among them), where this default therefore departs from it: see
-	// docs/reproduction.md, "The stride where m = 4".
+	// StrideAuto is the authors' rule (the default; the paper's q = 4
+	// column of Table 5): q = 4, capped at m; where m is a ratio of the
+	// series length (shape_length_ratio) and m ≤ 4, q = min(2, m). Until
+	// 2026-11-27 it was min(2, m) for every m ≤ 4 (LegacyAutoStride): q = 2
+	// rather than 4 on the 13 datasets whose m is a fixed 4.
 	StrideAuto Stride = "auto"
 	// StrideShapeLength is q = m: non-overlapping shapes (Table 5's q = m).
 	StrideShapeLength Stride = "m"

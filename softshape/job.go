@@ -120,6 +120,7 @@ func storeFor(m *Model, refShapeLen int) *model.Store {
 	root.SetParam(paramSeriesLen, m.Shape.SeriesLen)
 	root.SetParam(paramNumClasses, m.Shape.NumClasses)
 	root.SetParam(paramRefShapeLen, refShapeLen)
+	root.SetParam(paramStrideRule, strideRuleNow)
 	return store
 }
 

@@ -379,6 +379,63 @@ func TestBadHyperparametersRejected(t *testing.T) {
 	}
 }
 
+// TestAutoStride checks stride "auto" against the authors' rule
+// (main_softshape.py: with m from the ratio column and m ≤ q, q = min(2, m);
+// then q > m is capped at m), worked by hand, and against the rule before it.
+func TestAutoStride(t *testing.T) {
+	for _, tc := range []struct {
+		settings        string
+		seriesLen, refM int
+		m, q, legacy    int
+	}{
+		{"", 24, 4, 4, 4, 2},                        // ItalyPowerDemand: fixed m = 4
+		{"shape_length=3", 60, 0, 3, 3, 2},          // fixed m < 4: q capped at m
+		{"shape_length=2", 60, 0, 2, 2, 2},          // the rules agree from here on
+		{"shape_length=1", 60, 0, 1, 1, 1},          //
+		{"shape_length=5", 60, 0, 5, 4, 4},          //
+		{"", 150, 32, 32, 4, 4},                     // GunPoint
+		{"shape_length_ratio=0.25", 16, 0, 4, 2, 2}, // ratio m = 4: min(2, m)
+		{"shape_length_ratio=0.1", 30, 16, 3, 2, 2}, // ratio m = 3
+		{"shape_length_ratio=0.1", 10, 16, 1, 1, 1}, // ratio m = 1
+		{"shape_length_ratio=0.1", 80, 16, 8, 4, 4}, // DistalPhalanxOutlineAgeGroup
+	} {
+		cfg, err := DefaultConfig().WithSettings(tc.settings)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := cfg.Resolve(tc.seriesLen, 2, tc.refM)
+		if err != nil {
+			t.Fatalf("%q on T=%d: %v", tc.settings, tc.seriesLen, err)
+		}
+		if s.ShapeLen != tc.m || s.Stride != tc.q || s.NumShapes != (tc.seriesLen-tc.m)/tc.q+1 {
+			t.Errorf("%q on T=%d, ref m=%d: m=%d q=%d J=%d, want m=%d q=%d", tc.settings, tc.seriesLen, tc.refM, s.ShapeLen, s.Stride, s.NumShapes, tc.m, tc.q)
+		}
+		if got := LegacyAutoStride(s.ShapeLen); got != tc.legacy {
+			t.Errorf("LegacyAutoStride(%d) = %d, want %d", s.ShapeLen, got, tc.legacy)
+		}
+		if moved := cfg.AutoStrideMoved(tc.seriesLen, 2, tc.refM); moved != (tc.q != tc.legacy) {
+			t.Errorf("%q on T=%d: AutoStrideMoved %t, want %t", tc.settings, tc.seriesLen, moved, tc.q != tc.legacy)
+		}
+	}
+	// Only "auto" moves; a setting Resolve rejects moves nothing; Multi-Seq
+	// moves when one of its scales does.
+	for _, tc := range []struct {
+		settings string
+		moved    bool
+	}{
+		{"stride=2", false}, {"stride=m", false}, {"experts_k=3", false},
+		{"multi_seq=4,8", true}, {"multi_seq=8,16", false},
+	} {
+		cfg, err := DefaultConfig().WithSettings(tc.settings)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cfg.AutoStrideMoved(24, 2, 4); got != tc.moved {
+			t.Errorf("%q on ItalyPowerDemand's sizes: AutoStrideMoved %t, want %t", tc.settings, got, tc.moved)
+		}
+	}
+}
+
 // TestSettingsAndResolve checks the settings syntax and the data-dependent sizes.
 func TestSettingsAndResolve(t *testing.T) {
 	cfg, err := DefaultConfig().WithSettings("sparse_ratio=0.3;experts_k=2;depth=3;num_experts=2C;stride=m")
@@ -395,10 +452,11 @@ func TestSettingsAndResolve(t *testing.T) {
 	if s.ShapeLen != 24 || s.Stride != 24 || s.NumShapes != 6 || s.NumExperts != 6 {
 		t.Errorf("resolved %+v, want m=24 q=24 J=6 Ĉ=6", s)
 	}
-	// The authors' stride adjustment for short shapes: m=4 with the default q=4 → q=2.
+	// ItalyPowerDemand (T=24, the authors' fixed m=4): their code keeps q=4
+	// (q > m alone is capped), shapes at 0, 4, …, 20.
 	s, err = DefaultConfig().Resolve(24, 2, 4)
-	if err != nil || s.Stride != 2 || s.NumShapes != 11 {
-		t.Errorf("m=4 default stride: %+v %v, want q=2, J=11", s, err)
+	if err != nil || s.Stride != 4 || s.NumShapes != 6 {
+		t.Errorf("fixed m=4 default stride: %+v %v, want q=4, J=6", s, err)
 	}
 	// m as a fraction of T (the paper's 0.1T, 0.8T).
 	c2 := DefaultConfig()

@@ -49,7 +49,7 @@ func Settings() []Setting {
 		{ParamSparseRatio, "1−η", "sparse ratio: fraction of the shapes fused into one embedding by the last layer, in [0, 1) (Table 3; the paper keeps the top η)", nil, func(c *Config) any { return &c.SparseRatio }},
 		{ParamExpertsK, "k", "experts each shape is routed to, 1 ≤ k ≤ Ĉ (Table 4)", nil, func(c *Config) any { return &c.ExpertsK }},
 		{ParamNumExperts, "Ĉ", "number of experts: an integer, `C` (classes, the authors'), `C/2` or `2C` (appendix)", nil, func(c *Config) any { return (*string)(&c.NumExperts) }},
-		{ParamStride, "q", "shape stride: an integer ≥ 1, `m` (no overlap) or `auto` (4, or min(2, m) when m ≤ 4: the authors' code keeps 4 for a fixed m = 4, docs/reproduction.md) (Table 5)", nil, func(c *Config) any { return (*string)(&c.Stride) }},
+		{ParamStride, "q", "shape stride: an integer ≥ 1, `m` (no overlap) or `auto` (the authors' rule: 4, capped at m; min(2, m) when m ≤ 4 is a ratio of the series length) (Table 5)", nil, func(c *Config) any { return (*string)(&c.Stride) }},
 		{ParamDepth, "L", "number of SoftShape layers (Table 6)", nil, func(c *Config) any { return &c.Depth }},
 		{ParamShapeLength, "m", "shape length; 0 = the authors' per-dataset m (min(16, T) for an unknown dataset) (Table 7)", nil, func(c *Config) any { return &c.ShapeLength }},
 		{ParamShapeLengthRatio, "m/T", "when > 0, m = int(ratio·T) (the paper's 0.1T, 0.8T), overriding shape_length", nil, func(c *Config) any { return &c.ShapeLengthRatio }},

@@ -24,6 +24,11 @@ const (
 	paramNumClasses  = "data_num_classes"
 	paramRefShapeLen = "data_ref_shape_len"
 	paramPhase       = "selected_phase"
+	// paramStrideRule marks a checkpoint trained with stride "auto" as the
+	// authors' rule (autoStride); one without it was trained with
+	// LegacyAutoStride.
+	paramStrideRule = "data_stride_rule"
+	strideRuleNow   = "authors"
 )
 
 // RunOptions are the settings of a training run that are not hyperparameters of

@@ -87,7 +87,7 @@ func TrainModel(p Params, dataset string, fold int, settings string, live bool) 
 	}
 	m := &TrainedFold{Params: p, Dataset: ds, Fold: fold, Seed: p.Seeds[0], Config: cfg}
 	m.Dir = filepath.Join(p.Results, "models", sweep.Slug(dataset),
-		fmt.Sprintf("fold%d-seed%d-%s", fold, m.Seed, sweep.ConfigHash(cfg, p.Quick)))
+		fmt.Sprintf("fold%d-seed%d-%s", fold, m.Seed, sweep.CellHash(cfg, p.Quick, dataset)))
 	splits, err := data.Folds(ds, sweep.NumFolds, m.Seed)
 	if err != nil {
 		return nil, err

@@ -60,7 +60,8 @@ func BaseConfig(quick bool, settings string) (softshape.Config, error) {
 type GridVariant struct {
 	// Name is the variant name.
 	Name string `json:"name"`
-	// Hash is ConfigHash of the configuration and the grid's quick flag.
+	// Hash is ConfigHash of the configuration and the grid's quick flag; a
+	// cell's key may differ from it by dataset (CellHash).
 	Hash string `json:"config_hash,omitempty"`
 	// Config is the resolved configuration string (Config.String).
 	Config string `json:"config,omitempty"`
@@ -133,7 +134,7 @@ func NewGrid(spec GridSpec) (*Grid, error) {
 			for _, seed := range spec.Seeds {
 				for _, fold := range spec.Folds {
 					g.Cells = append(g.Cells, Cell{Key: Key{Table: spec.Table, Dataset: ds, Variant: v.Name, Fold: fold,
-						Seed: seed, Quick: spec.Quick, Hash: gv.Hash}, Config: cfg})
+						Seed: seed, Quick: spec.Quick, Hash: CellHash(cfg, spec.Quick, ds)}, Config: cfg})
 				}
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/softshape"
 )
 
@@ -28,7 +29,7 @@ type Key struct {
 	Seed int64
 	// Quick marks a quick-mode run (short schedule).
 	Quick bool
-	// Hash is ConfigHash of the resolved configuration and Quick.
+	// Hash is CellHash of the resolved configuration, Quick and Dataset.
 	Hash string
 }
 
@@ -37,6 +38,53 @@ type Key struct {
 // default leaves unchanged.
 func ConfigHash(cfg softshape.Config, quick bool) string {
 	return KeyHash(configKeyString(cfg), quick)
+}
+
+// CellHash is the run key hash of cfg on one dataset: ConfigHash, or, where
+// the dataset's stride "auto" is not what it was before it followed the
+// authors' rule (softshape.LegacyAutoStride: q = 4 rather than 2 on a fixed
+// m = 4), KeyHash of the key string with a "\nstride=authors" line, so that
+// the runs stored before, trained at the old stride, are not taken for the
+// new computation. The dataset's series length, classes and shape length come
+// from the UCR registry. A variable-length dataset counts as long there (its
+// m is fixed, or a ratio of a padded length of 360 points or more); on a
+// dataset outside the registry (T taken as 1<<16, no class limit) only an
+// explicit shape length of 3 or 4 moves the stride.
+func CellHash(cfg softshape.Config, quick bool, dataset string) string {
+	return KeyHash(configKeyString(cfg)+StrideMark(cfg, dataset), quick)
+}
+
+// CellStringHash is CellHash of a configuration string as records keep it
+// (ConfigStringHash for the key string).
+func CellStringHash(config string, quick bool, dataset string) (string, error) {
+	key, err := RunKeySchema().KeyString(config)
+	if err != nil {
+		return "", err
+	}
+	cfg, err := softshape.DefaultConfig().WithSettings(config)
+	if err != nil {
+		return "", err
+	}
+	return KeyHash(key+StrideMark(cfg, dataset), quick), nil
+}
+
+// StrideMark is what CellHash adds to the key string of cfg on dataset: the
+// line "\nstride=authors" where the stride "auto" moved
+// (softshape.Config.AutoStrideMoved on the dataset's registry sizes), else
+// nothing.
+func StrideMark(cfg softshape.Config, dataset string) string {
+	seriesLen, numClasses, refM := 1<<16, 1<<10, 0
+	if info, err := data.Lookup(dataset); err == nil {
+		numClasses = info.Classes
+		if info.Length > 0 {
+			seriesLen = info.Length
+		}
+		refM = info.ShapeLengthFor(seriesLen)
+	}
+	if cfg.AutoStrideMoved(seriesLen, numClasses, refM) {
+		return "\nstride=authors"
+	}
+	return ""
 }
 
 // ConfigStringHash is ConfigHash of a configuration string as records and
@@ -55,6 +103,24 @@ func ConfigStringHash(config string, quick bool) (string, error) {
 func KeyHash(key string, quick bool) string {
 	sum := sha256.Sum256([]byte(key + "\nquick=" + strconv.FormatBool(quick)))
 	return hex.EncodeToString(sum[:])[:HashLen]
+}
+
+// checkCellHash checks that hash is the hash of a stored configuration
+// string and quick flag on a dataset (CellStringHash), or its hash before
+// the stride mark (ConfigStringHash: a run trained at the stride "auto" gave
+// before, valid but not the cell of any grid now).
+func checkCellHash(config string, quick bool, dataset, hash string) error {
+	h, err := CellStringHash(config, quick, dataset)
+	if err != nil {
+		return err
+	}
+	if legacy, err := ConfigStringHash(config, quick); err == nil && legacy == hash {
+		return nil
+	}
+	if h != hash {
+		return fmt.Errorf("config hash %q does not match the configuration on %s (%s)", hash, dataset, h)
+	}
+	return nil
 }
 
 // checkConfigHash checks that hash is the hash of a stored configuration

@@ -72,6 +72,34 @@ func TestKeysStable(t *testing.T) {
 	if ConfigHash(def, true) == h {
 		t.Error("the quick flag does not change the hash")
 	}
+	// A cell's key is the configuration's but where stride "auto" moved
+	// (ItalyPowerDemand's fixed m = 4: q = 4 now, 2 before): there it has a
+	// key of its own, which records validate under, as they do under the one
+	// before (a run trained at q = 2 stays a valid record, of no grid).
+	for ds, moved := range map[string]bool{"GunPoint": false, "DistalPhalanxOutlineAgeGroup": false, "ItalyPowerDemand": true,
+		"SyntheticControl": true, "PLAID": true, "not-in-the-registry": false} {
+		if got := CellHash(def, false, ds) != h; got != moved {
+			t.Errorf("%s: cell key differs from the configuration's: %t, want %t", ds, got, moved)
+		}
+		if hs, err := CellStringHash(def.String(), false, ds); err != nil || hs != CellHash(def, false, ds) {
+			t.Errorf("%s: CellStringHash = %q, %v; want %q", ds, hs, err, CellHash(def, false, ds))
+		}
+		for _, hash := range []string{h, CellHash(def, false, ds)} {
+			if err := checkCellHash(def.String(), false, ds, hash); err != nil {
+				t.Errorf("%s: record hash #%s: %v", ds, hash, err)
+			}
+		}
+	}
+	q2, err := def.WithSettings("stride=2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if CellHash(q2, false, "ItalyPowerDemand") != ConfigHash(q2, false) {
+		t.Error("an explicit stride moved on ItalyPowerDemand")
+	}
+	if err := checkCellHash(def.String(), false, "ItalyPowerDemand", ConfigHash(q2, false)); err == nil {
+		t.Error("a record of stride=2's hash validates as the default's")
+	}
 	seen := map[string]string{h: "default"}
 	params := strings.Split(def.String(), ";")
 	if len(params) != 31 {

@@ -99,7 +99,7 @@ func readGridFile(path string) (*Grid, error) {
 			for _, seed := range f.Spec.Seeds {
 				for _, fold := range f.Spec.Folds {
 					g.Cells = append(g.Cells, Cell{Key: Key{Table: f.Spec.Table, Dataset: ds, Variant: v.Name, Fold: fold,
-						Seed: seed, Quick: f.Spec.Quick, Hash: v.Hash}, Config: cfg})
+						Seed: seed, Quick: f.Spec.Quick, Hash: CellHash(cfg, f.Spec.Quick, ds)}, Config: cfg})
 				}
 			}
 		}

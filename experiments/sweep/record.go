@@ -63,7 +63,7 @@ type Record struct {
 	// Fold is 1-based; Seed the run seed.
 	Fold int   `json:"fold"`
 	Seed int64 `json:"seed"`
-	// Quick marks a quick-mode run; Hash is ConfigStringHash(Config, Quick).
+	// Quick marks a quick-mode run; Hash is CellStringHash(Config, Quick, Dataset).
 	Quick bool   `json:"quick"`
 	Hash  string `json:"config_hash"`
 	// Mode is "full" or QuickLabel, so that a quick record says what it is.
@@ -169,7 +169,7 @@ func (r *Record) Validate() error {
 	case r.Config == "":
 		return fmt.Errorf("no configuration string")
 	}
-	if err := checkConfigHash(r.Config, r.Quick, r.Hash); err != nil {
+	if err := checkCellHash(r.Config, r.Quick, r.Dataset, r.Hash); err != nil {
 		return err
 	}
 	switch {
