@@ -248,14 +248,7 @@ func checkEarlierCheckpoint(t *testing.T, dir string) {
 		t.Errorf("phase %v, want the saved %v", loaded.Phase, Sparse)
 	}
 	ds := data.CBF(10, data.CBFDefaultLength, 7)
-	x := make([][]float32, len(ds.Series))
-	for i, s := range ds.Series {
-		x[i] = make([]float32, len(s))
-		for j, v := range s {
-			x[i][j] = float32(v)
-		}
-	}
-	acc, ce, err := loaded.Evaluate(x, ds.Labels)
+	acc, ce, err := loaded.Evaluate(float32Series(ds), ds.Labels)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,6 +256,18 @@ func checkEarlierCheckpoint(t *testing.T, dir string) {
 	if math.Abs(ce-1.0899447805519158) > 1e-5 || math.Abs(acc-0.4) > 1.5/30 {
 		t.Errorf("accuracy %.4f, mean cross-entropy %.10f; 9ece8f6 gave 0.4000 and 1.0899447806", acc, ce)
 	}
+}
+
+// float32Series returns the series of ds as Trained.Evaluate takes them.
+func float32Series(ds *data.Dataset) [][]float32 {
+	x := make([][]float32, len(ds.Series))
+	for i, s := range ds.Series {
+		x[i] = make([]float32, len(s))
+		for j, v := range s {
+			x[i][j] = float32(v)
+		}
+	}
+	return x
 }
 
 // withRetiredParams copies the checkpoint folder dir into a temporary folder,
@@ -344,13 +349,7 @@ func TestLoadsCheckpointOfLegacyStride(t *testing.T) {
 	if s := loaded.Model().Shape; s.Stride != 2 || s.NumShapes != 11 || loaded.Model().Config.Stride != "2" {
 		t.Errorf("legacy checkpoint loaded at q=%d, J=%d, stride setting %q; want q=2, J=11, \"2\"", s.Stride, s.NumShapes, loaded.Model().Config.Stride)
 	}
-	x := make([][]float32, len(ds.Series))
-	for i, s := range ds.Series {
-		x[i] = make([]float32, len(s))
-		for j, v := range s {
-			x[i][j] = float32(v)
-		}
-	}
+	x := float32Series(ds)
 	wantAcc, wantCE, err := trained.Evaluate(x, ds.Labels)
 	if err != nil {
 		t.Fatal(err)
