@@ -22,6 +22,9 @@ type Options struct {
 	// Grid restricts the table to one recorded grid (its id); "" merges
 	// every grid of the table and mode.
 	Grid string
+	// Seeds restricts the table to the runs of these seeds
+	// (sweep.Store.ExpectedSeeds); nil takes every recorded seed.
+	Seeds []int64
 }
 
 // Kind says where a column's values come from.
@@ -153,7 +156,7 @@ func Build(store *sweep.Store, name string, opts Options) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	exp, err := store.Expected(name, opts.Quick, opts.Grid)
+	exp, err := store.ExpectedSeeds(name, opts.Quick, opts.Grid, opts.Seeds)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -152,18 +153,39 @@ func (t *Table) markdownWarmUp(b *bufio.Writer) {
 // markdownDifferences prints each setting's paired difference from the
 // default setting with its standard error, beside the paper's, and whether
 // our trend (beyond two standard errors) has the paper's sign.
+// MarkdownDifferences writes the section of the paired differences from
+// the default setting alone (in MarkdownResults too), with the standard
+// error between seeds when the runs have several.
+func (t *Table) MarkdownDifferences(w io.Writer) error {
+	b := bufio.NewWriter(w)
+	t.markdownDifferences(b)
+	return b.Flush()
+}
+
 func (t *Table) markdownDifferences(b *bufio.Writer) {
 	ds := t.Differences()
 	if len(ds) == 0 {
 		return
 	}
+	// With several seeds the standard error between seeds is given apart
+	// from the one pooling every run.
+	seeds := slices.ContainsFunc(ds, func(d Difference) bool { return d.Seeds > 1 })
 	fmt.Fprintf(b, "## Differences from %s\n\n", mdEscape(t.Default))
 	fmt.Fprintf(b, "Ours: mean paired difference in test accuracy over every (dataset, seed, fold) run, ± its standard error; a trend is called only beyond two standard errors. Paper: the mean of its per-dataset differences over the same datasets.\n\n")
-	fmt.Fprintf(b, "| setting | ours − %s | paper − %s | trend vs paper |\n|---|---:|---:|---|\n", mdEscape(t.Default), mdEscape(t.Default))
+	if seeds {
+		fmt.Fprintf(b, "Between seeds: the standard error of the per-seed mean differences, apart from the one over datasets × folds × seeds.\n\n")
+		fmt.Fprintf(b, "| setting | ours − %s | between seeds | paper − %s | trend vs paper |\n|---|---:|---:|---:|---|\n", mdEscape(t.Default), mdEscape(t.Default))
+	} else {
+		fmt.Fprintf(b, "| setting | ours − %s | paper − %s | trend vs paper |\n|---|---:|---:|---|\n", mdEscape(t.Default), mdEscape(t.Default))
+	}
 	for _, d := range ds {
 		p := dash
 		if !math.IsNaN(d.Paper) {
 			p = fmt.Sprintf("%+.4f", d.Paper)
+		}
+		if seeds {
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", mdEscape(d.Column), d, d.SeedString(), p, d.Verdict())
+			continue
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", mdEscape(d.Column), d, p, d.Verdict())
 	}
