@@ -73,7 +73,7 @@ func CommittedTable(name, preset string) (*TableResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := tables.Build(store, name, tables.Options{})
+	t, err := tables.Build(store, name, tables.Options{Seeds: reproduction.Seeds})
 	if err != nil {
 		return nil, fmt.Errorf("committed %s under %s: %w", name, preset, err)
 	}
@@ -92,7 +92,10 @@ type Committed struct {
 	Entries [2]reproduction.Entry
 	// Comparison is the two tables side by side (tables.Compare).
 	Comparison *tables.Comparison
-	Elapsed    time.Duration
+	// More are the table's items of more seeds (reproduction.MoreSeeds),
+	// each built over those seeds and Entries' together.
+	More    []reproduction.Entry
+	Elapsed time.Duration
 }
 
 // CommittedTables loads the named table under both presets from the
@@ -133,6 +136,16 @@ func CommittedTables(name string) (*Committed, error) {
 		comp.Recorded[i], comp.Expected[i] = e.Recorded, e.Expected
 	}
 	c.Comparison = comp
+	for _, it := range reproduction.MoreSeeds() {
+		if it.Table != name {
+			continue
+		}
+		e, err := reproduction.LoadItem(committedDir(), it)
+		if err != nil {
+			return nil, fmt.Errorf("committed %s: %w", name, err)
+		}
+		c.More = append(c.More, e)
+	}
 	c.Elapsed = time.Since(start)
 	return c, nil
 }
@@ -149,6 +162,14 @@ func (c *Committed) Markdown() string {
 	b.WriteString("*\n\n")
 	if err := c.Comparison.Markdown(&b); err != nil {
 		fmt.Fprintf(&b, "\n(markdown error: %v)\n", err)
+	}
+	for _, e := range c.More {
+		md, err := reproduction.MoreSeedsSummary(e)
+		if err != nil {
+			fmt.Fprintf(&b, "\n(markdown error: %v)\n", err)
+			continue
+		}
+		b.WriteString("\n" + md)
 	}
 	return b.String()
 }
