@@ -209,7 +209,7 @@ func MoreSeedsSummary(e Entry) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## %s\n\n", presetLabel(e))
 	if e.Built == nil {
-		fmt.Fprintf(&b, "%s: 0 of %d runs recorded; `%s` makes them.\n\n", seedsText(e.Seeds), e.Expected, runCommand(e))
+		fmt.Fprintf(&b, "Runs of %s: 0 of %d recorded; `%s` makes them.\n\n", seedsText(e.Seeds), e.Expected, runCommand(e))
 		return b.String(), nil
 	}
 	b.WriteString(moreSeedsIntro(e))
