@@ -183,6 +183,7 @@ func SweepChart(meta Meta, xLabel string, xTicks []string, ours []SweepSeries, p
 				tk[i] = plot.Tick{Value: float64(i), Label: t}
 			}
 			p.X.Tick.Marker = plot.ConstantTicks(tk)
+			slantLongLabels(&p.X, ticks)
 			p.X.Min, p.X.Max = -0.3, float64(len(ticks)-1)+0.3
 		} else {
 			if tk := valueTicks(distinctX); tk != nil {
