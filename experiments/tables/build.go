@@ -148,6 +148,11 @@ type Table struct {
 	// Params holds the parameter count and inference time section of the
 	// "params_inference_time" table (nil for the others).
 	Params *ParamsSection
+	// CDRanks adds to the summary the row of our average ranks with ties
+	// averaged (stats.Summary.AvgRankTiesAveraged), the ranks that a
+	// critical-difference diagram of the table shows: set it where the
+	// diagram is shown with the table, so the table holds its numbers.
+	CDRanks bool
 }
 
 // Build builds the named table from the sweeps recorded in store.
