@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/experiments/tablefigures"
 	"github.com/softshape-go/softshape/experiments/tables"
 	"github.com/softshape-go/softshape/reproduction"
 	"github.com/softshape-go/softshape/softshape"
@@ -77,6 +78,7 @@ func CommittedTable(name, preset string) (*TableResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("committed %s under %s: %w", name, preset, err)
 	}
+	t.CDRanks = tablefigures.ShowsCD(name) // the diagram's ranks, beside it
 	res.Table = t
 	res.Elapsed = time.Since(start)
 	return res, nil
@@ -131,6 +133,7 @@ func CommittedTables(name string) (*Committed, error) {
 		return nil, err
 	}
 	comp.Between = "fold leak"
+	comp.CDRanks = tablefigures.ShowsCD(name) // the diagrams' ranks, beside them (Figures)
 	comp.Intro = PresetIntro + " " + PresetAdvice
 	for i, e := range c.Entries {
 		comp.Recorded[i], comp.Expected[i] = e.Recorded, e.Expected
