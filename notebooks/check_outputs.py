@@ -23,8 +23,10 @@ and when it shows marked outputs but declares none.
 With --clean it checks instead that the given (committed) notebooks carry no
 outputs, that their `// expect:` lines parse, and that every code cell that
 calls a display function of experiments/reproduce declares what it shows.
-With --self-test it checks itself on small made-up notebooks.
+With --self-test it checks itself on small made-up notebooks and its
+command line; --help prints the usage.
 """
+import argparse
 import copy
 import fnmatch
 import json
@@ -259,12 +261,83 @@ def self_test():
         if not ok:
             bad += 1
             print("    want " + (repr(want) if want else "a pass") + "; got:\n    " + text.replace("\n", "\n    "))
+    bad += self_test_command_line()
     return 1 if bad else 0
 
 
+def self_test_command_line():
+    """Checks the command line: --help prints usage and exits 0, the three
+    ways run-headless.sh calls this parse as meant, and a wrong one exits 2."""
+    import contextlib
+    import io
+
+    def run(argv):
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
+            try:
+                return parse(argv), buf.getvalue()
+            except SystemExit as e:
+                return e.code, buf.getvalue()
+
+    def usage_ok(r):
+        return r[0] == 0 and "usage: check_outputs.py" in r[1] and "--self-test" in r[1]
+
+    def parsed(clean, self_test, notebooks):
+        return lambda r: (isinstance(r[0], argparse.Namespace) and
+                          (r[0].clean, r[0].self_test, r[0].notebooks) == (clean, self_test, notebooks))
+
+    cases = [
+        ("--help prints usage", ["--help"], usage_ok),
+        ("-h prints usage", ["-h"], usage_ok),
+        ("--self-test", ["--self-test"], parsed(False, True, [])),
+        ("--clean NB...", ["--clean", "a.ipynb", "b.ipynb"], parsed(True, False, ["a.ipynb", "b.ipynb"])),
+        ("executed NB", ["out/a.ipynb"], parsed(False, False, ["out/a.ipynb"])),
+        ("no notebooks is a usage error", [], lambda r: r[0] == 2 and "no notebooks given" in r[1]),
+        ("unknown option is a usage error", ["--cleam", "a.ipynb"], lambda r: r[0] == 2 and "usage:" in r[1]),
+    ]
+    bad = 0
+    for what, argv, ok in cases:
+        r = run(argv)
+        good = ok(r)
+        print(f"{'ok  ' if good else 'FAIL'} self-test: command line: {what}")
+        if not good:
+            bad += 1
+            print(f"    argv {argv!r} gave {r[0]!r}; output:\n    " + r[1].replace("\n", "\n    "))
+    return bad
+
+
+def parser():
+    """The command line: executed notebooks to check, or --clean with the
+    committed ones, or --self-test alone."""
+    p = argparse.ArgumentParser(
+        prog="check_outputs.py",
+        description=__doc__.split("\n\n")[0],
+        epilog="notebooks/run-headless.sh runs --self-test, then --clean on the committed notebooks, "
+               "then this on each executed one.")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--clean", action="store_true",
+                      help="check that the given committed notebooks carry no outputs and declare what they show")
+    mode.add_argument("--self-test", action="store_true", help="check the checker on small made-up notebooks")
+    p.add_argument("notebooks", nargs="*", metavar="NOTEBOOK.ipynb",
+                   help="executed notebooks (committed ones with --clean)")
+    return p
+
+
+def parse(argv):
+    """The parsed arguments; exits with usage (status 2) on a wrong command line."""
+    p = parser()
+    args = p.parse_args(argv)
+    if args.self_test and args.notebooks:
+        p.error("--self-test takes no notebooks")
+    if not args.self_test and not args.notebooks:
+        p.error("no notebooks given")
+    return args
+
+
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--clean"]:
-        sys.exit(check_clean(sys.argv[2:]))
-    if sys.argv[1:] == ["--self-test"]:
+    args = parse(sys.argv[1:])
+    if args.self_test:
         sys.exit(self_test())
-    sys.exit(main(sys.argv[1:]))
+    if args.clean:
+        sys.exit(check_clean(args.notebooks))
+    sys.exit(main(args.notebooks))
