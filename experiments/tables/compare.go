@@ -483,6 +483,51 @@ func (c *Comparison) markdownSummary(b *bufio.Writer) {
 		fmt.Fprintf(b, "Runs of the recorded sweeps without an ok record: %s (`softshape table -table %s -results <folder>` lists them).\n\n", strings.Join(missing, ", "), c.Name)
 	}
 	if len(invalid) > 0 {
-		fmt.Fprintf(b, "Runs recorded invalid (the dataset rejects the setting, e.g. k > Ĉ): %s.\n\n", strings.Join(invalid, ", "))
+		fmt.Fprintf(b, "Runs recorded invalid (the dataset rejects the setting; the cells read \"invalid\"): %s. Why:\n\n", strings.Join(invalid, ", "))
+		c.markdownInvalidReasons(b)
 	}
+}
+
+// markdownInvalidReasons lists, once per dataset, column and reason, why
+// runs of the comparison's tables were recorded invalid, and under which
+// presets.
+func (c *Comparison) markdownInvalidReasons(b *bufio.Writer) {
+	type reason struct {
+		dataset, column, detail string
+		labels                  []string
+	}
+	var reasons []*reason
+	index := map[string]*reason{}
+	for i, t := range c.Tables {
+		if t == nil {
+			continue
+		}
+		for _, m := range t.Invalid {
+			column := m.Key.Variant
+			for _, col := range t.Columns {
+				if col.Kind == Ours && col.Variant == m.Key.Variant {
+					column = col.Name
+					break
+				}
+			}
+			id := m.Key.Dataset + "\x00" + column + "\x00" + m.Detail
+			r, ok := index[id]
+			if !ok {
+				r = &reason{dataset: m.Key.Dataset, column: column, detail: m.Detail}
+				index[id] = r
+				reasons = append(reasons, r)
+			}
+			if !slices.Contains(r.labels, c.Labels[i]) {
+				r.labels = append(r.labels, c.Labels[i])
+			}
+		}
+	}
+	for i, r := range reasons {
+		if i == MaxMarkdownMissing {
+			fmt.Fprintf(b, "- … and %d more\n", len(reasons)-i)
+			break
+		}
+		fmt.Fprintf(b, "- %s · %s (%s): %s\n", r.dataset, mdEscape(r.column), strings.Join(r.labels, ", "), mdEscape(r.detail))
+	}
+	fmt.Fprintln(b)
 }

@@ -20,6 +20,9 @@ type fixture struct {
 	t     *testing.T
 	store *sweep.Store
 	grid  *sweep.Grid
+	// invalidError is the error put records for a run that is not ok
+	// (default: a k > Ĉ error).
+	invalidError string
 }
 
 func newFixture(t *testing.T, spec sweep.GridSpec) *fixture {
@@ -54,6 +57,9 @@ func (f *fixture) put(dataset, variant string, fold int, status sweep.Status, ac
 			Hostname: "test", PID: 1}
 		if status != sweep.StatusOK {
 			r.Error, r.TestAccuracy = "k must be ≤ the number of experts", sweep.Float(math.NaN())
+			if f.invalidError != "" {
+				r.Error = f.invalidError
+			}
 		}
 		if err := f.store.Write(r); err != nil {
 			f.t.Fatal(err)
