@@ -38,9 +38,21 @@ func (r *TableResult) Figures() []Named {
 		if k == tablefigures.KindSweep || !r.Table.Quick {
 			f, err = r.Figure(k)
 		}
-		out = append(out, Named{Name: r.Name + "_" + string(k), Figure: f, Err: err})
+		out = append(out, Named{Name: figureName(r.Name, k, ""), Figure: f, Err: err})
 	}
 	return out
+}
+
+// figureName is the name (and file name, before its extension) of the
+// figure of kind k of the named table: <table>_<kind>, or
+// <table>_<kind>_<preset> for one preset's figure of the committed
+// reproduction (Committed.Figures). A notebook cell's `// expect:` line
+// names its figures by these (TestNotebookExpectsItsFigures).
+func figureName(table string, k tablefigures.Kind, preset string) string {
+	if preset == "" {
+		return table + "_" + string(k)
+	}
+	return table + "_" + string(k) + "_" + preset
 }
 
 // ErrQuickStatistics is why a quick-mode table draws no rank bars or CD
@@ -60,14 +72,14 @@ func (c *Committed) Figures() []Named {
 	for _, k := range tablefigures.Kinds(c.Name) {
 		if k == tablefigures.KindSweep { // both presets in one chart
 			f, err := tablefigures.Presets(c.Comparison)
-			out = append(out, Named{Name: c.Name + "_" + string(k), Figure: f, Err: err})
+			out = append(out, Named{Name: figureName(c.Name, k, ""), Figure: f, Err: err})
 		}
 	}
 	for i, e := range c.Entries {
 		for _, k := range tablefigures.Kinds(c.Name) {
 			if k != tablefigures.KindSweep {
 				f, err := tablefigures.DrawPreset(k, c.Comparison, i, tablefigures.DefaultAlpha)
-				out = append(out, Named{Name: c.Name + "_" + string(k) + "_" + e.Preset, Figure: f, Err: err})
+				out = append(out, Named{Name: figureName(c.Name, k, e.Preset), Figure: f, Err: err})
 			}
 		}
 	}

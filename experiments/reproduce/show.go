@@ -71,7 +71,7 @@ func uncommittedFigures(name string) []Named {
 	why := fmt.Errorf("%w: no committed full-protocol runs of %s yet (the table above names the command that makes them)", ErrNoFigure, name)
 	var figs []Named
 	for _, k := range tablefigures.Kinds(name) { // params_inference_time has none
-		figs = append(figs, Named{Name: name + "_" + string(k), Err: why})
+		figs = append(figs, Named{Name: figureName(name, k, ""), Err: why})
 	}
 	return figs
 }
