@@ -117,3 +117,38 @@ func cdLabels(t *testing.T, f *plots.Figure) map[string]string {
 	}
 	return out
 }
+
+// TestPaperCDRanksAreTheDiagrams: the table notebook 01 shows beside the
+// paper's own CD diagram holds the diagram's labels, row for row, and the
+// paper's printed Avg. Rank beside the same ranks with ties given the best
+// rank (hand-checked: SoftShape 3.14 in the diagram, 2.72 printed and
+// recomputed, over all 128 datasets).
+func TestPaperCDRanksAreTheDiagrams(t *testing.T) {
+	f, err := PaperCDFigure("main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := cdLabels(t, f)
+	md, err := PaperCDRanks("main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile(`(?m)^\| ([^|]+) \| ([0-9.]+) \| ([0-9.]+) \| ([0-9.—]+) \|$`)
+	rows := row.FindAllStringSubmatch(md, -1)
+	if len(rows) != len(labels) || len(rows) != 18 {
+		t.Fatalf("%d rows, %d methods in the diagram, want 18:\n%s", len(rows), len(labels), md)
+	}
+	for _, r := range rows {
+		if labels[r[1]] != r[2] {
+			t.Errorf("%s: the table's ties-averaged rank %s, the diagram's label %s", r[1], r[2], labels[r[1]])
+		}
+	}
+	for _, want := range []string{"over its 128 datasets", "| SoftShape | 3.14 | 2.72 | 2.72 |\n", "| TSLANet | 4.11 | 3.68 | 3.68 |\n", "| ShapeConv | 14.04 | 13.91 | 13.91 |\n"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("no %q in\n%s", want, md)
+		}
+	}
+	if rows[0][1] != "SoftShape" || rows[len(rows)-1][1] != "ShapeConv" {
+		t.Errorf("rows not in the diagram's order (best first): %s … %s", rows[0][1], rows[len(rows)-1][1])
+	}
+}

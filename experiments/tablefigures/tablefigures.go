@@ -421,19 +421,9 @@ func PaperCD(name string, alpha float64) (*plots.Figure, error) {
 	if !(alpha > 0 && alpha < 1) {
 		return nil, fmt.Errorf("α = %g: want 0 < α < 1", alpha)
 	}
-	pt, err := paper.PerDataset(name)
+	pt, acc, err := PaperCDData(name)
 	if err != nil {
 		return nil, err
-	}
-	var acc [][]float64
-	for _, row := range pt.Acc {
-		if !slices.ContainsFunc(row, math.IsNaN) {
-			acc = append(acc, row)
-		}
-	}
-	if len(acc) < MinCDDatasets {
-		return nil, fmt.Errorf("%w: the paper's table %s has %d complete datasets, a critical-difference diagram needs %d",
-			ErrNoFigure, name, len(acc), MinCDDatasets)
 	}
 	ref := "appendix: " + name
 	if m := paperTableRef.FindString(pt.Title); m != "" {
@@ -443,6 +433,26 @@ func PaperCD(name string, alpha float64) (*plots.Figure, error) {
 		Config: fmt.Sprintf("%s with every column in the paper's table; the paper's accuracies; average ranks, ties averaged (the paper's printed Avg. Rank gives ties the best rank); %s.",
 			plural(len(acc), "UCR dataset"), wilcoxonHolm(alpha))}
 	return cdFigure(meta, pt.Methods, acc, alpha)
+}
+
+// PaperCDData returns the paper's per-dataset table name and the rows of
+// its accuracies that PaperCD ranks: the datasets where every column has a
+// value (columns pt.Methods). With fewer than MinCDDatasets it says so.
+func PaperCDData(name string) (pt *paper.Table, acc [][]float64, err error) {
+	pt, err = paper.PerDataset(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, row := range pt.Acc {
+		if !slices.ContainsFunc(row, math.IsNaN) {
+			acc = append(acc, row)
+		}
+	}
+	if len(acc) < MinCDDatasets {
+		return nil, nil, fmt.Errorf("%w: the paper's table %s has %d complete datasets, a critical-difference diagram needs %d",
+			ErrNoFigure, name, len(acc), MinCDDatasets)
+	}
+	return pt, acc, nil
 }
 
 // wilcoxonHolm names the test of the cliques.
