@@ -2,11 +2,13 @@ package reproduce
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
-	"path"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,64 +16,45 @@ import (
 	"github.com/softshape-go/softshape/reproduction"
 )
 
-// showFiguresCall is a notebook cell's call of ShowFigures, with its table.
-var showFiguresCall = regexp.MustCompile(`ShowFigures\(context\.Background\(\), "(\w+)", P\)`)
+// tableCall is a notebook cell's call of ShowTable or ShowFigures, with its
+// table.
+var tableCall = regexp.MustCompile(`(ShowTable|ShowFigures)\(context\.Background\(\), "(\w+)", P\)`)
 
-// expectLine is a cell's `// expect:` line (notebooks/check_outputs.py).
-var expectLine = regexp.MustCompile(`(?m)^\s*//\s*expect:(.*)$`)
-
-// unmatchedFigures returns the "figure" items of a cell's `// expect:` lines
-// that no mark of figures matches, as notebooks/check_outputs.py pairs
-// them: each item takes one output, named items first, then wildcards.
-func unmatchedFigures(source string, figures []string) []string {
-	var items []string
-	for _, m := range expectLine.FindAllStringSubmatch(source, -1) {
-		for _, raw := range strings.Split(m[1], ",") {
-			kind, name, _ := strings.Cut(strings.TrimSpace(raw), " ")
-			if kind == markFigure {
-				items = append(items, strings.TrimSpace(name))
-			}
-		}
-	}
-	slices.SortStableFunc(items, func(a, b string) int {
-		rank := func(s string) int {
-			switch {
-			case s == "":
-				return 2
-			case strings.Contains(s, "*"):
-				return 1
-			}
-			return 0
-		}
-		return rank(a) - rank(b)
-	})
-	left := slices.Clone(figures)
-	var out []string
-	for _, it := range items {
-		i := slices.IndexFunc(left, func(f string) bool {
-			ok, err := path.Match(it, f)
-			return it == "" || (err == nil && ok)
-		})
-		if i < 0 {
-			out = append(out, it)
-			continue
-		}
-		left = slices.Delete(left, i, i+1)
-	}
-	return out
+// markedOutput is an executed notebook's output carrying only its mark
+// (MarkKey), as notebooks/check_outputs.py reads it.
+func markedOutput(mark string) map[string]any {
+	return map[string]any{"output_type": "display_data", "data": map[string]any{"text/markdown": "x"},
+		"metadata": map[string]any{MarkKey: mark}}
 }
 
-// TestNotebookExpectsItsFigures: every notebook cell that shows a table's
-// figures declares them in its `// expect:` line so that check_outputs.py
-// passes both when the figures are the quick-mode (or not yet committed)
-// ones, <table>_<kind>, and when they are the committed reproduction's,
-// <table>_sweep and <table>_<kind>_<preset>; and every figure of a table
-// with committed runs is drawn from them (none only says why not).
-func TestNotebookExpectsItsFigures(t *testing.T) {
+// figureMark is the mark ShowFigure gives n.
+func figureMark(n Named) string {
+	if n.Err != nil || n.Figure == nil {
+		return missingMark(markFigure + " " + n.Name)
+	}
+	return markFigure + " " + n.Name
+}
+
+// TestNotebookExpectsItsTables: every notebook cell that shows a table or
+// its figures declares them in its `// expect` lines so that
+// notebooks/check_outputs.py passes the marks these cells show in quick mode
+// (the table, the sweep chart, and why there are no rank bars or CD
+// diagram) and in full mode (the committed reproduction: the table, the
+// sweep chart and each preset's figures; without committed runs, why each
+// is missing); and every figure of a table with committed runs is drawn
+// from them. The check is check_outputs.py's own, run on notebooks made of
+// these cells with those outputs.
+func TestNotebookExpectsItsTables(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3 to run notebooks/check_outputs.py")
+	}
 	nbs, err := filepath.Glob(filepath.Join(RepoRoot(), "notebooks", "[0-9][0-9]_*.ipynb"))
 	if err != nil || len(nbs) == 0 {
 		t.Fatalf("no notebooks: %v", err)
 	}
+	type cell = map[string]any
+	made := map[string][]cell{"quick": nil, "full": nil}
 	calls := 0
 	for _, nb := range nbs {
 		b, err := os.ReadFile(nb)
@@ -87,76 +70,96 @@ func TestNotebookExpectsItsFigures(t *testing.T) {
 		if err := json.Unmarshal(b, &doc); err != nil {
 			t.Fatalf("%s: %v", nb, err)
 		}
-		for i, c := range doc.Cells {
-			src := strings.Join(c.Source, "")
+		code := 0
+		for _, c := range doc.Cells {
 			if c.CellType != "code" {
 				continue
 			}
-			var quick, committed []string
-			for _, m := range showFiguresCall.FindAllStringSubmatch(src, -1) {
+			code++
+			src := strings.Join(c.Source, "")
+			found := tableCall.FindAllStringSubmatch(src, -1)
+			if len(found) == 0 {
+				continue
+			}
+			var quick, full []any
+			for _, m := range found {
 				calls++
-				name := m[1]
-				var named []string // the committed figures' names, in Committed.Figures' order
-				for _, k := range tablefigures.Kinds(name) {
-					quick = append(quick, figureName(name, k, ""))
-					if k == tablefigures.KindSweep {
-						named = append(named, figureName(name, k, ""))
-					}
-				}
-				for _, preset := range reproduction.Presets {
-					for _, k := range tablefigures.Kinds(name) {
-						if k != tablefigures.KindSweep {
-							named = append(named, figureName(name, k, preset))
-						}
-					}
-				}
-				committed = append(committed, named...)
-				if !IsCommitted(name) {
-					continue
-				}
+				show, name := m[1], m[2]
 				cm, err := CommittedTables(name)
-				if err != nil {
+				if err != nil && !errors.Is(err, ErrNotCommitted) {
 					t.Fatalf("%s: %v", name, err)
 				}
-				var got []string
-				for _, n := range cm.Figures() {
-					got = append(got, n.Name)
-					if n.Err != nil || n.Figure == nil {
-						t.Errorf("%s: committed figure %s not drawn: %v", filepath.Base(nb), n.Name, n.Err)
+				if show == "ShowTable" {
+					quick = append(quick, markedOutput(markTable+" "+name))
+					if cm != nil {
+						full = append(full, markedOutput(markTable+" "+name))
+					} else {
+						full = append(full, markedOutput(missingMark(markTable+" "+name)))
 					}
-				}
-				if !slices.Equal(got, named) {
-					t.Errorf("%s: committed figures %v, want %v", name, got, named)
-				}
-			}
-			for what, figs := range map[string][]string{"quick or not committed": quick, "committed": committed} {
-				if len(figs) == 0 {
 					continue
 				}
-				if miss := unmatchedFigures(src, figs); len(miss) > 0 {
-					t.Errorf("%s cell %d: `// expect:` items %q match no figure it shows when %s (%v): check_outputs.py would fail it",
-						filepath.Base(nb), i, miss, what, figs)
+				// Quick mode: TableResult.Figures draws the sweep chart only.
+				for _, k := range tablefigures.Kinds(name) {
+					mark := markFigure + " " + figureName(name, k, "")
+					if k != tablefigures.KindSweep { // ErrQuickStatistics
+						mark = missingMark(mark)
+					}
+					quick = append(quick, markedOutput(mark))
 				}
+				figs := uncommittedFigures(name)
+				if cm != nil {
+					figs = cm.Figures()
+					var got, want []string
+					for _, k := range tablefigures.Kinds(name) {
+						if k == tablefigures.KindSweep {
+							want = append(want, figureName(name, k, ""))
+						}
+					}
+					for _, preset := range reproduction.Presets {
+						for _, k := range tablefigures.Kinds(name) {
+							if k != tablefigures.KindSweep {
+								want = append(want, figureName(name, k, preset))
+							}
+						}
+					}
+					for _, n := range figs {
+						got = append(got, n.Name)
+						if n.Err != nil || n.Figure == nil {
+							t.Errorf("%s: committed figure %s not drawn: %v", filepath.Base(nb), n.Name, n.Err)
+						}
+					}
+					if !slices.Equal(got, want) {
+						t.Errorf("%s: committed figures %v, want %v", name, got, want)
+					}
+				}
+				for _, n := range figs {
+					full = append(full, markedOutput(figureMark(n)))
+				}
+			}
+			// The first line names the cell in check_outputs.py's messages.
+			named := "// " + filepath.Base(nb) + ", code cell " + strconv.Itoa(code) + "\n" + src
+			for mode, outs := range map[string][]any{"quick": quick, "full": full} {
+				made[mode] = append(made[mode], cell{"cell_type": "code", "execution_count": 1, "metadata": map[string]any{},
+					"source": named, "outputs": outs})
 			}
 		}
 	}
-	if calls < 10 {
-		t.Errorf("found %d ShowFigures calls in the notebooks, want the 13 of 01-08", calls)
+	if calls < 20 {
+		t.Errorf("found %d ShowTable and ShowFigures calls in the notebooks, want the 25 of 01-08", calls)
 	}
-}
-
-// TestUnmatchedFigures: the pairing of expect items with figures is
-// check_outputs.py's: a wildcard does not take a named item's figure, and
-// each item takes one figure.
-func TestUnmatchedFigures(t *testing.T) {
-	src := "%%\n// expect: table x, figure x_ranks*, figure x_sweep\n"
-	if miss := unmatchedFigures(src, []string{"x_sweep", "x_ranks_a", "x_ranks_b"}); len(miss) != 0 {
-		t.Errorf("unmatched %q", miss)
-	}
-	if miss := unmatchedFigures(src, []string{"x_sweep"}); !slices.Equal(miss, []string{"x_ranks*"}) {
-		t.Errorf("unmatched %q, want the wildcard", miss)
-	}
-	if miss := unmatchedFigures("// expect: figure x_ranks, figure x_ranks*\n", []string{"x_ranks"}); !slices.Equal(miss, []string{"x_ranks*"}) {
-		t.Errorf("unmatched %q: the named item goes first", miss)
+	dir := t.TempDir()
+	for _, mode := range []string{"quick", "full"} {
+		path := filepath.Join(dir, mode+".ipynb")
+		b, err := json.Marshal(map[string]any{"cells": made[mode], "metadata": map[string]any{}, "nbformat": 4, "nbformat_minor": 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(python, filepath.Join(RepoRoot(), "notebooks", "check_outputs.py"), "--mode", mode, path).CombinedOutput()
+		if err != nil {
+			t.Errorf("check_outputs.py --mode %s on the notebooks' table cells: %v\n%s", mode, err, out)
+		}
 	}
 }

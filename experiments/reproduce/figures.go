@@ -51,7 +51,7 @@ func (r *TableResult) Figures() []Named {
 // figure of kind k of the named table: <table>_<kind>, or
 // <table>_<kind>_<preset> for one preset's figure of the committed
 // reproduction (Committed.Figures). A notebook cell's `// expect:` line
-// names its figures by these (TestNotebookExpectsItsFigures).
+// names its figures by these (TestNotebookExpectsItsTables).
 func figureName(table string, k tablefigures.Kind, preset string) string {
 	if preset == "" {
 		return table + "_" + string(k)
@@ -152,7 +152,8 @@ func ShowPaperCD(p Params, name string) {
 	ShowFigure(p.FigureDir(), name+"_paper_cd", f, err)
 	md, err := PaperCDRanks(name)
 	if err != nil {
-		md = fmt.Sprintf("*No ranks of the paper's %s: %s*", name, mdLine(err.Error()))
+		markdownAs(missingMark(markTable+" "+name+"_paper_cd"), fmt.Sprintf("*No ranks of the paper's %s: %s*", name, mdLine(err.Error())))
+		return
 	}
 	showTable(name+"_paper_cd", md)
 }
