@@ -8,8 +8,9 @@
 # runs), then check_outputs.py scans the executed notebook — nbconvert's exit
 # status misses Go panics, os.Exit and failing shell commands inside cells,
 # and outputs that never arrived — and names the failing notebook and cell
-# (and the missing output: each cell declares what it shows in a
-# `// expect:` line); then an HTML export. Outputs go to
+# (and the missing output: each cell declares what it shows in
+# `// expect:` lines, per mode with `// expect-quick:` and `// expect-full:`,
+# and check_outputs.py --mode says which mode ran); then an HTML export. Outputs go to
 # notebooks/out (SOFTSHAPE_NB_OUT): executed notebooks, html/, results/ (in
 # quick mode a fresh results store unless SOFTSHAPE_RESULTS is set). Exit status 1 when a
 # notebook fails.
@@ -42,8 +43,8 @@ mkdir -p "$OUT/html"
 export SOFTSHAPE_QUICK="${SOFTSHAPE_QUICK:-1}"
 # The false values of experiments/reproduce's parseBool (any case, trimmed).
 case "$(printf '%s' "$SOFTSHAPE_QUICK" | tr -d '[:space:]' | tr '[:upper:]' '[:lower:]')" in
-  0|false|no|off) full=1 ;;
-  *) full=0 ;;
+  0|false|no|off) full=1; mode=full ;;
+  *) full=0; mode=quick ;;
 esac
 if [ "$full" = 0 ]; then
   export SOFTSHAPE_FOLDS="${SOFTSHAPE_FOLDS:-1}"
@@ -101,7 +102,7 @@ for nb in "${NOTEBOOKS[@]}"; do
     echo "FAIL $name: nbconvert failed (kernel died or timed out); last lines of $OUT/$name.log:"
     tail -n 20 "$OUT/$name.log" | sed 's/^/    /'
     status=FAIL
-  elif ! "$PY" "$NB_DIR/check_outputs.py" "$OUT/$name.ipynb"; then
+  elif ! "$PY" "$NB_DIR/check_outputs.py" --mode "$mode" "$OUT/$name.ipynb"; then
     status=FAIL
   fi
   if [ -f "$OUT/$name.ipynb" ]; then

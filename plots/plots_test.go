@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"image/png"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/softshape-go/softshape/data"
@@ -268,6 +270,48 @@ func TestSweepLayout(t *testing.T) {
 	}
 	if l := sweepLayout(many, []float64{1, 2}); l.coloured || len(l.dodge) != 0 {
 		t.Errorf("%d labels coloured or shifted", len(many))
+	}
+}
+
+// TestSweepLegendDrawsAsTheChart: each legend entry is drawn as its
+// series: the presets chart of the committed notebooks (two ours series and
+// a "paper" series of its own label, dashed in the chart) keys "paper" as a
+// dashed line without markers and ours as solid lines with markers; a
+// dataset with both series keys solid with markers, then "ours" solid and
+// "paper" dashed.
+func TestSweepLegendDrawsAsTheChart(t *testing.T) {
+	x, y := []float64{0, 10}, []float64{0.9, 0.8}
+	type drawn struct {
+		dashed, markers bool
+	}
+	legend := func(ours, paper []SweepSeries) map[string]drawn {
+		items := sweepLegend(sweepLayout(append(slices.Clone(ours), paper...), x), ours, paper)
+		out := map[string]drawn{}
+		for _, it := range items {
+			var d drawn
+			for _, th := range it.thumbs {
+				switch th := th.(type) {
+				case *plotter.Line:
+					d.dashed = len(th.LineStyle.Dashes) > 0
+				case *plotter.Scatter:
+					d.markers = true
+				}
+			}
+			out[it.label] = d
+		}
+		return out
+	}
+	presets := legend(
+		[]SweepSeries{{Label: "ours, reference_compat", X: x, Y: y}, {Label: "ours, reference_fresh", X: x, Y: y}},
+		[]SweepSeries{{Label: "paper", X: x, Y: y}})
+	want := map[string]drawn{"ours, reference_compat": {false, true}, "ours, reference_fresh": {false, true}, "paper": {true, false}}
+	if !maps.Equal(presets, want) {
+		t.Errorf("presets chart legend %v, want %v (paper dashed without markers, as drawn)", presets, want)
+	}
+	shared := legend([]SweepSeries{{Label: "GunPoint", X: x, Y: y}}, []SweepSeries{{Label: "GunPoint", X: x, Y: y}})
+	want = map[string]drawn{"GunPoint": {false, true}, "ours": {false, false}, "paper": {true, false}}
+	if !maps.Equal(shared, want) {
+		t.Errorf("dataset chart legend %v, want %v", shared, want)
 	}
 }
 

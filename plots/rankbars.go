@@ -52,15 +52,7 @@ func RankBars(meta Meta, methods []string, avgRanks []float64, paperRanks []floa
 		}
 		p.NominalX(names...)
 		p.X.Tick.Label.Font = baseFont(tickSize)
-		longest := 0
-		for _, n := range names {
-			longest = max(longest, len([]rune(n)))
-		}
-		if len(names) > 6 || longest*len(names) > 48 {
-			p.X.Tick.Label.Rotation = math.Pi / 5
-			p.X.Tick.Label.XAlign = draw.XRight
-			p.X.Tick.Label.YAlign = draw.YCenter
-		}
+		slantLongLabels(&p.X, names)
 		var items []legendItem
 		if hasPaper {
 			items = []legendItem{

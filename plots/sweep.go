@@ -171,9 +171,6 @@ func SweepChart(meta Meta, xLabel string, xTicks []string, ours []SweepSeries, p
 	}
 
 	lay := sweepLayout(append(slices.Clone(oursC), paperC...), distinctX)
-	for _, o := range oursC {
-		lay.shared = lay.shared || slices.ContainsFunc(paperC, func(p SweepSeries) bool { return p.Label == o.Label })
-	}
 
 	body := func(c draw.Canvas) error {
 		p := newAxes(cfg, xLabel, "Test accuracy")
@@ -183,6 +180,7 @@ func SweepChart(meta Meta, xLabel string, xTicks []string, ours []SweepSeries, p
 				tk[i] = plot.Tick{Value: float64(i), Label: t}
 			}
 			p.X.Tick.Marker = plot.ConstantTicks(tk)
+			slantLongLabels(&p.X, ticks)
 			p.X.Min, p.X.Max = -0.3, float64(len(ticks)-1)+0.3
 		} else {
 			if tk := valueTicks(distinctX); tk != nil {
@@ -218,21 +216,7 @@ func SweepChart(meta Meta, xLabel string, xTicks []string, ours []SweepSeries, p
 			ls := lineStyle(st.Color, st.width, paperDashes())
 			addLine(p, dx, s.Y, ls, nil)
 		}
-		if lay.coloured {
-			for _, l := range lay.labels {
-				st := lay.styles[l]
-				gs := glyphStyle(st.Color, 3, st.Shape)
-				items = append(items, legendItem{label: l, thumbs: thumbs(lineStyle(st.Color, 2, nil), &gs)})
-			}
-		} else {
-			ls := lineStyle(rgb(hexLightGrey), 1.5, nil)
-			items = append(items, legendItem{label: fmt.Sprintf("%d datasets", len(lay.labels)), thumbs: thumbs(ls, nil)})
-		}
-		// Style keys, where a label has both: solid is ours, dashed the paper.
-		if lay.shared {
-			items = append(items, legendItem{label: "ours", thumbs: thumbs(lineStyle(rgb(hexGrey), 1.5, nil), nil)})
-			items = append(items, legendItem{label: "paper", thumbs: thumbs(lineStyle(rgb(hexGrey), 1.5, paperDashes()), nil)})
-		}
+		items = append(items, sweepLegend(lay, oursC, paperC)...)
 		for i, a := range avgs {
 			if a == nil {
 				continue
@@ -261,6 +245,40 @@ func SweepChart(meta Meta, xLabel string, xTicks []string, ours []SweepSeries, p
 	return cfg.apply(newFigure(meta, "Accuracy vs "+xLabelOrDefault(xLabel), 7.5*vg.Inch, 4.5*vg.Inch, body)), nil
 }
 
+// sweepLegend returns the legend entries of a SweepChart's series (ours
+// and paper, laid out by lay), each drawn as in the chart: a label with an
+// ours series as a solid line with its markers, a label of paper series
+// only as a dashed line without markers; then, where a label has both, the
+// keys "ours" (solid) and "paper" (dashed). With too many labels to colour,
+// one grey entry counts them.
+func sweepLegend(lay sweepLayoutResult, ours, paper []SweepSeries) []legendItem {
+	has := func(ss []SweepSeries, l string) bool {
+		return slices.ContainsFunc(ss, func(s SweepSeries) bool { return s.Label == l })
+	}
+	shared := slices.ContainsFunc(ours, func(s SweepSeries) bool { return has(paper, s.Label) })
+	var items []legendItem
+	if lay.coloured {
+		for _, l := range lay.labels {
+			st := lay.styles[l]
+			if !has(ours, l) {
+				items = append(items, legendItem{label: l, thumbs: thumbs(lineStyle(st.Color, 2, paperDashes()), nil)})
+				continue
+			}
+			gs := glyphStyle(st.Color, 3, st.Shape)
+			items = append(items, legendItem{label: l, thumbs: thumbs(lineStyle(st.Color, 2, nil), &gs)})
+		}
+	} else {
+		ls := lineStyle(rgb(hexLightGrey), 1.5, nil)
+		items = append(items, legendItem{label: fmt.Sprintf("%d datasets", len(lay.labels)), thumbs: thumbs(ls, nil)})
+	}
+	// Style keys, where a label has both: solid is ours, dashed the paper.
+	if shared {
+		items = append(items, legendItem{label: "ours", thumbs: thumbs(lineStyle(rgb(hexGrey), 1.5, nil), nil)})
+		items = append(items, legendItem{label: "paper", thumbs: thumbs(lineStyle(rgb(hexGrey), 1.5, paperDashes()), nil)})
+	}
+	return items
+}
+
 // sweepStyle is how SweepChart draws one label.
 type sweepStyle struct {
 	SeriesStyle
@@ -279,9 +297,6 @@ type sweepLayoutResult struct {
 	dodge    map[string]float64
 	// spread is the distance between the leftmost and rightmost shift.
 	spread float64
-	// shared tells whether a label has both an ours and a paper series
-	// (then the legend explains solid and dashed).
-	shared bool
 }
 
 // sweepLayout gives each label of ss its style and shift: a UCR dataset its

@@ -5,7 +5,23 @@ import (
 	"strconv"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg/draw"
 )
+
+// slantLongLabels slants the tick labels of a categorical x axis when they
+// would run into each other written level: more than six of them, or more
+// than 48 characters in all.
+func slantLongLabels(ax *plot.Axis, labels []string) {
+	longest := 0
+	for _, l := range labels {
+		longest = max(longest, len([]rune(l)))
+	}
+	if len(labels) > 6 || longest*len(labels) > 48 {
+		ax.Tick.Label.Rotation = math.Pi / 5
+		ax.Tick.Label.XAlign = draw.XRight
+		ax.Tick.Label.YAlign = draw.YCenter
+	}
+}
 
 // readableTicks is the tick marker of every linear axis of this package:
 // gonum's DefaultTicks positions, labelled with the fewest decimals that

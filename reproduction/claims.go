@@ -134,6 +134,15 @@ func ppSE(d tables.Difference) string {
 	return fmt.Sprintf("%s ± %.2f pp", pp(d.Mean), 100*d.SE)
 }
 
+// ppSESeeds is ppSE, with the standard error between seeds when d pairs
+// runs of several seeds: "−1.24 ± 0.48 pp (between seeds ± 0.30 pp, 3 seeds)".
+func ppSESeeds(d tables.Difference) string {
+	if d.Seeds < 2 || math.IsNaN(d.SeedSE) {
+		return ppSE(d)
+	}
+	return fmt.Sprintf("%s (between seeds ± %.2f pp, %d seeds)", ppSE(d), 100*d.SeedSE, d.Seeds)
+}
+
 // seedsCell is the standard error between seeds of d, or why there is none.
 func seedsCell(d tables.Difference) string {
 	if d.Seeds < 2 {
@@ -162,17 +171,17 @@ func writeClaims(b *strings.Builder, byPreset []Entry) {
 			d, ok := claimDifference(e, c)
 			switch {
 			case e.Built == nil:
-				fmt.Fprintf(b, "| %s | %s | %s | not started | — | — | — | — |\n", c.Text, e.Preset, c.Name())
+				fmt.Fprintf(b, "| %s | %s | %s | not started | — | — | — | — |\n", c.Text, presetLabel(e), c.Name())
 				continue
 			case !ok || d.N == 0:
-				fmt.Fprintf(b, "| %s | %s | %s | no paired runs yet | — | — | — | — |\n", c.Text, e.Preset, c.Name())
+				fmt.Fprintf(b, "| %s | %s | %s | no paired runs yet | — | — | — | — |\n", c.Text, presetLabel(e), c.Name())
 				continue
 			}
 			paperPP := "—"
 			if !math.IsNaN(d.Paper) {
 				paperPP = pp(d.Paper) + " pp"
 			}
-			fmt.Fprintf(b, "| %s | %s | %s | %s (n=%d) | %s | %s | %s | %s |\n", c.Text, e.Preset, c.Name(), ppSE(d), d.N,
+			fmt.Fprintf(b, "| %s | %s | %s | %s (n=%d) | %s | %s | %s | %s |\n", c.Text, presetLabel(e), c.Name(), ppSE(d), d.N,
 				seedsCell(d), paperPP, versusPaper(d), c.Outcome(d))
 		}
 	}

@@ -34,6 +34,9 @@ func IsFigureFile(name string) bool { return figureFile.MatchString(name) }
 // all recorded.
 type Figure struct {
 	Table, Preset string
+	// Label is the preset, with the seeds for an entry of MoreSeeds
+	// ("reference_fresh, seeds 42, 0, 1").
+	Label string
 	// Name is the file name under FigureDir. It holds a hash of the data
 	// drawn, the title and the size, so the document names a figure of
 	// exactly its records, and a figure changes name (never content) when
@@ -89,7 +92,8 @@ func figureOf(e Entry) (Figure, bool) {
 		return Figure{}, false
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s|%s|%s|%v×%v\n", e.Table, e.Preset, fig.Title(), FigureWidth, FigureHeight)
+	label := presetLabel(e) // the preset alone for seed 42: the names stay
+	fmt.Fprintf(h, "%s|%s|%s|%v×%v\n", e.Table, label, fig.Title(), FigureWidth, FigureHeight)
 	for _, c := range t.Columns {
 		fmt.Fprintf(h, "%s %d;", c.Name, c.Kind)
 	}
@@ -100,13 +104,13 @@ func figureOf(e Entry) (Figure, bool) {
 		}
 	}
 	name := fmt.Sprintf("%s-%s-%s.png", e.Table, e.Preset, hex.EncodeToString(h.Sum(nil))[:10])
-	return Figure{Table: e.Table, Preset: e.Preset, Name: name, Built: &t}, true
+	return Figure{Table: e.Table, Preset: e.Preset, Label: label, Name: name, Built: &t}, true
 }
 
 // figureLink is the Markdown of a figure in the generated block.
 func figureLink(f Figure) string {
 	return fmt.Sprintf("![%s under %s: test accuracy against the swept value over the complete datasets (%s), ours solid, the paper's dashed](%s/%s)\n\n",
-		f.Table, f.Preset, strings.Join(datasetsOf(f.Built), ", "), FigureDir, f.Name)
+		f.Table, f.Label, strings.Join(datasetsOf(f.Built), ", "), FigureDir, f.Name)
 }
 
 func datasetsOf(t *tables.Table) []string {

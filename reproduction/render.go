@@ -67,6 +67,9 @@ type ManifestEntry struct {
 	Hosts            []string `json:"hosts"`
 	CPUs             []string `json:"cpus"`
 	RunsWithoutCPU   int      `json:"runs_without_cpu,omitempty"`
+	// Seeds are the seeds of the entry's runs: the manifest's Seeds, or
+	// those an item of MoreSeeds adds to the table and preset.
+	Seeds []int64 `json:"seeds"`
 }
 
 // NewManifest summarises entries.
@@ -78,7 +81,7 @@ func NewManifest(entries []Entry, commit, machine string) Manifest {
 			Protocol:     softshape.DefaultConfig().WithProtocol(p).ProtocolString(),
 			RunsExpected: e.Expected, RunsRecorded: e.Recorded, RunsInvalid: e.Invalid, RunsReused: e.Reused, Complete: e.Complete(),
 			DatasetsComplete: nonNil(e.DatasetsDone), WallHours: math.Round(e.WallSeconds/36) / 100,
-			Backends: nonNil(e.Backends), Hosts: nonNil(e.Hosts), CPUs: nonNil(e.CPUs), RunsWithoutCPU: e.CPUUnrecorded})
+			Backends: nonNil(e.Backends), Hosts: nonNil(e.Hosts), CPUs: nonNil(e.CPUs), RunsWithoutCPU: e.CPUUnrecorded, Seeds: e.item().Seeds})
 	}
 	return m
 }
@@ -137,14 +140,20 @@ func Render(entries []Entry) (string, error) {
 		if e.Recorded == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", shortTitle(e), e.Preset, listOrDash(e.DatasetsDone), listOrDash(e.Backends), cpuCell(e))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", rowTitle(e), e.Preset, listOrDash(e.DatasetsDone), listOrDash(e.Backends), cpuCell(e))
 	}
 	b.WriteString("\n")
 	for _, table := range Tables {
-		var byPreset []Entry
+		// byPreset are the table's seed-42 entries; more are the entries of
+		// MoreSeeds with runs, each shown after them over its pooled seeds.
+		var byPreset, more []Entry
 		for _, e := range entries {
-			if e.Table == table {
+			switch {
+			case e.Table != table:
+			case !e.Extra():
 				byPreset = append(byPreset, e)
+			case e.Built != nil:
+				more = append(more, e)
 			}
 		}
 		if len(byPreset) == 0 {
@@ -155,12 +164,15 @@ func Render(entries []Entry) (string, error) {
 			fmt.Fprintf(&b, "Not started: `%s` runs it (`TABLES=%s` for this table alone).\n\n", RunSweeps, table)
 			continue
 		}
-		writeClaims(&b, byPreset)
-		for _, e := range byPreset {
-			fmt.Fprintf(&b, "#### %s\n\n", e.Preset)
+		writeClaims(&b, append(slices.Clone(byPreset), more...))
+		for _, e := range append(byPreset, more...) {
+			fmt.Fprintf(&b, "#### %s\n\n", presetLabel(e))
 			if e.Built == nil {
 				b.WriteString("No run recorded yet.\n\n")
 				continue
+			}
+			if e.Extra() {
+				b.WriteString(moreSeedsIntro(e))
 			}
 			if !e.Complete() {
 				fmt.Fprintf(&b, "**Partial: %d of %d runs recorded. Not a reproduction of this table yet;** cells marked (n/m) average the runs recorded so far.\n\n", e.Recorded, e.Expected)
@@ -181,6 +193,34 @@ func Render(entries []Entry) (string, error) {
 	return b.String(), nil
 }
 
+// moreSeedsIntro says what the numbers of an entry of MoreSeeds pool.
+func moreSeedsIntro(e Entry) string {
+	return fmt.Sprintf("The runs of %s (%d of %d recorded) pooled with those of %s: every number below is over %s, "+
+		"and each difference gives its standard error between seeds apart.\n\n",
+		seedsText(e.Seeds), e.Recorded, e.Expected, seedsText(Seeds), seedsText(e.item().pooledSeeds()))
+}
+
+// MoreSeedsSummary is the Markdown of an entry of MoreSeeds for a notebook,
+// under a heading: how many of its runs are recorded and, pooled with
+// Seeds, each setting's paired difference from the table's default with
+// the standard error between seeds apart; without a run, the command that
+// makes them.
+func MoreSeedsSummary(e Entry) (string, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## %s\n\n", presetLabel(e))
+	if e.Built == nil {
+		fmt.Fprintf(&b, "Runs of %s: 0 of %d recorded; `%s` makes them.\n\n", seedsText(e.Seeds), e.Expected, runCommand(e))
+		return b.String(), nil
+	}
+	b.WriteString(moreSeedsIntro(e))
+	var sec bytes.Buffer
+	if err := e.Built.MarkdownDifferences(&sec); err != nil {
+		return "", err
+	}
+	b.WriteString(strings.Replace(sec.String(), "## ", "### ", 1))
+	return b.String(), nil
+}
+
 // demote turns the "## " headings of a table's sections into "##### ".
 func demote(s string) string {
 	lines := strings.Split(s, "\n")
@@ -197,6 +237,9 @@ func demote(s string) string {
 func writeLeak(b *strings.Builder, byPreset []Entry) {
 	var compat, fresh *tables.Table
 	for _, e := range byPreset {
+		if e.Extra() {
+			continue // the leak pairs the seed-42 runs of both presets
+		}
 		switch e.Preset {
 		case softshape.ProtocolReferenceCompat:
 			compat = e.Built

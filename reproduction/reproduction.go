@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -22,8 +23,8 @@ import (
 )
 
 // The plan of the reproduction: the paper's 18-dataset sweep tables on the six
-// smallest of their datasets present locally, under two presets, seed 42 (more
-// seeds where time allows).
+// smallest of their datasets present locally, under two presets, seed 42, and
+// more seeds for some tables (MoreSeeds).
 var (
 	// Tables are the paper tables, in the order they are run and shown
 	// (reproduction/run-sweeps.sh): Tables 3, 4, 6, 5, 7 and 2.
@@ -33,28 +34,86 @@ var (
 	Presets = []string{softshape.ProtocolReferenceCompat, softshape.ProtocolReferenceFresh}
 	// Datasets are run smallest first.
 	Datasets = []string{"ItalyPowerDemand", "GunPoint", "DistalPhalanxOutlineAgeGroup", "MiddlePhalanxTW", "ArrowHead", "Trace"}
-	// Seeds are the seeds every table must have.
+	// Seeds are the seeds every table must have (MoreSeeds adds some to
+	// some tables).
 	Seeds = []int64{42}
 )
 
-// ResultsDir is the results folder of a preset under the reproduction folder.
-func ResultsDir(dir, preset string) string { return filepath.Join(dir, "results", preset) }
+// Item is one planned part of the reproduction: a table under a preset,
+// trained with the given seeds.
+type Item struct {
+	Table, Preset string
+	Seeds         []int64
+}
 
-// PlannedGrid is the full grid of one table under one preset.
-func PlannedGrid(table, preset string) (*sweep.Grid, error) {
+// MoreSeeds are the items that add seeds to a table under one preset, so
+// that its verdict carries a standard error between seeds: Table 3 under
+// reference_fresh, seeds 0 and 1. Their runs share the results folder of
+// the table's seed-42 runs, apart from which they are counted and timed.
+func MoreSeeds() []Item {
+	return []Item{{Table: "sparse_ratio", Preset: softshape.ProtocolReferenceFresh, Seeds: []int64{0, 1}}}
+}
+
+// Plan is every planned item, in the order of Tables and Presets, each
+// table's items of MoreSeeds after its seed-42 ones.
+func Plan() []Item {
+	var out []Item
+	for _, table := range Tables {
+		for _, preset := range Presets {
+			out = append(out, Item{Table: table, Preset: preset, Seeds: Seeds})
+		}
+		for _, it := range MoreSeeds() {
+			if it.Table == table {
+				out = append(out, it)
+			}
+		}
+	}
+	return out
+}
+
+// Extra reports whether the item adds seeds to its table's seed-42 item (an
+// item of MoreSeeds).
+func (it Item) Extra() bool { return !slices.Equal(it.Seeds, Seeds) }
+
+// Grid is the full grid of the item.
+func (it Item) Grid() (*sweep.Grid, error) {
 	folds := make([]int, sweep.NumFolds)
 	for i := range folds {
 		folds[i] = i + 1
 	}
-	return sweep.NewGrid(sweep.GridSpec{Table: table, Datasets: Datasets, Folds: folds, Seeds: Seeds,
-		Settings: softshape.ParamProtocol + "=" + preset})
+	return sweep.NewGrid(sweep.GridSpec{Table: it.Table, Datasets: Datasets, Folds: folds, Seeds: it.Seeds,
+		Settings: softshape.ParamProtocol + "=" + it.Preset})
 }
 
-// Entry is the state of one table under one preset.
+// pooledSeeds are the seeds the item's table is built over: its own, and
+// for an item of MoreSeeds those together with Seeds, whose runs its
+// differences pool.
+func (it Item) pooledSeeds() []int64 {
+	if !it.Extra() {
+		return it.Seeds
+	}
+	return append(slices.Clone(Seeds), it.Seeds...)
+}
+
+// ResultsDir is the results folder of a preset under the reproduction folder.
+func ResultsDir(dir, preset string) string { return filepath.Join(dir, "results", preset) }
+
+// PlannedGrid is the full grid of one table under one preset, seeds Seeds.
+func PlannedGrid(table, preset string) (*sweep.Grid, error) {
+	return Item{Table: table, Preset: preset, Seeds: Seeds}.Grid()
+}
+
+// Entry is the state of one planned item: a table under one preset, with
+// its seeds.
 type Entry struct {
 	Table, Preset string
+	// Seeds are the seeds of the planned runs: Seeds, or those an item of
+	// MoreSeeds adds (Extra).
+	Seeds []int64
 	// Expected counts the planned runs; Recorded those with an ok or invalid
-	// record (invalid: a setting the dataset cannot take, e.g. k > Ĉ).
+	// record (invalid: a setting the dataset cannot take, e.g. k > Ĉ). The
+	// counts, wall time, backends and processors are those of the entry's
+	// seeds alone.
 	Expected, Recorded int
 	// Invalid counts the recorded runs of a setting the dataset cannot take;
 	// Reused the ok records copied from another table's run of the same
@@ -76,8 +135,24 @@ type Entry struct {
 	// Fold1 are the ok runs of fold 1, which is the same computation under
 	// both presets (Fold1Check compares them).
 	Fold1 []Fold1Run
-	// Built is the table rebuilt from the store (nil when nothing is recorded).
+	// Built is the table rebuilt from the store over the entry's seeds, and
+	// for an entry of MoreSeeds over those and Seeds together, so that its
+	// differences pool every seed and give the standard error between seeds
+	// (nil when none of the entry's runs is recorded).
 	Built *tables.Table
+}
+
+// Extra reports whether the entry is that of an item of MoreSeeds.
+func (e Entry) Extra() bool { return e.item().Extra() }
+
+// item is the entry's planned item; an entry built by hand without seeds
+// is taken for one of Seeds.
+func (e Entry) item() Item {
+	it := Item{Table: e.Table, Preset: e.Preset, Seeds: e.Seeds}
+	if it.Seeds == nil {
+		it.Seeds = Seeds
+	}
+	return it
 }
 
 // Fold1Run is the ok record of one fold-1 run.
@@ -95,31 +170,37 @@ type Fold1Run struct {
 // Complete reports whether every planned run is recorded.
 func (e Entry) Complete() bool { return e.Expected > 0 && e.Recorded == e.Expected }
 
-// Load reads the state of every planned table and preset from dir (the
+// Load reads the state of every planned item (Plan) from dir (the
 // reproduction folder) and checks every record it holds: full protocol (not
 // quick mode, the paper's 500 epochs with 150 warm-up) under the preset of its
 // folder. A record that fails the check is an error naming its file.
 func Load(dir string) ([]Entry, error) {
 	var out []Entry
-	for _, table := range Tables {
-		for _, preset := range Presets {
-			e, err := LoadEntry(dir, table, preset)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, e)
+	for _, it := range Plan() {
+		e, err := LoadItem(dir, it)
+		if err != nil {
+			return nil, err
 		}
+		out = append(out, e)
 	}
 	return out, nil
 }
 
-// LoadEntry reads the state of one table under one preset from dir (the
-// reproduction folder), any table of the paper (its plan: PlannedGrid),
-// checking every record as Load does. A preset folder without the table
-// gives an entry with nothing recorded (Built nil).
+// LoadEntry reads the state of one table under one preset, seeds Seeds,
+// from dir (the reproduction folder), any table of the paper (its plan:
+// PlannedGrid), checking every record as Load does. A preset folder without
+// the table gives an entry with nothing recorded (Built nil).
 func LoadEntry(dir, table, preset string) (Entry, error) {
-	e := Entry{Table: table, Preset: preset}
-	grid, err := PlannedGrid(table, preset)
+	return LoadItem(dir, Item{Table: table, Preset: preset, Seeds: Seeds})
+}
+
+// LoadItem reads the state of one planned item from dir as LoadEntry does:
+// its runs counted over its own seeds, its table built over its pooled seeds
+// (Entry.Built).
+func LoadItem(dir string, it Item) (Entry, error) {
+	table, preset := it.Table, it.Preset
+	e := Entry{Table: table, Preset: preset, Seeds: it.Seeds}
+	grid, err := it.Grid()
 	if err != nil {
 		return e, err
 	}
@@ -190,27 +271,33 @@ func LoadEntry(dir, table, preset string) (Entry, error) {
 		}
 	}
 	if e.Recorded > 0 {
-		if e.Built, err = tables.Build(store, table, tables.Options{}); err != nil {
-			return e, fmt.Errorf("table %s under %s: %w", table, preset, err)
+		if e.Built, err = tables.Build(store, table, tables.Options{Seeds: it.pooledSeeds()}); err != nil {
+			return e, fmt.Errorf("table %s under %s, %s: %w", table, preset, seedsText(it.Seeds), err)
 		}
 		// The table finds runs through the store's grid files: a record whose
 		// sweep's grid-*.json is missing (not committed with it) would be
 		// left out of the table without a word.
-		if n := tableRuns(e.Built); n != okRuns {
-			return e, fmt.Errorf("table %s under %s: %d runs have an ok record in %s but the table built from its grid files holds %d (a grid-*.json of %s missing?)",
-				table, preset, okRuns, root, n, filepath.Join(root, table))
+		if n := tableRuns(e.Built, it.Seeds); n != okRuns {
+			return e, fmt.Errorf("table %s under %s, %s: %d runs have an ok record in %s but the table built from its grid files holds %d (a grid-*.json of %s missing?)",
+				table, preset, seedsText(it.Seeds), okRuns, root, n, filepath.Join(root, table))
 		}
 	}
 	return e, nil
 }
 
-// tableRuns counts the runs averaged in the measured columns of t.
-func tableRuns(t *tables.Table) int {
+// tableRuns counts the runs of the given seeds averaged in the measured
+// columns of t.
+func tableRuns(t *tables.Table, seeds []int64) int {
 	n := 0
 	for _, r := range t.Rows {
 		for j, c := range t.Columns {
-			if c.Kind == tables.Ours {
-				n += len(r.Ours[j].PerRun)
+			if c.Kind != tables.Ours {
+				continue
+			}
+			for _, run := range r.Ours[j].PerRun {
+				if slices.Contains(seeds, run.Seed) {
+					n++
+				}
 			}
 		}
 	}
@@ -245,6 +332,24 @@ func addOnce(list []string, s string) []string {
 	list = append(list, s)
 	sort.Strings(list)
 	return list
+}
+
+// rowTitle is shortTitle, with the seeds an entry of MoreSeeds adds:
+// "Table 3: sparse ratio 1−η, seeds 0, 1".
+func rowTitle(e Entry) string {
+	if e.Extra() {
+		return shortTitle(e) + ", " + seedsText(e.Seeds)
+	}
+	return shortTitle(e)
+}
+
+// presetLabel is the preset of an entry, with the seeds its table pools for
+// an entry of MoreSeeds: "reference_fresh, seeds 42, 0, 1".
+func presetLabel(e Entry) string {
+	if e.Extra() {
+		return e.Preset + ", " + seedsText(e.item().pooledSeeds())
+	}
+	return e.Preset
 }
 
 // titleOf is the paper's title of a table.

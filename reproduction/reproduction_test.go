@@ -32,7 +32,7 @@ func TestCommittedResults(t *testing.T) {
 	}
 	for _, me := range m.Entries {
 		for _, e := range entries {
-			if e.Table == me.Table && e.Preset == me.Preset && me.Complete && !e.Complete() {
+			if e.Table == me.Table && e.Preset == me.Preset && slices.Equal(e.Seeds, me.Seeds) && me.Complete && !e.Complete() {
 				t.Errorf("manifest calls %s under %s complete, but %d of %d runs are recorded", me.Table, me.Preset, e.Recorded, e.Expected)
 			}
 		}
@@ -67,10 +67,10 @@ func TestCommittedResults(t *testing.T) {
 	if strings.Index(want2, status) > strings.Index(want2, block) {
 		t.Error("the status block is not above the results")
 	}
-	// Every table of the plan has a row per preset in the status table,
-	// complete or not started.
+	// Every item of the plan (each table under each preset, and the items
+	// of more seeds) has a row in the status table, complete or not started.
 	for _, e := range entries {
-		if !strings.Contains(status, "| "+shortTitle(e)+" | "+e.Preset+" | "+runsCell(e)+" |") {
+		if !strings.Contains(status, "| "+rowTitle(e)+" | "+e.Preset+" | "+runsCell(e)+" |") {
 			t.Errorf("no status row of %s under %s (%s)", e.Table, e.Preset, runsCell(e))
 		}
 	}

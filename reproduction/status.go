@@ -31,7 +31,7 @@ func RenderStatus(entries []Entry) string {
 				continue
 			}
 			ours, paper := verdictLine(e)
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", shortTitle(e), e.Preset, runsCell(e), wallCell(e), ours, paper, gapCell(e))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", rowTitle(e), e.Preset, runsCell(e), wallCell(e), ours, paper, gapCell(e))
 		}
 	}
 	fmt.Fprintf(&b, "\nRuns: recorded of planned (%d datasets × %d folds × %s per setting; invalid: settings a dataset cannot take, recorded without training; "+
@@ -39,9 +39,19 @@ func RenderStatus(entries []Entry) string {
 		"Verdicts: each setting's paired difference from the table's default (or the paper's claims about the table) over every (dataset, seed, fold) run, "+
 		"a trend only beyond two standard errors; the paper's: the mean of its per-dataset differences over the same datasets. "+
 		"Avg. Acc, ours − paper: the range over settings of our average accuracy minus the paper's over the datasets of the summary rows. "+
-		"Details, per table, in [Results](#results).\n\n", len(Datasets), sweep.NumFolds, seedsText())
+		"%sDetails, per table, in [Results](#results).\n\n", len(Datasets), sweep.NumFolds, seedsText(Seeds), moreSeedsNote(entries))
 	b.WriteString(StatusBlock.End)
 	return b.String()
+}
+
+// moreSeedsNote says how the rows of more seeds (MoreSeeds) read, when
+// there are some.
+func moreSeedsNote(entries []Entry) string {
+	if !slices.ContainsFunc(entries, Entry.Extra) {
+		return ""
+	}
+	return fmt.Sprintf("A row of more seeds counts the runs and wall time of the seeds it adds; its verdict and average accuracy pool them with %s's runs, "+
+		"the standard error between seeds given apart. ", seedsText(Seeds))
 }
 
 // shortTitle is "Table 5: stride q" for the status table: the paper's
@@ -72,7 +82,7 @@ func runsCell(e Entry) string {
 	var s string
 	switch {
 	case e.Recorded == 0:
-		return "not started"
+		return fmt.Sprintf("not started: 0 of %d", e.Expected)
 	case e.Complete():
 		s = fmt.Sprintf("complete: %d", e.Recorded)
 	default:
@@ -103,7 +113,7 @@ func wallCell(e Entry) string {
 // some, else each setting's difference from the default.
 func verdictLine(e Entry) (ours, paper string) {
 	if e.Built == nil {
-		return fmt.Sprintf("not started: `%s` runs it", RunSweeps), "—"
+		return fmt.Sprintf("not started: `%s` runs it", runCommand(e)), "—"
 	}
 	if cs := claimsOf(e.Table); len(cs) > 0 {
 		ours, paper = claimsLine(e, cs)
@@ -116,6 +126,19 @@ func verdictLine(e Entry) (ours, paper string) {
 	return ours, paper
 }
 
+// runCommand is the command that runs an entry's sweeps: RunSweeps, with
+// the table, preset and seeds for an entry of MoreSeeds.
+func runCommand(e Entry) string {
+	if !e.Extra() {
+		return RunSweeps
+	}
+	seeds := make([]string, len(e.Seeds))
+	for i, sd := range e.Seeds {
+		seeds[i] = fmt.Sprint(sd)
+	}
+	return fmt.Sprintf("SEEDS=%s TABLES=%s PRESETS=%s %s", strings.Join(seeds, ","), e.Table, e.Preset, RunSweeps)
+}
+
 // claimsLine gives each claim's difference and verdict, and the paper's.
 func claimsLine(e Entry, cs []Claim) (ours, paper string) {
 	var o, p []string
@@ -126,7 +149,7 @@ func claimsLine(e Entry, cs []Claim) (ours, paper string) {
 			continue
 		}
 		verdict, _, _ := strings.Cut(c.Outcome(d), ":")
-		o = append(o, fmt.Sprintf("%s %s: %s", c.Name(), ppSE(d), verdict))
+		o = append(o, fmt.Sprintf("%s %s: %s", c.Name(), ppSESeeds(d), verdict))
 		if !math.IsNaN(d.Paper) {
 			p = append(p, fmt.Sprintf("%s %s", c.Name(), pp(d.Paper)))
 		}
@@ -148,7 +171,7 @@ func differencesLine(t *tables.Table) (ours, paper string) {
 			within = append(within, d.Column)
 			continue
 		}
-		trends = append(trends, fmt.Sprintf("%s %s", d.Column, ppSE(d)))
+		trends = append(trends, fmt.Sprintf("%s %s", d.Column, ppSESeeds(d)))
 		if !math.IsNaN(d.Paper) {
 			p = append(p, fmt.Sprintf("%s %s", d.Column, pp(d.Paper)))
 		}
@@ -160,7 +183,7 @@ func differencesLine(t *tables.Table) (ours, paper string) {
 				closest = d
 			}
 		}
-		ours = fmt.Sprintf("no setting differs from %s beyond 2 SE (closest: %s %s)", t.Default, closest.Column, ppSE(closest))
+		ours = fmt.Sprintf("no setting differs from %s beyond 2 SE (closest: %s %s)", t.Default, closest.Column, ppSESeeds(closest))
 		var lo, hi = math.Inf(1), math.Inf(-1)
 		for _, d := range ds {
 			if !math.IsNaN(d.Paper) {
@@ -217,13 +240,13 @@ func gapCell(e Entry) string {
 	return fmt.Sprintf("%s to %s pp (%d dataset%s)", pp(lo), pp(hi), n, map[bool]string{true: "", false: "s"}[n == 1])
 }
 
-// seedsText is "seed 42" or "seeds 1, 2, 3".
-func seedsText() string {
-	if len(Seeds) == 1 {
-		return fmt.Sprintf("seed %d", Seeds[0])
+// seedsText is "seed 42" or "seeds 42, 0, 1".
+func seedsText(seeds []int64) string {
+	if len(seeds) == 1 {
+		return fmt.Sprintf("seed %d", seeds[0])
 	}
-	s := make([]string, len(Seeds))
-	for i, sd := range Seeds {
+	s := make([]string, len(seeds))
+	for i, sd := range seeds {
 		s[i] = fmt.Sprint(sd)
 	}
 	return "seeds " + strings.Join(s, ", ")

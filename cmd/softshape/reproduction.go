@@ -95,7 +95,11 @@ func runReproduction(args []string, stdout io.Writer) error {
 		return err
 	}
 	for _, e := range entries {
-		fmt.Fprintf(stdout, "%-13s %-17s %4d of %4d runs, %.2f h\n", e.Table, e.Preset, e.Recorded, e.Expected, e.WallSeconds/3600)
+		seeds := ""
+		if e.Extra() {
+			seeds = fmt.Sprintf(" (seeds %v)", e.Seeds)
+		}
+		fmt.Fprintf(stdout, "%-13s %-17s %4d of %4d runs, %.2f h%s\n", e.Table, e.Preset, e.Recorded, e.Expected, e.WallSeconds/3600, seeds)
 	}
 	fmt.Fprintf(stdout, "wrote %s and the generated blocks of %s\n", manifestPath, *doc)
 	return nil

@@ -90,7 +90,8 @@ func TestReproductionCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	contains(t, string(text), prose, "\n\nMore prose.\n\n", "| GunPoint | 0.9900 | 0.9850 |", "](img/reproduction/sparse_ratio-reference_fresh-",
-		"| Table 3: sparse ratio 1−η | reference_fresh | **30 of 180 (partial)** |", "| Table 5: sliding step size q | reference_fresh | not started |")
+		"| Table 3: sparse ratio 1−η | reference_fresh | **30 of 180 (partial)** |", "| Table 5: sliding step size q | reference_fresh | not started: 0 of 150 |",
+		"| Table 3: sparse ratio 1−η, seeds 0, 1 | reference_fresh | not started: 0 of 360 |")
 	figs, _ := filepath.Glob(filepath.Join(figDir, "sparse_ratio-reference_fresh-*.png"))
 	if len(figs) != 1 || !strings.Contains(string(text), "img/reproduction/"+filepath.Base(figs[0])) {
 		t.Fatalf("figures %v, want the one the document links", figs)

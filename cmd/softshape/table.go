@@ -10,6 +10,7 @@ import (
 	"github.com/softshape-go/softshape/ablations"
 	"github.com/softshape-go/softshape/experiments/pipeline"
 	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/experiments/tablefigures"
 	"github.com/softshape-go/softshape/experiments/tables"
 )
 
@@ -39,6 +40,7 @@ func runTable(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	t.CDRanks = tablefigures.ShowsCD(*table) // the ranks of "softshape plot cd"
 	if *format == "csv" {
 		err = t.CSV(stdout)
 	} else {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/experiments/tablefigures"
 	"github.com/softshape-go/softshape/experiments/tables"
 	"github.com/softshape-go/softshape/reproduction"
 	"github.com/softshape-go/softshape/softshape"
@@ -73,10 +74,11 @@ func CommittedTable(name, preset string) (*TableResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := tables.Build(store, name, tables.Options{})
+	t, err := tables.Build(store, name, tables.Options{Seeds: reproduction.Seeds})
 	if err != nil {
 		return nil, fmt.Errorf("committed %s under %s: %w", name, preset, err)
 	}
+	t.CDRanks = tablefigures.ShowsCD(name) // the diagram's ranks, beside it
 	res.Table = t
 	res.Elapsed = time.Since(start)
 	return res, nil
@@ -92,7 +94,10 @@ type Committed struct {
 	Entries [2]reproduction.Entry
 	// Comparison is the two tables side by side (tables.Compare).
 	Comparison *tables.Comparison
-	Elapsed    time.Duration
+	// More are the table's items of more seeds (reproduction.MoreSeeds),
+	// each built over those seeds and Entries' together.
+	More    []reproduction.Entry
+	Elapsed time.Duration
 }
 
 // CommittedTables loads the named table under both presets from the
@@ -128,11 +133,22 @@ func CommittedTables(name string) (*Committed, error) {
 		return nil, err
 	}
 	comp.Between = "fold leak"
+	comp.CDRanks = tablefigures.ShowsCD(name) // the diagrams' ranks, beside them (Figures)
 	comp.Intro = PresetIntro + " " + PresetAdvice
 	for i, e := range c.Entries {
 		comp.Recorded[i], comp.Expected[i] = e.Recorded, e.Expected
 	}
 	c.Comparison = comp
+	for _, it := range reproduction.MoreSeeds() {
+		if it.Table != name {
+			continue
+		}
+		e, err := reproduction.LoadItem(committedDir(), it)
+		if err != nil {
+			return nil, fmt.Errorf("committed %s: %w", name, err)
+		}
+		c.More = append(c.More, e)
+	}
 	c.Elapsed = time.Since(start)
 	return c, nil
 }
@@ -149,6 +165,14 @@ func (c *Committed) Markdown() string {
 	b.WriteString("*\n\n")
 	if err := c.Comparison.Markdown(&b); err != nil {
 		fmt.Fprintf(&b, "\n(markdown error: %v)\n", err)
+	}
+	for _, e := range c.More {
+		md, err := reproduction.MoreSeedsSummary(e)
+		if err != nil {
+			fmt.Fprintf(&b, "\n(markdown error: %v)\n", err)
+			continue
+		}
+		b.WriteString("\n" + md)
 	}
 	return b.String()
 }

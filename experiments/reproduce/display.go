@@ -18,10 +18,14 @@ import (
 
 // MarkKey is the key, in the metadata of each output this package shows in
 // a notebook, of the output's mark: what it is ("table sparse_ratio",
-// "figure sparse_ratio_sweep", "markdown", "env-help", "panel"). A notebook
-// cell declares the marks it must show in a line "// expect: table
-// sparse_ratio, figure", and notebooks/check_outputs.py fails the executed
-// notebook when one is missing.
+// "figure sparse_ratio_sweep", "markdown", "env-help", "panel"), or, for a
+// line shown in its place (why a figure was not drawn, a cell that did not
+// run, a table without committed runs), "missing " and that mark
+// (missingMark). A notebook cell declares the marks it must show in lines
+// "// expect: table sparse_ratio, figure" ("// expect-full:" and
+// "// expect-quick:" for one mode; "missing figure x" for the line), and
+// notebooks/check_outputs.py fails the executed notebook when one is
+// missing: an output replaced by its line does not count as shown.
 const MarkKey = "softshape"
 
 // The kinds of marks (MarkKey); tables and figures carry their name too.
@@ -31,7 +35,12 @@ const (
 	markMarkdown = "markdown"
 	markEnvHelp  = "env-help"
 	markPanel    = "panel"
+	markMissing  = "missing"
 )
+
+// missingMark is the mark of a line shown in place of the output marked
+// mark: "missing figure main_cd".
+func missingMark(mark string) string { return markMissing + " " + mark }
 
 // deliveryWait bounds how long a display waits for GoNB to confirm that the
 // output reached Jupyter (display); it takes milliseconds normally.
@@ -99,12 +108,12 @@ func Markdownf(format string, args ...any) { Markdown(fmt.Sprintf(format, args..
 
 // ShowFigure shows a figure inline in a GoNB notebook, or saves it as
 // <dir>/<name>.png and prints the path. A nil figure shows err instead.
-// Either output is marked "figure <name>" (MarkKey): the reason a figure is
-// not drawn takes its place.
+// The figure is marked "figure <name>" (MarkKey), the reason it is not
+// drawn "missing figure <name>".
 func ShowFigure(dir, name string, f *plots.Figure, err error) {
 	mark := markFigure + " " + name
 	if err != nil || f == nil {
-		markdownAs(mark, fmt.Sprintf("*Figure %s not drawn: %s*", name, mdLine(fmt.Sprint(err))))
+		markdownAs(missingMark(mark), fmt.Sprintf("*Figure %s not drawn: %s*", name, mdLine(fmt.Sprint(err))))
 		return
 	}
 	var show func([]byte) // nil: saved to a file instead
@@ -113,7 +122,7 @@ func ShowFigure(dir, name string, f *plots.Figure, err error) {
 	}
 	path, err := f.Display(filepath.Join(dir, name+".png"), show)
 	if err != nil {
-		markdownAs(mark, fmt.Sprintf("*Figure %s: %s*", name, mdLine(err.Error())))
+		markdownAs(missingMark(mark), fmt.Sprintf("*Figure %s: %s*", name, mdLine(err.Error())))
 		return
 	}
 	if path != "" {

@@ -86,8 +86,8 @@ func TestDisplayWaitsForDelivery(t *testing.T) {
 		mime protocol.MIMEType
 	}{
 		{"markdown", protocol.MIMETextMarkdown},
-		{"figure demo", protocol.MIMETextMarkdown},
-		{"", protocol.MIMETextHTML}, // the table's style sheet
+		{"missing figure demo", protocol.MIMETextMarkdown}, // the reason it was not drawn
+		{"", protocol.MIMETextHTML},                        // the table's style sheet
 		{"table t", protocol.MIMETextMarkdown},
 	} {
 		var d protocol.DisplayData

@@ -2,8 +2,12 @@ package reproduce
 
 import (
 	"fmt"
+	"sort"
+	"strings"
 
+	"github.com/softshape-go/softshape/experiments/stats"
 	"github.com/softshape-go/softshape/experiments/tablefigures"
+	"github.com/softshape-go/softshape/paper"
 	"github.com/softshape-go/softshape/plots"
 )
 
@@ -38,9 +42,21 @@ func (r *TableResult) Figures() []Named {
 		if k == tablefigures.KindSweep || !r.Table.Quick {
 			f, err = r.Figure(k)
 		}
-		out = append(out, Named{Name: r.Name + "_" + string(k), Figure: f, Err: err})
+		out = append(out, Named{Name: figureName(r.Name, k, ""), Figure: f, Err: err})
 	}
 	return out
+}
+
+// figureName is the name (and file name, before its extension) of the
+// figure of kind k of the named table: <table>_<kind>, or
+// <table>_<kind>_<preset> for one preset's figure of the committed
+// reproduction (Committed.Figures). A notebook cell's `// expect:` line
+// names its figures by these (TestNotebookExpectsItsTables).
+func figureName(table string, k tablefigures.Kind, preset string) string {
+	if preset == "" {
+		return table + "_" + string(k)
+	}
+	return table + "_" + string(k) + "_" + preset
 }
 
 // ErrQuickStatistics is why a quick-mode table draws no rank bars or CD
@@ -60,14 +76,14 @@ func (c *Committed) Figures() []Named {
 	for _, k := range tablefigures.Kinds(c.Name) {
 		if k == tablefigures.KindSweep { // both presets in one chart
 			f, err := tablefigures.Presets(c.Comparison)
-			out = append(out, Named{Name: c.Name + "_" + string(k), Figure: f, Err: err})
+			out = append(out, Named{Name: figureName(c.Name, k, ""), Figure: f, Err: err})
 		}
 	}
 	for i, e := range c.Entries {
 		for _, k := range tablefigures.Kinds(c.Name) {
 			if k != tablefigures.KindSweep {
 				f, err := tablefigures.DrawPreset(k, c.Comparison, i, tablefigures.DefaultAlpha)
-				out = append(out, Named{Name: c.Name + "_" + string(k) + "_" + e.Preset, Figure: f, Err: err})
+				out = append(out, Named{Name: figureName(c.Name, k, e.Preset), Figure: f, Err: err})
 			}
 		}
 	}
@@ -88,8 +104,56 @@ func PaperCDFigure(name string) (*plots.Figure, error) {
 	return tablefigures.PaperCD(name, tablefigures.DefaultAlpha)
 }
 
-// ShowPaperCD shows PaperCDFigure(name).
+// PaperCDRanks returns, as Markdown, the numbers PaperCDFigure(name) draws
+// beside those the paper prints: per method, in the diagram's order, its
+// average rank with ties averaged (the diagram's labels), the same with
+// ties given the best rank (the paper's convention), both over the
+// diagram's datasets, and the paper's printed Avg. Rank.
+func PaperCDRanks(name string) (string, error) {
+	pt, acc, err := tablefigures.PaperCDData(name)
+	if err != nil {
+		return "", err
+	}
+	averaged, err := stats.CDAverageRanks(acc)
+	if err != nil {
+		return "", fmt.Errorf("paper's %s: %w", name, err)
+	}
+	best, err := stats.AverageRanks(acc, stats.TiesMin)
+	if err != nil {
+		return "", fmt.Errorf("paper's %s: %w", name, err)
+	}
+	printed, _ := paper.Summary(name) // nil: the paper prints no summary of this table
+	order := make([]int, len(pt.Methods))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return averaged[order[a]] < averaged[order[b]] })
+	var b strings.Builder
+	fmt.Fprintf(&b, "The diagram's numbers: average ranks of the paper's accuracies over its %d datasets with every column. "+
+		"The diagram (and its Wilcoxon–Holm cliques) ranks ties averaged; the paper's Avg. Rank gives tied methods the best rank, "+
+		"recomputed here over the same datasets beside the value it prints.\n\n", len(acc))
+	b.WriteString("| method | avg. rank, ties averaged (the diagram's) | avg. rank, ties best (the paper's rule), recomputed | Avg. Rank printed by the paper |\n|---|---:|---:|---:|\n")
+	for _, i := range order {
+		p := "—"
+		if printed != nil {
+			if v, ok := printed.AvgRank(pt.Methods[i]); ok {
+				p = fmt.Sprintf("%.2f", v)
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %.2f | %.2f | %s |\n", pt.Methods[i], averaged[i], best[i], p)
+	}
+	return b.String(), nil
+}
+
+// ShowPaperCD shows PaperCDFigure(name), then its numbers (PaperCDRanks),
+// marked "table <name>_paper_cd".
 func ShowPaperCD(p Params, name string) {
 	f, err := PaperCDFigure(name)
 	ShowFigure(p.FigureDir(), name+"_paper_cd", f, err)
+	md, err := PaperCDRanks(name)
+	if err != nil {
+		markdownAs(missingMark(markTable+" "+name+"_paper_cd"), fmt.Sprintf("*No ranks of the paper's %s: %s*", name, mdLine(err.Error())))
+		return
+	}
+	showTable(name+"_paper_cd", md)
 }

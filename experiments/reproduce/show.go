@@ -24,7 +24,8 @@ import (
 // ShowTable shows the named paper table, marked "table <name>": in full mode
 // without Train and without a results folder, the committed reproduction
 // under both presets beside the paper (CommittedTables) or, without committed
-// runs, one line naming the command that makes them; otherwise Table's
+// runs, one line naming the command that makes them (marked "missing table
+// <name>"); otherwise Table's
 // (quick mode: per-dataset numbers only; full mode without Train: the
 // results folder given, training nothing).
 func ShowTable(ctx context.Context, name string, p Params) {
@@ -41,7 +42,7 @@ func ShowTable(ctx context.Context, name string, p Params) {
 }
 
 // ShowFigures shows the figures of the named table, each marked "figure
-// <name>": in full mode without Train and without a results folder those of
+// <name>" (the reason one is not drawn "missing figure <name>"): in full mode without Train and without a results folder those of
 // the committed reproduction (Committed.Figures: both presets beside the
 // paper, then each preset's ranks or CD diagram); otherwise Table's
 // (TableResult.Figures: quick mode draws the sweep chart only).
@@ -71,7 +72,7 @@ func uncommittedFigures(name string) []Named {
 	why := fmt.Errorf("%w: no committed full-protocol runs of %s yet (the table above names the command that makes them)", ErrNoFigure, name)
 	var figs []Named
 	for _, k := range tablefigures.Kinds(name) { // params_inference_time has none
-		figs = append(figs, Named{Name: name + "_" + string(k), Err: why})
+		figs = append(figs, Named{Name: figureName(name, k, ""), Err: why})
 	}
 	return figs
 }
@@ -91,7 +92,7 @@ func ShowEpochTimes(ctx context.Context, name string, p Params) {
 	}
 	md, err := CommittedEpochTimes(name)
 	if errors.Is(err, ErrNotCommitted) {
-		Markdown(fmt.Sprintf("*No recorded times of %s: %s*", name, mdLine(err.Error())))
+		markdownAs(missingMark(markMarkdown), fmt.Sprintf("*No recorded times of %s: %s*", name, mdLine(err.Error())))
 		return
 	} else if err != nil {
 		panic(err)
@@ -142,21 +143,22 @@ func CommittedEpochTimes(name string) (string, error) {
 var ErrNotCommitted = errors.New("no committed full-protocol runs")
 
 // committedOrLine returns the committed table; without committed runs it
-// shows the error as one line marked mark and returns nil and no error.
+// shows the error as one line marked missingMark(mark) and returns nil and
+// no error.
 func committedOrLine(mark, name string) (*Committed, error) {
 	c, err := CommittedTables(name)
 	if errors.Is(err, ErrNotCommitted) {
-		markdownAs(mark, fmt.Sprintf("*%s*", mdLine(err.Error())))
+		markdownAs(missingMark(mark), fmt.Sprintf("*%s*", mdLine(err.Error())))
 		return nil, nil
 	}
 	return c, err
 }
 
-// showNotTrained shows, marked mark, the line a cell shows in full mode
-// without Train instead of training or measuring: what it would do, and how
-// to ask for it.
+// showNotTrained shows, marked missingMark(mark), the line a cell shows in
+// full mode without Train instead of the output marked mark: what it would
+// do, and how to ask for it.
 func showNotTrained(mark, what string) {
-	markdownAs(mark, fmt.Sprintf("*Not run: full mode trains and measures nothing unless asked, and this cell would %s. Set `p.Train = true` in the parameter cell (or %s=1) to run it.*", what, EnvTrain))
+	markdownAs(missingMark(mark), fmt.Sprintf("*Not run: full mode trains and measures nothing unless asked, and this cell would %s. Set `p.Train = true` in the parameter cell (or %s=1) to run it.*", what, EnvTrain))
 }
 
 // ShowRunningTime measures the time of a training step against the series

@@ -103,6 +103,13 @@ func TestCommittedTablesBothPresets(t *testing.T) {
 	if c.Comparison.Partial() || strings.Contains(md, "Partial") {
 		t.Error("complete Table 3 labelled partial")
 	}
+	// Seeds 0 and 1 under reference_fresh follow (reproduction.MoreSeeds):
+	// once recorded, pooled with seed 42 and the SE between seeds apart.
+	if len(c.More) != 1 || !strings.Contains(md, "\n## reference_fresh, seeds 42, 0, 1\n") {
+		t.Errorf("%d entries of more seeds; no section of seeds 42, 0, 1 in\n%s", len(c.More), md)
+	} else if c.More[0].Built != nil && !strings.Contains(md, "| between seeds |") {
+		t.Errorf("seeds 0, 1 recorded but no SE between seeds in\n%s", md)
+	}
 	figs := c.Figures()
 	if len(figs) != 3 || figs[0].Name != "sparse_ratio_sweep" || figs[0].Err != nil || figs[1].Name != "sparse_ratio_ranks_reference_compat" || figs[2].Name != "sparse_ratio_ranks_reference_fresh" {
 		t.Errorf("figures %+v", figs)

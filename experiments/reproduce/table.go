@@ -12,6 +12,7 @@ import (
 
 	"github.com/softshape-go/softshape/experiments/pipeline"
 	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/experiments/tablefigures"
 	"github.com/softshape-go/softshape/experiments/tables"
 	"github.com/softshape-go/softshape/softshape"
 )
@@ -94,6 +95,7 @@ func Table(ctx context.Context, name string, p Params) (*TableResult, error) {
 	if res.Table, err = pipeline.Build(store, grid); err != nil {
 		return nil, err
 	}
+	res.Table.CDRanks = tablefigures.ShowsCD(name) // the diagram's ranks, beside it (Figures)
 	res.Elapsed = time.Since(start)
 	return res, nil
 }

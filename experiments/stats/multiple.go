@@ -137,7 +137,8 @@ type CDResult struct {
 	Methods []string
 	// Order[i] is the column of Methods[i] in the input matrix.
 	Order []int
-	// AvgRanks are the average ranks (TiesAverage) of Methods.
+	// AvgRanks are the average ranks (CDAverageRanks: ties averaged) of
+	// Methods.
 	AvgRanks []float64
 	// RawPValues[i][j] is the two-sided Wilcoxon signed-rank p-value of
 	// Methods[i] against Methods[j] (NaN on the diagonal).
@@ -176,7 +177,7 @@ func CriticalDifference(methods []string, acc [][]float64, alpha float64) (CDRes
 	if !(alpha > 0 && alpha < 1) {
 		return CDResult{}, fmt.Errorf("critical difference: %w: alpha = %v, want 0 < alpha < 1", ErrBadArgument, alpha)
 	}
-	avg, err := AverageRanks(acc, TiesAverage)
+	avg, err := CDAverageRanks(acc)
 	if err != nil {
 		return CDResult{}, fmt.Errorf("critical difference: %w", err)
 	}

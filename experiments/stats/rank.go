@@ -142,6 +142,16 @@ func AverageRanks(acc [][]float64, ties TieRule) ([]float64, error) {
 	return columnMeans(r), nil
 }
 
+// CDAverageRanks returns the average ranks a critical-difference diagram
+// shows: AverageRanks with TiesAverage, the ranks that the Friedman test and
+// the Wilcoxon–Holm procedure of the diagram are defined on (Demšar 2006).
+// CriticalDifference and Summarize (AvgRankTiesAveraged) both take their
+// ranks from it, so a diagram and a table's row of these ranks are one
+// computation.
+func CDAverageRanks(acc [][]float64) ([]float64, error) {
+	return AverageRanks(acc, TiesAverage)
+}
+
 // columnMeans averages a non-empty rectangular matrix over its rows.
 func columnMeans(m [][]float64) []float64 {
 	out := make([]float64, len(m[0]))

@@ -18,6 +18,10 @@ type Summary struct {
 	AvgAcc []float64
 	// AvgRank is the mean rank with TiesMin (the paper's "Avg. Rank").
 	AvgRank []float64
+	// AvgRankTiesAveraged is the mean rank with ties averaged
+	// (CDAverageRanks): the ranks a critical-difference diagram of the same
+	// accuracies shows (CriticalDifference's AvgRanks, in input order here).
+	AvgRankTiesAveraged []float64
 	// Wins counts the datasets where the method equals the best accuracy.
 	Wins []int
 	// PaperP is the paper's "P-value": half the two-sided paired t-test
@@ -33,7 +37,9 @@ type Summary struct {
 // Summarize computes the paper's summary rows (Avg. Acc, Avg. Rank with
 // TiesMin, Win, and the paper's p-value) for every method of acc
 // (acc[dataset][method]) against the reference method, together with the
-// two-sided Wilcoxon signed-rank p-value that the paper's label promises.
+// two-sided Wilcoxon signed-rank p-value that the paper's label promises and
+// the average ranks with ties averaged that a critical-difference diagram
+// shows.
 //
 // The paper's p-value is one-sided in the direction of the observed
 // difference (half the two-sided t-test p); the Wilcoxon p-value is
@@ -58,6 +64,9 @@ func Summarize(methods []string, acc [][]float64, reference string) (Summary, er
 		return Summary{}, fmt.Errorf("summarize: %w", err)
 	}
 	if s.AvgRank, err = AverageRanks(acc, TiesMin); err != nil {
+		return Summary{}, fmt.Errorf("summarize: %w", err)
+	}
+	if s.AvgRankTiesAveraged, err = CDAverageRanks(acc); err != nil {
 		return Summary{}, fmt.Errorf("summarize: %w", err)
 	}
 	if s.Wins, err = Wins(acc); err != nil {

@@ -23,6 +23,10 @@ func TestSummarizeSmall(t *testing.T) {
 	if !equalFloats(s.AvgRank, []float64{4.0 / 3, 7.0 / 3, 4.0 / 3}, 1e-12) {
 		t.Errorf("avg rank %v", s.AvgRank)
 	}
+	// Ties averaged: rows (1.5,3,1.5), (1.5,3,1.5), (2.5,1,2.5) -> 5.5/3, 7/3, 5.5/3.
+	if !equalFloats(s.AvgRankTiesAveraged, []float64{5.5 / 3, 7.0 / 3, 5.5 / 3}, 1e-12) {
+		t.Errorf("avg rank, ties averaged %v", s.AvgRankTiesAveraged)
+	}
 	if !equalInts(s.Wins, []int{2, 1, 2}) {
 		t.Errorf("wins %v", s.Wins)
 	}
@@ -45,5 +49,44 @@ func TestSummarizeSmall(t *testing.T) {
 	}
 	if _, err := stats.Summarize([]string{"a", "b"}, acc, "a"); !errors.Is(err, stats.ErrShape) {
 		t.Errorf("name count: %v", err)
+	}
+}
+
+// TestCDAverageRanksTies checks the tie rule of a critical-difference
+// diagram's ranks by hand: accuracies 1, 1, 0.9 rank 1.5, 1.5, 3 (the paper's
+// Avg. Rank gives 1, 1, 3), and Summarize's AvgRankTiesAveraged holds the
+// ranks CriticalDifference draws, method by method.
+func TestCDAverageRanksTies(t *testing.T) {
+	one := [][]float64{{1, 1, 0.9}}
+	r, err := stats.CDAverageRanks(one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !equalFloats(r, []float64{1.5, 1.5, 3}, 0) {
+		t.Errorf("CDAverageRanks(1, 1, 0.9) = %v, want 1.5, 1.5, 3", r)
+	}
+	if m, _ := stats.AverageRanks(one, stats.TiesMin); !equalFloats(m, []float64{1, 1, 3}, 0) {
+		t.Errorf("TiesMin(1, 1, 0.9) = %v, want 1, 1, 3", m)
+	}
+	// Datasets ranked (1.5, 1.5, 3), (3, 1.5, 1.5), (1, 2, 3): a (1.5+3+1)/3,
+	// b (1.5+1.5+2)/3, c (3+1.5+3)/3.
+	acc := [][]float64{{1, 1, 0.9}, {0.8, 0.9, 0.9}, {0.7, 0.6, 0.5}}
+	names := []string{"a", "b", "c"}
+	s, err := stats.Summarize(names, acc, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{5.5 / 3, 5.0 / 3, 7.5 / 3}
+	if !equalFloats(s.AvgRankTiesAveraged, want, 1e-12) {
+		t.Errorf("AvgRankTiesAveraged %v, want %v", s.AvgRankTiesAveraged, want)
+	}
+	cd, err := stats.CriticalDifference(names, acc, 0.05)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, j := range cd.Order {
+		if cd.AvgRanks[i] != s.AvgRankTiesAveraged[j] {
+			t.Errorf("%s: the diagram's rank %v, the summary's %v", names[j], cd.AvgRanks[i], s.AvgRankTiesAveraged[j])
+		}
 	}
 }

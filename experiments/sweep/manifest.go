@@ -138,6 +138,15 @@ var ErrNoSweep = errors.New("no sweep recorded")
 // (dataset, variant, fold, seed) under different configurations are an error
 // that names them: choose one with gridID.
 func (s *Store) Expected(table string, quick bool, gridID string) (*Expected, error) {
+	return s.ExpectedSeeds(table, quick, gridID, nil)
+}
+
+// ExpectedSeeds is Expected restricted to the runs of the given seeds (every
+// seed when seeds is nil): a grid none of whose seeds is among them is left
+// out, and so are the other seeds' cells of the grids merged. The
+// reproduction keeps a table's planned seeds apart from seeds added later to
+// the same results folder.
+func (s *Store) ExpectedSeeds(table string, quick bool, gridID string, seeds []int64) (*Expected, error) {
 	grids, err := s.LoadGrids(table)
 	if err != nil {
 		return nil, err
@@ -155,6 +164,9 @@ func (s *Store) Expected(table string, quick bool, gridID string) (*Expected, er
 			others = append(others, g.ID())
 			continue
 		}
+		if seeds != nil && !slices.ContainsFunc(g.Spec.Seeds, func(sd int64) bool { return slices.Contains(seeds, sd) }) {
+			continue
+		}
 		e.Grids = append(e.Grids, g.ID())
 		for _, d := range g.Spec.Datasets {
 			if !slices.Contains(e.Datasets, d) {
@@ -167,6 +179,9 @@ func (s *Store) Expected(table string, quick bool, gridID string) (*Expected, er
 			}
 		}
 		for _, sd := range g.Spec.Seeds {
+			if seeds != nil && !slices.Contains(seeds, sd) {
+				continue
+			}
 			if !slices.Contains(e.Seeds, sd) {
 				e.Seeds = append(e.Seeds, sd)
 			}
@@ -182,6 +197,9 @@ func (s *Store) Expected(table string, quick bool, gridID string) (*Expected, er
 			e.Variants = append(e.Variants, v)
 		}
 		for _, c := range g.Cells {
+			if seeds != nil && !slices.Contains(seeds, c.Seed) {
+				continue
+			}
 			id := c.cellID()
 			if h, ok := hashes[id]; ok {
 				if h != c.Hash {
@@ -197,6 +215,9 @@ func (s *Store) Expected(table string, quick bool, gridID string) (*Expected, er
 	if len(e.Grids) == 0 {
 		if gridID != "" {
 			return nil, fmt.Errorf("%w: table %s has no %s grid %s under %s (have %s)", ErrNoSweep, table, modeOf(quick), gridID, s.root, strings.Join(others, ", "))
+		}
+		if seeds != nil {
+			return nil, fmt.Errorf("%w for table %s (%s) with seeds %v under %s", ErrNoSweep, table, modeOf(quick), seeds, s.root)
 		}
 		if hint := NestedHint(s.root, table); hint != "" {
 			return nil, fmt.Errorf("%w for table %s (%s) under %s: %s", ErrNoSweep, table, modeOf(quick), s.root, hint)

@@ -117,8 +117,9 @@ func presetRanks(c *tables.Comparison, i int) (methods []string, ours, paper []f
 
 // PresetCD draws the critical-difference diagram of the columns under
 // preset i of a comparison, over the datasets and columns of its summary
-// rows (as PresetRanks), at significance level alpha. It needs
-// MinCDDatasets datasets and two columns.
+// rows (as PresetRanks), at significance level alpha: its ranks are the
+// summary's AvgRankTiesAveraged, the comparison's row tables.CDRanksLabel
+// under that preset. It needs MinCDDatasets datasets and two columns.
 func PresetCD(c *tables.Comparison, i int, alpha float64) (*plots.Figure, error) {
 	if !(alpha > 0 && alpha < 1) {
 		return nil, fmt.Errorf("α = %g: want 0 < α < 1", alpha)
@@ -131,7 +132,7 @@ func PresetCD(c *tables.Comparison, i int, alpha float64) (*plots.Figure, error)
 		return nil, fmt.Errorf("%w: a critical-difference diagram needs at least 2 columns and %d datasets complete under both presets, table %s has %d and %d",
 			ErrNoFigure, MinCDDatasets, c.Name, len(s.Methods), len(c.Common))
 	}
-	meta := tableMeta(t, "Critical difference, "+c.Labels[i], c.Common, wilcoxonHolm(alpha))
+	meta := tableMeta(t, "Critical difference, "+c.Labels[i], c.Common, cdRanksNote, wilcoxonHolm(alpha))
 	return cdFigure(meta, s.Methods, c.CommonAcc[i], alpha)
 }
 

@@ -75,6 +75,12 @@ func Kinds(table string) []Kind {
 	}
 }
 
+// ShowsCD reports whether the standard figures of the named table (Kinds)
+// include a critical-difference diagram: where they do, the table shown
+// beside them carries the diagram's ranks (tables.Table.CDRanks,
+// tables.Comparison.CDRanks).
+func ShowsCD(table string) bool { return slices.Contains(Kinds(table), KindCD) }
+
 // Draw builds the figure of kind k of table t; alpha is the CD diagram's
 // significance level (DefaultAlpha for the paper's).
 func Draw(k Kind, t *tables.Table, alpha float64) (*plots.Figure, error) {
@@ -378,11 +384,13 @@ func paperRanks(s tables.Summary) ([]float64, string) {
 }
 
 // CD draws the critical-difference diagram of t's summary: average ranks
-// (ties averaged) of its columns over its datasets, and the cliques of
+// (ties averaged: the summary's AvgRankTiesAveraged, the table's row
+// tables.CDRanksLabel) of its columns over its datasets, and the cliques of
 // columns with no significant pairwise difference (two-sided Wilcoxon
-// signed-rank, Holm-corrected at alpha; DefaultAlpha is the paper's). The
-// columns we do not run enter with the paper's accuracies, as in the
-// summary. It needs MinCDDatasets datasets and two columns.
+// signed-rank, Holm-corrected at alpha; DefaultAlpha is the paper's). It
+// ranks the accuracies of the summary (tables.Summary.Acc): the columns we
+// do not run enter with the paper's. It needs MinCDDatasets datasets and two
+// columns.
 func CD(t *tables.Table, alpha float64) (*plots.Figure, error) {
 	if !(alpha > 0 && alpha < 1) {
 		return nil, fmt.Errorf("α = %g: want 0 < α < 1", alpha)
@@ -396,25 +404,15 @@ func CD(t *tables.Table, alpha float64) (*plots.Figure, error) {
 		return nil, fmt.Errorf("%w: a critical-difference diagram needs at least 2 columns and %d datasets with complete results, table %s has %d and %d",
 			ErrNoFigure, MinCDDatasets, t.Name, len(s.OursColumns), len(s.Datasets))
 	}
-	var acc [][]float64
-	for _, ds := range s.Datasets {
-		i := slices.IndexFunc(t.Rows, func(r tables.Row) bool { return r.Dataset == ds })
-		row := make([]float64, len(s.OursColumns))
-		for k, j := range s.OursColumns {
-			v := t.Rows[i].Ours[j].Acc
-			if s.FromPaper[k] {
-				v = t.Rows[i].Paper[j]
-			}
-			row[k] = math.Round(v*1e4) / 1e4 // as the paper prints them
-		}
-		acc = append(acc, row)
-	}
-	notes := []string{wilcoxonHolm(alpha)}
+	notes := []string{cdRanksNote, wilcoxonHolm(alpha)}
 	if slices.Contains(s.FromPaper, true) {
 		notes = append(notes, "baselines from the paper")
 	}
-	return cdFigure(tableMeta(t, "Critical difference", s.Datasets, notes...), s.Ours.Methods, acc, alpha)
+	return cdFigure(tableMeta(t, "Critical difference", s.Datasets, notes...), s.Ours.Methods, s.Acc, alpha)
 }
+
+// cdRanksNote says which ranks a diagram of a table shows.
+const cdRanksNote = "average ranks, ties averaged (the table's Avg. Rank gives ties the best rank)"
 
 // PaperCD draws the critical-difference diagram of the paper's own
 // per-dataset table (e.g. "main": the 128 UCR datasets) over the datasets
@@ -423,27 +421,38 @@ func PaperCD(name string, alpha float64) (*plots.Figure, error) {
 	if !(alpha > 0 && alpha < 1) {
 		return nil, fmt.Errorf("α = %g: want 0 < α < 1", alpha)
 	}
-	pt, err := paper.PerDataset(name)
+	pt, acc, err := PaperCDData(name)
 	if err != nil {
 		return nil, err
-	}
-	var acc [][]float64
-	for _, row := range pt.Acc {
-		if !slices.ContainsFunc(row, math.IsNaN) {
-			acc = append(acc, row)
-		}
-	}
-	if len(acc) < MinCDDatasets {
-		return nil, fmt.Errorf("%w: the paper's table %s has %d complete datasets, a critical-difference diagram needs %d",
-			ErrNoFigure, name, len(acc), MinCDDatasets)
 	}
 	ref := "appendix: " + name
 	if m := paperTableRef.FindString(pt.Title); m != "" {
 		ref = m
 	}
 	meta := plots.Meta{Title: "Critical difference, the paper's own numbers (" + ref + ")",
-		Config: fmt.Sprintf("%s with every column in the paper's table; the paper's accuracies; %s.", plural(len(acc), "UCR dataset"), wilcoxonHolm(alpha))}
+		Config: fmt.Sprintf("%s with every column in the paper's table; the paper's accuracies; average ranks, ties averaged (the paper's printed Avg. Rank gives ties the best rank); %s.",
+			plural(len(acc), "UCR dataset"), wilcoxonHolm(alpha))}
 	return cdFigure(meta, pt.Methods, acc, alpha)
+}
+
+// PaperCDData returns the paper's per-dataset table name and the rows of
+// its accuracies that PaperCD ranks: the datasets where every column has a
+// value (columns pt.Methods). With fewer than MinCDDatasets it says so.
+func PaperCDData(name string) (pt *paper.Table, acc [][]float64, err error) {
+	pt, err = paper.PerDataset(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, row := range pt.Acc {
+		if !slices.ContainsFunc(row, math.IsNaN) {
+			acc = append(acc, row)
+		}
+	}
+	if len(acc) < MinCDDatasets {
+		return nil, nil, fmt.Errorf("%w: the paper's table %s has %d complete datasets, a critical-difference diagram needs %d",
+			ErrNoFigure, name, len(acc), MinCDDatasets)
+	}
+	return pt, acc, nil
 }
 
 // wilcoxonHolm names the test of the cliques.

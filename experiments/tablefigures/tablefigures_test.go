@@ -71,6 +71,11 @@ func handTable(name string, n int) *tables.Table {
 		}
 		t.Rows = append(t.Rows, r)
 		s.Datasets = append(s.Datasets, r.Dataset)
+		acc := make([]float64, len(cols))
+		for j, v := range r.Ours {
+			acc[j] = math.Round(v.Acc*1e4) / 1e4
+		}
+		s.Acc = append(s.Acc, acc)
 	}
 	avg := make([]float64, len(cols))
 	for j := range cols {

@@ -22,6 +22,9 @@ type Options struct {
 	// Grid restricts the table to one recorded grid (its id); "" merges
 	// every grid of the table and mode.
 	Grid string
+	// Seeds restricts the table to the runs of these seeds
+	// (sweep.Store.ExpectedSeeds); nil takes every recorded seed.
+	Seeds []int64
 }
 
 // Kind says where a column's values come from.
@@ -145,6 +148,11 @@ type Table struct {
 	// Params holds the parameter count and inference time section of the
 	// "params_inference_time" table (nil for the others).
 	Params *ParamsSection
+	// CDRanks adds to the summary the row of our average ranks with ties
+	// averaged (stats.Summary.AvgRankTiesAveraged), the ranks that a
+	// critical-difference diagram of the table shows: set it where the
+	// diagram is shown with the table, so the table holds its numbers.
+	CDRanks bool
 }
 
 // Build builds the named table from the sweeps recorded in store.
@@ -153,7 +161,7 @@ func Build(store *sweep.Store, name string, opts Options) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	exp, err := store.Expected(name, opts.Quick, opts.Grid)
+	exp, err := store.ExpectedSeeds(name, opts.Quick, opts.Grid, opts.Seeds)
 	if err != nil {
 		return nil, err
 	}

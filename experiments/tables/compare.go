@@ -62,6 +62,10 @@ type Comparison struct {
 	BetweenAll, BetweenLater []Difference
 	// Printed is the paper's printed summary (over all its datasets).
 	Printed *paper.SummaryTable
+	// CDRanks adds to the summary the rows of ours' average ranks with ties
+	// averaged under each preset (Table.CDRanks), the ranks of the
+	// critical-difference diagrams drawn from Summaries and CommonAcc.
+	CDRanks bool
 }
 
 // Compare builds the comparison of one table under two presets: tabs hold
@@ -336,9 +340,9 @@ func (c *Comparison) markdownSummary(b *bufio.Writer) {
 	if len(c.Common) > 0 {
 		fmt.Fprintf(b, " (%s)", strings.Join(c.Common, ", "))
 	}
-	fmt.Fprintf(b, ", for the paper (its per-dataset figures) and ours; \"paper, printed\" is its summary over all its datasets. Ranks give tied columns the minimum rank (the paper's convention). "+
+	fmt.Fprintf(b, ", for the paper (its per-dataset figures) and ours; \"paper, printed\" is its summary over all its datasets. %s. "+
 		"**Every p-value and difference compares with %s**, the paper's default setting. The differences (ours − %s, and %s) are over every paired run (dataset, seed, fold), ± the standard error; a trend is called only beyond two standard errors.\n\n",
-		mdEscape(c.Default), mdEscape(c.Default), c.betweenName())
+		ranksNote(c.CDRanks), mdEscape(c.Default), mdEscape(c.Default), c.betweenName())
 	cols := c.Columns
 	fmt.Fprintf(b, "| |")
 	align := "|---|"
@@ -362,11 +366,15 @@ func (c *Comparison) markdownSummary(b *bufio.Writer) {
 		return true
 	}
 	sources := []struct {
-		name string
-		s    *stats.Summary
-	}{{"paper, same datasets", c.Summaries[2]}, {"ours, " + c.Labels[0], c.Summaries[0]}, {"ours, " + c.Labels[1], c.Summaries[1]}}
-	for _, line := range summaryLines(c.Default) {
+		name  string
+		s     *stats.Summary
+		paper bool
+	}{{"paper, same datasets", c.Summaries[2], true}, {"ours, " + c.Labels[0], c.Summaries[0], false}, {"ours, " + c.Labels[1], c.Summaries[1], false}}
+	for _, line := range summaryLines(c.Default, c.CDRanks) {
 		for _, src := range sources {
+			if line.cdRanks && src.paper {
+				continue // no diagram is drawn of the paper's figures over these datasets
+			}
 			s := src.s
 			row(line.label+" — "+src.name, func(col string) string {
 				if s == nil {
@@ -475,6 +483,51 @@ func (c *Comparison) markdownSummary(b *bufio.Writer) {
 		fmt.Fprintf(b, "Runs of the recorded sweeps without an ok record: %s (`softshape table -table %s -results <folder>` lists them).\n\n", strings.Join(missing, ", "), c.Name)
 	}
 	if len(invalid) > 0 {
-		fmt.Fprintf(b, "Runs recorded invalid (the dataset rejects the setting, e.g. k > Ĉ): %s.\n\n", strings.Join(invalid, ", "))
+		fmt.Fprintf(b, "Runs recorded invalid (the dataset rejects the setting; the cells read \"invalid\"): %s. Why:\n\n", strings.Join(invalid, ", "))
+		c.markdownInvalidReasons(b)
 	}
+}
+
+// markdownInvalidReasons lists, once per dataset, column and reason, why
+// runs of the comparison's tables were recorded invalid, and under which
+// presets.
+func (c *Comparison) markdownInvalidReasons(b *bufio.Writer) {
+	type reason struct {
+		dataset, column, detail string
+		labels                  []string
+	}
+	var reasons []*reason
+	index := map[string]*reason{}
+	for i, t := range c.Tables {
+		if t == nil {
+			continue
+		}
+		for _, m := range t.Invalid {
+			column := m.Key.Variant
+			for _, col := range t.Columns {
+				if col.Kind == Ours && col.Variant == m.Key.Variant {
+					column = col.Name
+					break
+				}
+			}
+			id := m.Key.Dataset + "\x00" + column + "\x00" + m.Detail
+			r, ok := index[id]
+			if !ok {
+				r = &reason{dataset: m.Key.Dataset, column: column, detail: m.Detail}
+				index[id] = r
+				reasons = append(reasons, r)
+			}
+			if !slices.Contains(r.labels, c.Labels[i]) {
+				r.labels = append(r.labels, c.Labels[i])
+			}
+		}
+	}
+	for i, r := range reasons {
+		if i == MaxMarkdownMissing {
+			fmt.Fprintf(b, "- … and %d more\n", len(reasons)-i)
+			break
+		}
+		fmt.Fprintf(b, "- %s · %s (%s): %s\n", r.dataset, mdEscape(r.column), strings.Join(r.labels, ", "), mdEscape(r.detail))
+	}
+	fmt.Fprintln(b)
 }

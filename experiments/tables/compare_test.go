@@ -94,6 +94,54 @@ func TestCompareByHand(t *testing.T) {
 	}
 }
 
+// TestCompareSaysWhyRunsAreInvalid: Table 7 under two presets, Multi-Seq
+// recorded invalid on ItalyPowerDemand (m=32 > T=24) under both: the
+// comparison's note gives that reason once, under the column's name and
+// both presets, not another table's example (k > Ĉ).
+func TestCompareSaysWhyRunsAreInvalid(t *testing.T) {
+	spec := sweep.GridSpec{Table: "shape_length_m", Datasets: []string{"ArrowHead", "ItalyPowerDemand"}, Folds: []int{1, 2}, Seeds: []int64{42}}
+	why := "dataset ItalyPowerDemand (T=24, C=2): shape_length: m=32 is longer than the series (T=24)"
+	var built [2]*Table
+	for i := range built {
+		f := newFixture(t, spec)
+		f.invalidError = why
+		for fold := 1; fold <= 2; fold++ {
+			for _, v := range []string{"SoftShape", "Fixed-8", "Multi-Seq"} {
+				f.put("ArrowHead", v, fold, sweep.StatusOK, 0.9, 0.1)
+				if v == "Multi-Seq" {
+					f.put("ItalyPowerDemand", v, fold, sweep.StatusInvalid, 0, 0)
+				} else {
+					f.put("ItalyPowerDemand", v, fold, sweep.StatusOK, 0.95, 0.1)
+				}
+			}
+		}
+		tab, err := Build(f.store, "shape_length_m", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		built[i] = tab
+	}
+	c, err := Compare([2]string{"reference_compat", "reference_fresh"}, built, spec.Datasets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md bytes.Buffer
+	if err := c.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	out := md.String()
+	line := "- ItalyPowerDemand · Multi-Seq (reference_compat, reference_fresh): " + why + "\n"
+	if strings.Count(out, line) != 1 {
+		t.Errorf("want the reason once, %q, in\n%s", line, out)
+	}
+	if !strings.Contains(out, "Runs recorded invalid (the dataset rejects the setting; the cells read \"invalid\"): 2 under reference_compat, 2 under reference_fresh.") {
+		t.Errorf("no count of invalid runs in\n%s", out)
+	}
+	if strings.Contains(out, "k > Ĉ") {
+		t.Errorf("Table 7's note names k > Ĉ, which is not why its runs are invalid:\n%s", out)
+	}
+}
+
 // TestSummaryComparesWithDefault: a table's p-values compare with its
 // default setting, as its differences do (Table 3: 50%, while the paper's
 // printed p-values compare with 0%, which are then left out).

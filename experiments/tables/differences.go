@@ -71,6 +71,15 @@ func (d Difference) String() string {
 	return fmt.Sprintf("%+.4f ± %.4f (n=%d)", d.Mean, d.SE, d.N)
 }
 
+// SeedString is the standard error between seeds, "± 0.0031 (3 seeds)", or
+// "— (one seed)".
+func (d Difference) SeedString() string {
+	if d.Seeds < 2 || math.IsNaN(d.SeedSE) {
+		return dash + " (one seed)"
+	}
+	return fmt.Sprintf("± %.4f (%d seeds)", d.SeedSE, d.Seeds)
+}
+
 // Differences returns, for every measured column other than Default, its
 // paired difference from Default; nil when Default is not measured.
 func (t *Table) Differences() []Difference {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -152,18 +153,39 @@ func (t *Table) markdownWarmUp(b *bufio.Writer) {
 // markdownDifferences prints each setting's paired difference from the
 // default setting with its standard error, beside the paper's, and whether
 // our trend (beyond two standard errors) has the paper's sign.
+// MarkdownDifferences writes the section of the paired differences from
+// the default setting alone (in MarkdownResults too), with the standard
+// error between seeds when the runs have several.
+func (t *Table) MarkdownDifferences(w io.Writer) error {
+	b := bufio.NewWriter(w)
+	t.markdownDifferences(b)
+	return b.Flush()
+}
+
 func (t *Table) markdownDifferences(b *bufio.Writer) {
 	ds := t.Differences()
 	if len(ds) == 0 {
 		return
 	}
+	// With several seeds the standard error between seeds is given apart
+	// from the one pooling every run.
+	seeds := slices.ContainsFunc(ds, func(d Difference) bool { return d.Seeds > 1 })
 	fmt.Fprintf(b, "## Differences from %s\n\n", mdEscape(t.Default))
 	fmt.Fprintf(b, "Ours: mean paired difference in test accuracy over every (dataset, seed, fold) run, ± its standard error; a trend is called only beyond two standard errors. Paper: the mean of its per-dataset differences over the same datasets.\n\n")
-	fmt.Fprintf(b, "| setting | ours − %s | paper − %s | trend vs paper |\n|---|---:|---:|---|\n", mdEscape(t.Default), mdEscape(t.Default))
+	if seeds {
+		fmt.Fprintf(b, "Between seeds: the standard error of the per-seed mean differences, apart from the one over datasets × folds × seeds.\n\n")
+		fmt.Fprintf(b, "| setting | ours − %s | between seeds | paper − %s | trend vs paper |\n|---|---:|---:|---:|---|\n", mdEscape(t.Default), mdEscape(t.Default))
+	} else {
+		fmt.Fprintf(b, "| setting | ours − %s | paper − %s | trend vs paper |\n|---|---:|---:|---|\n", mdEscape(t.Default), mdEscape(t.Default))
+	}
 	for _, d := range ds {
 		p := dash
 		if !math.IsNaN(d.Paper) {
 			p = fmt.Sprintf("%+.4f", d.Paper)
+		}
+		if seeds {
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", mdEscape(d.Column), d, d.SeedString(), p, d.Verdict())
+			continue
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", mdEscape(d.Column), d, p, d.Verdict())
 	}
@@ -187,21 +209,46 @@ type summaryLine struct {
 	ours  func(s *stats.Summary, k int) string
 	// printed is the paper.SummaryTable metric, "" for none.
 	printed string
+	// cdRanks marks the row of a critical-difference diagram's ranks:
+	// printed for ours only, and only where the table asks (Table.CDRanks).
+	cdRanks bool
 }
 
-func summaryLines(ref string) []summaryLine {
-	return []summaryLine{
-		{"Avg. Acc", func(s *stats.Summary, k int) string { return fmtAcc(s.AvgAcc[k]) }, paper.MetricAvgAcc},
-		{"Avg. Rank", func(s *stats.Summary, k int) string { return fmtRank(s.AvgRank[k]) }, paper.MetricAvgRank},
-		{"Win", func(s *stats.Summary, k int) string {
+// CDRanksLabel is the label of the summary row of average ranks with ties
+// averaged (Table.CDRanks), the ranks a critical-difference diagram shows.
+const CDRanksLabel = "Avg. Rank, ties averaged (the CD diagram's)"
+
+// summaryLines are the metric rows of the summary; cdRanks includes the row
+// of average ranks with ties averaged.
+func summaryLines(ref string, cdRanks bool) []summaryLine {
+	lines := []summaryLine{
+		{label: "Avg. Acc", ours: func(s *stats.Summary, k int) string { return fmtAcc(s.AvgAcc[k]) }, printed: paper.MetricAvgAcc},
+		{label: "Avg. Rank", ours: func(s *stats.Summary, k int) string { return fmtRank(s.AvgRank[k]) }, printed: paper.MetricAvgRank},
+		{label: CDRanksLabel, ours: func(s *stats.Summary, k int) string { return fmtRank(s.AvgRankTiesAveraged[k]) }, cdRanks: true},
+		{label: "Win", ours: func(s *stats.Summary, k int) string {
 			if s.Wins == nil {
 				return dash
 			}
 			return fmt.Sprint(s.Wins[k])
-		}, paper.MetricWin},
-		{"P-value (paper's: ½ two-sided paired t-test vs " + ref + ")", func(s *stats.Summary, k int) string { return fmtP(s.PaperP[k]) }, paper.MetricPValue},
-		{"Wilcoxon signed-rank p (two-sided, vs " + ref + ")", func(s *stats.Summary, k int) string { return fmtP(s.WilcoxonP[k]) }, ""},
+		}, printed: paper.MetricWin},
+		{label: "P-value (paper's: ½ two-sided paired t-test vs " + ref + ")", ours: func(s *stats.Summary, k int) string { return fmtP(s.PaperP[k]) }, printed: paper.MetricPValue},
+		{label: "Wilcoxon signed-rank p (two-sided, vs " + ref + ")", ours: func(s *stats.Summary, k int) string { return fmtP(s.WilcoxonP[k]) }},
 	}
+	if !cdRanks {
+		lines = slices.DeleteFunc(lines, func(l summaryLine) bool { return l.cdRanks })
+	}
+	return lines
+}
+
+// ranksNote is the summary's clause on its tie rules: the paper's for
+// Avg. Rank, and with cdRanks the one of the row of a critical-difference
+// diagram's ranks.
+func ranksNote(cdRanks bool) string {
+	if !cdRanks {
+		return "Ranks give tied methods the minimum rank (the paper's convention)"
+	}
+	return "Avg. Rank gives tied methods the minimum rank (the paper's convention); the row \"" + CDRanksLabel +
+		"\" gives them the mean of the ranks they span, as the critical-difference diagram does (its Friedman and Wilcoxon–Holm tests need these ranks)"
 }
 
 // summaryValue returns the formatted value of column j in a summary over
@@ -225,7 +272,7 @@ func (t *Table) markdownSummary(b *bufio.Writer) {
 	if len(s.Datasets) > 0 && len(s.Datasets) <= 30 {
 		fmt.Fprintf(b, " (%s)", strings.Join(s.Datasets, ", "))
 	}
-	fmt.Fprintf(b, "; the paper's per-dataset figures on the same %d dataset(s); the paper's printed summary over all its datasets. Ranks give tied methods the minimum rank (the paper's convention); accuracies are rounded to 4 decimals first.\n\n", len(s.PaperDatasets))
+	fmt.Fprintf(b, "; the paper's per-dataset figures on the same %d dataset(s); the paper's printed summary over all its datasets. %s; accuracies are rounded to 4 decimals first.\n\n", len(s.PaperDatasets), ranksNote(t.CDRanks))
 	if len(s.Excluded) > 0 {
 		fmt.Fprintf(b, "Left out of our summary (%d): %s.\n\n", len(s.Excluded), mdEscape(strings.Join(s.Excluded, "; ")))
 	}
@@ -241,7 +288,7 @@ func (t *Table) markdownSummary(b *bufio.Writer) {
 		fromPaper[j] = s.FromPaper[k]
 	}
 	printedOther := s.Printed != nil && s.Printed.Reference != t.Default
-	for _, line := range summaryLines(t.Default) {
+	for _, line := range summaryLines(t.Default, t.CDRanks) {
 		fmt.Fprintf(b, "| %s — ours |", mdEscape(line.label))
 		for j := range t.Columns {
 			v := summaryValue(s.Ours, s.OursColumns, j, line.ours)
@@ -251,7 +298,7 @@ func (t *Table) markdownSummary(b *bufio.Writer) {
 			fmt.Fprintf(b, " %s |", v)
 		}
 		fmt.Fprintln(b)
-		if s.Paper != nil {
+		if s.Paper != nil && !line.cdRanks {
 			fmt.Fprintf(b, "| %s — paper, same datasets |", mdEscape(line.label))
 			for j := range t.Columns {
 				fmt.Fprintf(b, " %s |", summaryValue(s.Paper, s.PaperColumns, j, line.ours))

@@ -24,6 +24,11 @@ type Summary struct {
 	Ours        *stats.Summary
 	OursColumns []int
 	FromPaper   []bool
+	// Acc holds the accuracies Ours summarises (rows Datasets, columns
+	// OursColumns; ours rounded as the paper prints them, the paper's
+	// figures where FromPaper), for figures that must show the summary's
+	// numbers (a critical-difference diagram).
+	Acc [][]float64
 	// Paper summarises the paper's per-dataset table over PaperColumns on
 	// PaperDatasets (Datasets ∩ the paper's); nil without a per-dataset table.
 	Paper         *stats.Summary
@@ -94,7 +99,7 @@ rows:
 			names[k] = t.Columns[j].Name
 		}
 		sum, problem := summarizeMatrix(names, ours, t.Default)
-		s.Ours = sum
+		s.Ours, s.Acc = sum, ours
 		if problem != "" {
 			s.Problems = append(s.Problems, "ours: "+problem)
 		}
@@ -146,11 +151,14 @@ func summarizeMatrix(methods []string, acc [][]float64, reference string) (*stat
 		}
 	}
 	k := len(methods)
-	out := &stats.Summary{Methods: methods, Reference: reference, AvgRank: nans(k), Wins: make([]int, k), PaperP: nans(k), WilcoxonP: nans(k)}
+	out := &stats.Summary{Methods: methods, Reference: reference, AvgRank: nans(k), AvgRankTiesAveraged: nans(k), Wins: make([]int, k), PaperP: nans(k), WilcoxonP: nans(k)}
 	out.AvgAcc, _ = stats.MeanAccuracy(acc)
 	if k >= 2 {
 		if r, err := stats.AverageRanks(acc, stats.TiesMin); err == nil {
 			out.AvgRank = r
+		}
+		if r, err := stats.CDAverageRanks(acc); err == nil {
+			out.AvgRankTiesAveraged = r
 		}
 		if w, err := stats.Wins(acc); err == nil {
 			out.Wins = w

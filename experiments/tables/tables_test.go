@@ -20,6 +20,9 @@ type fixture struct {
 	t     *testing.T
 	store *sweep.Store
 	grid  *sweep.Grid
+	// invalidError is the error put records for a run that is not ok
+	// (default: a k > Ĉ error).
+	invalidError string
 }
 
 func newFixture(t *testing.T, spec sweep.GridSpec) *fixture {
@@ -54,6 +57,9 @@ func (f *fixture) put(dataset, variant string, fold int, status sweep.Status, ac
 			Hostname: "test", PID: 1}
 		if status != sweep.StatusOK {
 			r.Error, r.TestAccuracy = "k must be ≤ the number of experts", sweep.Float(math.NaN())
+			if f.invalidError != "" {
+				r.Error = f.invalidError
+			}
 		}
 		if err := f.store.Write(r); err != nil {
 			f.t.Fatal(err)
@@ -130,6 +136,9 @@ func TestSummaryHandChecked(t *testing.T) {
 	}
 	close("ours avg acc", s.Ours.AvgAcc, []float64{2.6 / 3, 2.55 / 3, 2.45 / 3, 2.55 / 3})
 	close("ours avg rank", s.Ours.AvgRank, []float64{4.0 / 3, 2, 8.0 / 3, 5.0 / 3})
+	// Ties averaged (a CD diagram's ranks): ArrowHead 1.5 4 3 1.5, CBF 2.5
+	// each, Trace 2 1 4 3.
+	close("ours avg rank, ties averaged", s.Ours.AvgRankTiesAveraged, []float64{6.0 / 3, 7.5 / 3, 9.5 / 3, 7.0 / 3})
 	if w := s.Ours.Wins; w[0] != 2 || w[1] != 2 || w[2] != 1 || w[3] != 2 {
 		t.Errorf("ours wins %v, want [2 2 1 2]", w)
 	}
@@ -181,6 +190,19 @@ func TestSummaryHandChecked(t *testing.T) {
 	}
 	if strings.Contains(md.String(), sweep.QuickLabel) {
 		t.Error("a full table carries the quick label")
+	}
+	// The row of a CD diagram's ranks: only where the table asks, ours only.
+	if strings.Contains(md.String(), CDRanksLabel) {
+		t.Errorf("a table without CDRanks has the row %q", CDRanksLabel)
+	}
+	tab.CDRanks = true
+	md.Reset()
+	if err := tab.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if want := "| " + CDRanksLabel + " — ours | 2.00 | 2.50 | 3.17 | 2.33 |"; !strings.Contains(md.String(), want) ||
+		strings.Count(md.String(), CDRanksLabel) != 2 { // the row and the sentence saying what it is
+		t.Errorf("with CDRanks: want the row %q once, and no paper row of it:\n%s", want, md.String())
 	}
 }
 

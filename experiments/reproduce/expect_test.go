@@ -1,0 +1,165 @@
+package reproduce
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/softshape-go/softshape/experiments/tablefigures"
+	"github.com/softshape-go/softshape/reproduction"
+)
+
+// tableCall is a notebook cell's call of ShowTable or ShowFigures, with its
+// table.
+var tableCall = regexp.MustCompile(`(ShowTable|ShowFigures)\(context\.Background\(\), "(\w+)", P\)`)
+
+// markedOutput is an executed notebook's output carrying only its mark
+// (MarkKey), as notebooks/check_outputs.py reads it.
+func markedOutput(mark string) map[string]any {
+	return map[string]any{"output_type": "display_data", "data": map[string]any{"text/markdown": "x"},
+		"metadata": map[string]any{MarkKey: mark}}
+}
+
+// figureMark is the mark ShowFigure gives n.
+func figureMark(n Named) string {
+	if n.Err != nil || n.Figure == nil {
+		return missingMark(markFigure + " " + n.Name)
+	}
+	return markFigure + " " + n.Name
+}
+
+// TestNotebookExpectsItsTables: every notebook cell that shows a table or
+// its figures declares them in its `// expect` lines so that
+// notebooks/check_outputs.py passes the marks these cells show in quick mode
+// (the table, the sweep chart, and why there are no rank bars or CD
+// diagram) and in full mode (the committed reproduction: the table, the
+// sweep chart and each preset's figures; without committed runs, why each
+// is missing); and every figure of a table with committed runs is drawn
+// from them. The check is check_outputs.py's own, run on notebooks made of
+// these cells with those outputs.
+func TestNotebookExpectsItsTables(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3 to run notebooks/check_outputs.py")
+	}
+	nbs, err := filepath.Glob(filepath.Join(RepoRoot(), "notebooks", "[0-9][0-9]_*.ipynb"))
+	if err != nil || len(nbs) == 0 {
+		t.Fatalf("no notebooks: %v", err)
+	}
+	type cell = map[string]any
+	made := map[string][]cell{"quick": nil, "full": nil}
+	calls := 0
+	for _, nb := range nbs {
+		b, err := os.ReadFile(nb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Cells []struct {
+				CellType string   `json:"cell_type"`
+				Source   []string `json:"source"`
+			} `json:"cells"`
+		}
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatalf("%s: %v", nb, err)
+		}
+		code := 0
+		for _, c := range doc.Cells {
+			if c.CellType != "code" {
+				continue
+			}
+			code++
+			src := strings.Join(c.Source, "")
+			found := tableCall.FindAllStringSubmatch(src, -1)
+			if len(found) == 0 {
+				continue
+			}
+			var quick, full []any
+			for _, m := range found {
+				calls++
+				show, name := m[1], m[2]
+				cm, err := CommittedTables(name)
+				if err != nil && !errors.Is(err, ErrNotCommitted) {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if show == "ShowTable" {
+					quick = append(quick, markedOutput(markTable+" "+name))
+					if cm != nil {
+						full = append(full, markedOutput(markTable+" "+name))
+					} else {
+						full = append(full, markedOutput(missingMark(markTable+" "+name)))
+					}
+					continue
+				}
+				// Quick mode: TableResult.Figures draws the sweep chart only.
+				for _, k := range tablefigures.Kinds(name) {
+					mark := markFigure + " " + figureName(name, k, "")
+					if k != tablefigures.KindSweep { // ErrQuickStatistics
+						mark = missingMark(mark)
+					}
+					quick = append(quick, markedOutput(mark))
+				}
+				figs := uncommittedFigures(name)
+				if cm != nil {
+					figs = cm.Figures()
+					var got, want []string
+					for _, k := range tablefigures.Kinds(name) {
+						if k == tablefigures.KindSweep {
+							want = append(want, figureName(name, k, ""))
+						}
+					}
+					for _, preset := range reproduction.Presets {
+						for _, k := range tablefigures.Kinds(name) {
+							if k != tablefigures.KindSweep {
+								want = append(want, figureName(name, k, preset))
+							}
+						}
+					}
+					for _, n := range figs {
+						got = append(got, n.Name)
+						if n.Err != nil || n.Figure == nil {
+							t.Errorf("%s: committed figure %s not drawn: %v", filepath.Base(nb), n.Name, n.Err)
+						}
+					}
+					if !slices.Equal(got, want) {
+						t.Errorf("%s: committed figures %v, want %v", name, got, want)
+					}
+				}
+				for _, n := range figs {
+					full = append(full, markedOutput(figureMark(n)))
+				}
+			}
+			// The first line names the cell in check_outputs.py's messages.
+			named := "// " + filepath.Base(nb) + ", code cell " + strconv.Itoa(code) + "\n" + src
+			for mode, outs := range map[string][]any{"quick": quick, "full": full} {
+				made[mode] = append(made[mode], cell{"cell_type": "code", "execution_count": 1, "metadata": map[string]any{},
+					"source": named, "outputs": outs})
+			}
+		}
+	}
+	if calls < 20 {
+		t.Errorf("found %d ShowTable and ShowFigures calls in the notebooks, want the 25 of 01-08", calls)
+	}
+	dir := t.TempDir()
+	for _, mode := range []string{"quick", "full"} {
+		path := filepath.Join(dir, mode+".ipynb")
+		b, err := json.Marshal(map[string]any{"cells": made[mode], "metadata": map[string]any{}, "nbformat": 4, "nbformat_minor": 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(python, filepath.Join(RepoRoot(), "notebooks", "check_outputs.py"), "--mode", mode, path).CombinedOutput()
+		if err != nil {
+			t.Errorf("check_outputs.py --mode %s on the notebooks' table cells: %v\n%s", mode, err, out)
+		}
+	}
+}
