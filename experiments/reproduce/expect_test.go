@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/softshape-go/softshape/experiments/tablefigures"
@@ -57,26 +56,13 @@ func TestNotebookExpectsItsTables(t *testing.T) {
 	made := map[string][]cell{"quick": nil, "full": nil}
 	calls := 0
 	for _, nb := range nbs {
-		b, err := os.ReadFile(nb)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var doc struct {
-			Cells []struct {
-				CellType string   `json:"cell_type"`
-				Source   []string `json:"source"`
-			} `json:"cells"`
-		}
-		if err := json.Unmarshal(b, &doc); err != nil {
-			t.Fatalf("%s: %v", nb, err)
-		}
 		code := 0
-		for _, c := range doc.Cells {
-			if c.CellType != "code" {
+		for _, c := range notebookCells(t, nb) {
+			if c.Type != "code" {
 				continue
 			}
 			code++
-			src := strings.Join(c.Source, "")
+			src := c.Source
 			found := tableCall.FindAllStringSubmatch(src, -1)
 			if len(found) == 0 {
 				continue
