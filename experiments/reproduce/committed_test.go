@@ -123,3 +123,51 @@ func listFiles(t *testing.T, dir string) []string {
 	})
 	return out
 }
+
+// TestCommittedMessagesAreRepoRelative: what the notebooks show of the
+// committed reproduction names its folders relative to the repository
+// (reproduction/results/...), never this machine's absolute path; a folder
+// outside the repository is named as given.
+func TestCommittedMessagesAreRepoRelative(t *testing.T) {
+	root := RepoRoot()
+	outside := t.TempDir()
+	for _, c := range []struct{ path, want string }{
+		{filepath.Join(root, "reproduction", "results", "reference_fresh", "num_experts"), "reproduction/results/reference_fresh/num_experts"},
+		{root, "."},
+		{outside, outside},
+		{filepath.Dir(root), filepath.Dir(root)},
+		{root + "-other", root + "-other"}, // a sibling sharing the root's prefix
+	} {
+		if got := repoPath(c.path); got != c.want {
+			t.Errorf("repoPath(%q) = %q, want %q", c.path, got, c.want)
+		}
+	}
+	_, err := CommittedTable("main", "reference_fresh")
+	if !errors.Is(err, ErrNotCommitted) || !strings.Contains(err.Error(), "(reproduction/results/reference_fresh/main)") || strings.Contains(err.Error(), root) {
+		t.Errorf("CommittedTable(main): %v", err)
+	}
+	_, err = CommittedTables("main")
+	if !errors.Is(err, ErrNotCommitted) || !strings.Contains(err.Error(), "of main under reproduction/results: ") || strings.Contains(err.Error(), root) {
+		t.Errorf("CommittedTables(main): %v", err)
+	}
+	if !IsCommitted("sparse_ratio") {
+		return
+	}
+	r, err := CommittedTable("sparse_ratio", CommittedPreset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := r.Markdown()
+	if want := "`reproduction/results/" + CommittedPreset + "`"; !strings.Contains(md, want) || !strings.Contains(r.Status(), " in reproduction/results/"+CommittedPreset) {
+		t.Errorf("no %s in the committed Table 3:\n%s", want, md)
+	}
+	c, err := CommittedTables("sparse_ratio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{md, c.Markdown()} {
+		if strings.Contains(s, root) {
+			t.Errorf("the committed Table 3 names %s:\n%s", root, s)
+		}
+	}
+}
