@@ -74,7 +74,7 @@ func ShowFigures(ctx context.Context, name string, p Params) {
 // uncommittedFigures are the places of the named table's figures before it
 // has committed runs, each saying why it is empty.
 func uncommittedFigures(name string) []Named {
-	why := fmt.Errorf("%w: no committed full-protocol runs of %s yet (the table above names the command that makes them)", ErrNoFigure, name)
+	why := fmt.Errorf("%w: no committed full-protocol runs of %s yet (the line above the paper's printed summary names the command that makes them)", ErrNoFigure, name)
 	var figs []Named
 	for _, k := range tablefigures.Kinds(name) { // params_inference_time has none
 		figs = append(figs, Named{Name: figureName(name, k, ""), Err: why})
