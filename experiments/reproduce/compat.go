@@ -7,6 +7,8 @@ import (
 	"math"
 	"strings"
 
+	"github.com/softshape-go/softshape/internal/english"
+
 	"github.com/softshape-go/softshape/experiments/fidelity"
 	"github.com/softshape-go/softshape/experiments/pipeline"
 	"github.com/softshape-go/softshape/experiments/stats"
@@ -246,7 +248,7 @@ func (t *pTally) add(method string, pv, half, w float64) {
 }
 
 // String says what the tally shows, every number from the tally, each count
-// agreeing with its noun or verb (agree).
+// agreeing with its noun or verb (english.Agree).
 func (t pTally) String() string {
 	if t.N == 0 {
 		return "The paper prints no p-value for these columns."
@@ -254,32 +256,23 @@ func (t pTally) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Recomputed from the paper's own per-dataset accuracies (as printed, 4 decimals): of the %d %s the paper prints here, "+
 		"**%d %s ½ · the two-sided paired t-test p-value within 5%%**, %d more within 26%%",
-		t.N, agree(t.N, "p-value", "p-values"), t.T5, agree(t.T5, "equals", "equal"), t.T25)
+		t.N, english.Agree(t.N, "p-value", "p-values"), t.T5, english.Agree(t.T5, "equals", "equal"), t.T25)
 	if len(t.Far) > 0 {
-		fmt.Fprintf(&b, ", and %d %s from it by more (%s)", len(t.Far), agree(len(t.Far), "differs", "differ"), strings.Join(t.Far, "; "))
+		fmt.Fprintf(&b, ", and %d %s from it by more (%s)", len(t.Far), english.Agree(len(t.Far), "differs", "differ"), strings.Join(t.Far, "; "))
 	}
 	fmt.Fprintf(&b, "; %d %s a two-sided Wilcoxon signed-rank p-value within 5%%. %d of the %d %s closer to ½ · the t-test than to the Wilcoxon test.",
-		t.W5, agree(t.W5, "equals", "equal"), t.CloserT, t.N, agree(t.CloserT, "is", "are"))
+		t.W5, english.Agree(t.W5, "equals", "equal"), t.CloserT, t.N, english.Agree(t.CloserT, "is", "are"))
 	if t.CloserT == t.N {
 		b.WriteString("\n\nSo the row the paper labels *Wilcoxon signed-rank P-value* is best explained as half the two-sided paired t-test p-value (a one-sided paired t-test in the direction of the observed difference)")
 		if n := len(t.Far); n > 0 {
-			fmt.Fprintf(&b, "; the %s that %s from it more (listed above) %s not explained here", agree(n, "value", "values"), agree(n, "differs", "differ"), agree(n, "is", "are"))
+			fmt.Fprintf(&b, "; the %s that %s from it more (listed above) %s not explained here", english.Agree(n, "value", "values"), english.Agree(n, "differs", "differ"), english.Agree(n, "is", "are"))
 		}
 		b.WriteString(". Our tables print that statistic, as the paper's p-value, beside a real two-sided Wilcoxon signed-rank test.")
 	} else {
 		n := t.N - t.CloserT
-		fmt.Fprintf(&b, "\n\nSo the row the paper labels *Wilcoxon signed-rank P-value* is not one test throughout: %d of its values %s closer to a Wilcoxon test. Our tables print both tests.", n, agree(n, "is", "are"))
+		fmt.Fprintf(&b, "\n\nSo the row the paper labels *Wilcoxon signed-rank P-value* is not one test throughout: %d of its values %s closer to a Wilcoxon test. Our tables print both tests.", n, english.Agree(n, "is", "are"))
 	}
 	return b.String()
-}
-
-// agree is the form of a noun or verb that agrees with the count n: one
-// when n is 1 ("1 differs", "1 p-value"), else many ("2 differ").
-func agree(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 func dropNaN(a, b []float64) ([]float64, []float64) {
