@@ -32,6 +32,20 @@ const (
 // committedDir is the reproduction folder of the repository.
 func committedDir() string { return filepath.Join(RepoRoot(), "reproduction") }
 
+// repoPath is path as this package shows it: relative to the repository root
+// (RepoRoot) in slash form, "reproduction/results/reference_fresh/lambda",
+// when it lies inside the repository (as Params takes a relative folder),
+// else unchanged. Every message naming a folder of the committed
+// reproduction goes through it, so that a notebook shows no machine's
+// absolute path.
+func repoPath(path string) string {
+	rel, err := filepath.Rel(RepoRoot(), path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return path
+	}
+	return filepath.ToSlash(rel)
+}
+
 // IsCommitted reports whether the repository holds committed full-protocol
 // runs of the named table: a folder reproduction/results/<preset>/<name>
 // under one of the presets (reproduction.Presets), complete or not (a sweep
@@ -61,7 +75,7 @@ func CommittedTable(name, preset string) (*TableResult, error) {
 	start := time.Now()
 	dir := reproduction.ResultsDir(committedDir(), preset)
 	if st, err := os.Stat(filepath.Join(dir, name)); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("%w of %s under %s (%s): %s makes them", ErrNotCommitted, name, preset, filepath.Join(dir, name), MakeCommitted(name))
+		return nil, fmt.Errorf("%w of %s under %s (%s): %s makes them", ErrNotCommitted, name, preset, repoPath(filepath.Join(dir, name)), MakeCommitted(name))
 	}
 	grid, err := reproduction.PlannedGrid(name, preset)
 	if err != nil {
@@ -79,6 +93,7 @@ func CommittedTable(name, preset string) (*TableResult, error) {
 		return nil, fmt.Errorf("committed %s under %s: %w", name, preset, err)
 	}
 	t.CDRanks = tablefigures.ShowsCD(name) // the diagram's ranks, beside it
+	t.Root = repoPath(t.Root)
 	res.Table = t
 	res.Elapsed = time.Since(start)
 	return res, nil
@@ -120,13 +135,13 @@ func CommittedTables(name string) (*Committed, error) {
 			return nil, fmt.Errorf("committed %s: %w", name, err)
 		}
 		c.Entries[i], built[i], labels[i] = e, e.Built, preset
-		if e.Built != nil { // shown relative to the repository
-			e.Built.Root = filepath.ToSlash(filepath.Join("reproduction", "results", preset))
+		if e.Built != nil {
+			e.Built.Root = repoPath(reproduction.ResultsDir(committedDir(), preset))
 		}
 	}
 	if built[0] == nil && built[1] == nil {
 		return nil, fmt.Errorf("%w of %s under %s: %s makes them", ErrNotCommitted, name,
-			filepath.Join(committedDir(), "results"), MakeCommitted(name))
+			repoPath(filepath.Join(committedDir(), "results")), MakeCommitted(name))
 	}
 	comp, err := tables.Compare(labels, built, reproduction.Datasets)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/softshape-go/softshape/paper"
 	"github.com/softshape-go/softshape/reproduction"
 )
 
@@ -122,4 +123,120 @@ func listFiles(t *testing.T, dir string) []string {
 		return nil
 	})
 	return out
+}
+
+// TestCommittedMessagesAreRepoRelative: what the notebooks show of the
+// committed reproduction names its folders relative to the repository
+// (reproduction/results/...), never this machine's absolute path; a folder
+// outside the repository is named as given.
+func TestCommittedMessagesAreRepoRelative(t *testing.T) {
+	root := RepoRoot()
+	outside := t.TempDir()
+	for _, c := range []struct{ path, want string }{
+		{filepath.Join(root, "reproduction", "results", "reference_fresh", "num_experts"), "reproduction/results/reference_fresh/num_experts"},
+		{root, "."},
+		{outside, outside},
+		{filepath.Dir(root), filepath.Dir(root)},
+		{root + "-other", root + "-other"}, // a sibling sharing the root's prefix
+	} {
+		if got := repoPath(c.path); got != c.want {
+			t.Errorf("repoPath(%q) = %q, want %q", c.path, got, c.want)
+		}
+	}
+	_, err := CommittedTable("main", "reference_fresh")
+	if !errors.Is(err, ErrNotCommitted) || !strings.Contains(err.Error(), "(reproduction/results/reference_fresh/main)") || strings.Contains(err.Error(), root) {
+		t.Errorf("CommittedTable(main): %v", err)
+	}
+	_, err = CommittedTables("main")
+	if !errors.Is(err, ErrNotCommitted) || !strings.Contains(err.Error(), "of main under reproduction/results: ") || strings.Contains(err.Error(), root) {
+		t.Errorf("CommittedTables(main): %v", err)
+	}
+	if !IsCommitted("sparse_ratio") {
+		return
+	}
+	r, err := CommittedTable("sparse_ratio", CommittedPreset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := r.Markdown()
+	if want := "`reproduction/results/" + CommittedPreset + "`"; !strings.Contains(md, want) || !strings.Contains(r.Status(), " in reproduction/results/"+CommittedPreset) {
+		t.Errorf("no %s in the committed Table 3:\n%s", want, md)
+	}
+	c, err := CommittedTables("sparse_ratio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{md, c.Markdown()} {
+		if strings.Contains(s, root) {
+			t.Errorf("the committed Table 3 names %s:\n%s", root, s)
+		}
+	}
+}
+
+// TestUncommittedShowsPaperSummary: in full mode a table without committed
+// runs shows the line saying so and, labelled as the paper's, the paper's
+// printed summary: every value paper.Summary holds, in its metric's row and
+// its method's column. Notebook 08's appendix tables have only that summary.
+func TestUncommittedShowsPaperSummary(t *testing.T) {
+	for _, name := range []string{"num_experts", "moe_expert_network", "shared_expert_network", "lambda", "params_inference_time", "main"} {
+		if IsCommitted(name) {
+			continue
+		}
+		outs, err := committedOutputs(name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(outs) != 2 || outs[0].mark != "missing table "+name || outs[1].mark != "table "+name+"_paper" {
+			t.Fatalf("%s: outputs %+v", name, outs)
+		}
+		if line := outs[0].md; !strings.Contains(line, "no committed full-protocol runs of "+name+" under reproduction/results: ") || !strings.Contains(line, "TABLES="+name+" reproduction/run-sweeps.sh") {
+			t.Errorf("%s: line %q", name, line)
+		}
+		md := outs[1].md
+		if !strings.Contains(md, "the paper's printed summary") || !strings.Contains(md, "**The paper's numbers, not ours**") {
+			t.Errorf("%s: not labelled as the paper's:\n%s", name, md)
+		}
+		ps, err := paper.Summary(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var header []string
+		rows := map[string][]string{} // first cell → the others
+		for _, l := range strings.Split(md, "\n") {
+			if !strings.HasPrefix(l, "| ") {
+				continue
+			}
+			cells := strings.Split(strings.Trim(l, "| "), " | ")
+			if header == nil {
+				header = cells[1:]
+				continue
+			}
+			rows[cells[0]] = cells[1:]
+		}
+		if strings.Join(header, ",") != strings.Join(ps.Methods, ",") {
+			t.Errorf("%s: columns %v, want %v", name, header, ps.Methods)
+		}
+		checked := 0
+		for _, metric := range ps.Metrics {
+			var row []string
+			for label, cells := range rows {
+				if label == metric || strings.HasPrefix(label, metric+" (") {
+					row = cells
+				}
+			}
+			for j, m := range ps.Methods {
+				v, ok := ps.Value(metric, m)
+				if !ok {
+					continue
+				}
+				if j >= len(row) || row[j] != v {
+					t.Errorf("%s: %s of %s: printed %q, shown row %v", name, metric, m, v, row)
+				}
+				checked++
+			}
+		}
+		if checked < 6 {
+			t.Errorf("%s: checked %d printed values", name, checked)
+		}
+	}
 }

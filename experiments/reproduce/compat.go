@@ -7,6 +7,8 @@ import (
 	"math"
 	"strings"
 
+	"github.com/softshape-go/softshape/internal/english"
+
 	"github.com/softshape-go/softshape/experiments/fidelity"
 	"github.com/softshape-go/softshape/experiments/pipeline"
 	"github.com/softshape-go/softshape/experiments/stats"
@@ -245,23 +247,30 @@ func (t *pTally) add(method string, pv, half, w float64) {
 	}
 }
 
-// String says what the tally shows, every number from the tally.
+// String says what the tally shows, every number from the tally, each count
+// agreeing with its noun or verb (english.Agree).
 func (t pTally) String() string {
 	if t.N == 0 {
 		return "The paper prints no p-value for these columns."
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Recomputed from the paper's own per-dataset accuracies (as printed, 4 decimals): of the %d p-values the paper prints here, "+
-		"**%d equal ½ · the two-sided paired t-test p-value within 5%%**, %d more within 26%%", t.N, t.T5, t.T25)
+	fmt.Fprintf(&b, "Recomputed from the paper's own per-dataset accuracies (as printed, 4 decimals): of the %d %s the paper prints here, "+
+		"**%d %s ½ · the two-sided paired t-test p-value within 5%%**, %d more within 26%%",
+		t.N, english.Agree(t.N, "p-value", "p-values"), t.T5, english.Agree(t.T5, "equals", "equal"), t.T25)
 	if len(t.Far) > 0 {
-		fmt.Fprintf(&b, ", and %d differ from it by more (%s)", len(t.Far), strings.Join(t.Far, "; "))
+		fmt.Fprintf(&b, ", and %d %s from it by more (%s)", len(t.Far), english.Agree(len(t.Far), "differs", "differ"), strings.Join(t.Far, "; "))
 	}
-	fmt.Fprintf(&b, "; %d equal a two-sided Wilcoxon signed-rank p-value within 5%%. %d of the %d are closer to ½ · the t-test than to the Wilcoxon test.", t.W5, t.CloserT, t.N)
+	fmt.Fprintf(&b, "; %d %s a two-sided Wilcoxon signed-rank p-value within 5%%. %d of the %d %s closer to ½ · the t-test than to the Wilcoxon test.",
+		t.W5, english.Agree(t.W5, "equals", "equal"), t.CloserT, t.N, english.Agree(t.CloserT, "is", "are"))
 	if t.CloserT == t.N {
-		b.WriteString("\n\nSo the row the paper labels *Wilcoxon signed-rank P-value* is best explained as half the two-sided paired t-test p-value (a one-sided paired t-test in the direction of the observed difference); " +
-			"the values that differ from it more (listed above) are not explained here. Our tables print that statistic, as the paper's p-value, beside a real two-sided Wilcoxon signed-rank test.")
+		b.WriteString("\n\nSo the row the paper labels *Wilcoxon signed-rank P-value* is best explained as half the two-sided paired t-test p-value (a one-sided paired t-test in the direction of the observed difference)")
+		if n := len(t.Far); n > 0 {
+			fmt.Fprintf(&b, "; the %s that %s from it more (listed above) %s not explained here", english.Agree(n, "value", "values"), english.Agree(n, "differs", "differ"), english.Agree(n, "is", "are"))
+		}
+		b.WriteString(". Our tables print that statistic, as the paper's p-value, beside a real two-sided Wilcoxon signed-rank test.")
 	} else {
-		fmt.Fprintf(&b, "\n\nSo the row the paper labels *Wilcoxon signed-rank P-value* is not one test throughout: %d of its values are closer to a Wilcoxon test. Our tables print both tests.", t.N-t.CloserT)
+		n := t.N - t.CloserT
+		fmt.Fprintf(&b, "\n\nSo the row the paper labels *Wilcoxon signed-rank P-value* is not one test throughout: %d of its values %s closer to a Wilcoxon test. Our tables print both tests.", n, english.Agree(n, "is", "are"))
 	}
 	return b.String()
 }

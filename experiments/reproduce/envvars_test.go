@@ -1,7 +1,6 @@
 package reproduce
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -113,34 +112,15 @@ func TestNotebooksListEnvVars(t *testing.T) {
 	names := tableNames()
 	var firstCell, firstNB string // the parameter cell of the first notebook, its name replaced by NAME
 	for _, nb := range nbs {
-		b, err := os.ReadFile(nb)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var doc struct {
-			Cells []struct {
-				CellType string          `json:"cell_type"`
-				Source   json.RawMessage `json:"source"`
-			} `json:"cells"`
-		}
-		if err := json.Unmarshal(b, &doc); err != nil {
-			t.Fatalf("%s: %v", nb, err)
-		}
 		params := 0
-		for i, c := range doc.Cells {
-			var src string
-			var lines []string
-			if err := json.Unmarshal(c.Source, &lines); err == nil {
-				src = strings.Join(lines, "")
-			} else if err := json.Unmarshal(c.Source, &src); err != nil {
-				t.Fatalf("%s cell %d: source: %v", nb, i, err)
-			}
+		for i, c := range notebookCells(t, nb) {
+			src := c.Source
 			for _, name := range envName.FindAllString(src, -1) {
 				if !slices.Contains(names, name) {
 					t.Errorf("%s cell %d names %s, which reproduce.EnvVars lacks", filepath.Base(nb), i, name)
 				}
 			}
-			if c.CellType != "code" || !strings.Contains(src, "NotebookParams(") {
+			if c.Type != "code" || !strings.Contains(src, "NotebookParams(") {
 				continue
 			}
 			params++

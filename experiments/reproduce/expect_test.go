@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/softshape-go/softshape/experiments/tablefigures"
@@ -41,8 +40,8 @@ func figureMark(n Named) string {
 // (the table, the sweep chart, and why there are no rank bars or CD
 // diagram) and in full mode (the committed reproduction: the table, the
 // sweep chart and each preset's figures; without committed runs, why each
-// is missing); and every figure of a table with committed runs is drawn
-// from them. The check is check_outputs.py's own, run on notebooks made of
+// is missing, and the paper's printed summary: committedOutputs); and every
+// figure of a table with committed runs is drawn from them. The check is check_outputs.py's own, run on notebooks made of
 // these cells with those outputs.
 func TestNotebookExpectsItsTables(t *testing.T) {
 	python, err := exec.LookPath("python3")
@@ -57,26 +56,13 @@ func TestNotebookExpectsItsTables(t *testing.T) {
 	made := map[string][]cell{"quick": nil, "full": nil}
 	calls := 0
 	for _, nb := range nbs {
-		b, err := os.ReadFile(nb)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var doc struct {
-			Cells []struct {
-				CellType string   `json:"cell_type"`
-				Source   []string `json:"source"`
-			} `json:"cells"`
-		}
-		if err := json.Unmarshal(b, &doc); err != nil {
-			t.Fatalf("%s: %v", nb, err)
-		}
 		code := 0
-		for _, c := range doc.Cells {
-			if c.CellType != "code" {
+		for _, c := range notebookCells(t, nb) {
+			if c.Type != "code" {
 				continue
 			}
 			code++
-			src := strings.Join(c.Source, "")
+			src := c.Source
 			found := tableCall.FindAllStringSubmatch(src, -1)
 			if len(found) == 0 {
 				continue
@@ -91,10 +77,12 @@ func TestNotebookExpectsItsTables(t *testing.T) {
 				}
 				if show == "ShowTable" {
 					quick = append(quick, markedOutput(markTable+" "+name))
-					if cm != nil {
-						full = append(full, markedOutput(markTable+" "+name))
-					} else {
-						full = append(full, markedOutput(missingMark(markTable+" "+name)))
+					outs, err := committedOutputs(name)
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					for _, o := range outs {
+						full = append(full, markedOutput(o.mark))
 					}
 					continue
 				}

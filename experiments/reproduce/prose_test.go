@@ -16,27 +16,50 @@ import (
 	"github.com/softshape-go/softshape/softshape"
 )
 
+// notebookCell is one cell of a notebook file: its type ("code",
+// "markdown") and its source text.
+type notebookCell struct {
+	Type, Source string
+}
+
+// notebookCells reads the cells of the notebook file at path; a cell's
+// source may be stored as a list of lines or as one string.
+func notebookCells(t *testing.T, path string) []notebookCell {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Cells []struct {
+			CellType string          `json:"cell_type"`
+			Source   json.RawMessage `json:"source"`
+		} `json:"cells"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	out := make([]notebookCell, len(doc.Cells))
+	for i, c := range doc.Cells {
+		var lines []string
+		if err := json.Unmarshal(c.Source, &lines); err == nil {
+			out[i] = notebookCell{c.CellType, strings.Join(lines, "")}
+		} else if err := json.Unmarshal(c.Source, &out[i].Source); err != nil {
+			t.Fatalf("%s cell %d: source: %v", path, i, err)
+		}
+		out[i].Type = c.CellType
+	}
+	return out
+}
+
 // notebookMarkdown returns the Markdown cells of a notebook, one after the
 // other.
 func notebookMarkdown(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(RepoRoot(), "notebooks", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var nb struct {
-		Cells []struct {
-			CellType string   `json:"cell_type"`
-			Source   []string `json:"source"`
-		} `json:"cells"`
-	}
-	if err := json.Unmarshal(b, &nb); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
 	var out []string
-	for _, c := range nb.Cells {
-		if c.CellType == "markdown" {
-			out = append(out, strings.Join(c.Source, ""))
+	for _, c := range notebookCells(t, filepath.Join(RepoRoot(), "notebooks", name)) {
+		if c.Type == "markdown" {
+			out = append(out, c.Source)
 		}
 	}
 	return strings.Join(out, "\n\n")

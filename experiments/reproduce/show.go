@@ -11,6 +11,8 @@ import (
 
 	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/experiments/tablefigures"
+	"github.com/softshape-go/softshape/experiments/tables"
+	"github.com/softshape-go/softshape/paper"
 	"github.com/softshape-go/softshape/reproduction"
 )
 
@@ -25,16 +27,19 @@ import (
 // without Train and without a results folder, the committed reproduction
 // under both presets beside the paper (CommittedTables) or, without committed
 // runs, one line naming the command that makes them (marked "missing table
-// <name>"); otherwise Table's
-// (quick mode: per-dataset numbers only; full mode without Train: the
-// results folder given, training nothing).
+// <name>") and the paper's printed summary (PrintedSummary, marked "table
+// <name>_paper"): committedOutputs; otherwise Table's (quick mode:
+// per-dataset numbers only; full mode without Train: the results folder
+// given, training nothing).
 func ShowTable(ctx context.Context, name string, p Params) {
 	if p.fullWithoutResults() {
-		c, err := committedOrLine(markTable+" "+name, name)
-		if c != nil {
-			showTable(name, c.Markdown())
-		} else if err != nil {
+		outs, err := committedOutputs(name)
+		if err != nil {
 			panic(err)
+		}
+		tableStyle()
+		for _, o := range outs {
+			markdownAs(o.mark, o.md)
 		}
 		return
 	}
@@ -69,7 +74,7 @@ func ShowFigures(ctx context.Context, name string, p Params) {
 // uncommittedFigures are the places of the named table's figures before it
 // has committed runs, each saying why it is empty.
 func uncommittedFigures(name string) []Named {
-	why := fmt.Errorf("%w: no committed full-protocol runs of %s yet (the table above names the command that makes them)", ErrNoFigure, name)
+	why := fmt.Errorf("%w: no committed full-protocol runs of %s yet (the line above the paper's printed summary names the command that makes them)", ErrNoFigure, name)
 	var figs []Named
 	for _, k := range tablefigures.Kinds(name) { // params_inference_time has none
 		figs = append(figs, Named{Name: figureName(name, k, ""), Err: why})
@@ -142,16 +147,48 @@ func CommittedEpochTimes(name string) (string, error) {
 // table; the error names the command that makes them.
 var ErrNotCommitted = errors.New("no committed full-protocol runs")
 
-// committedOrLine returns the committed table; without committed runs it
-// shows the error as one line marked missingMark(mark) and returns nil and
-// no error.
-func committedOrLine(mark, name string) (*Committed, error) {
+// markedMarkdown is one output of a cell: Markdown and its mark (MarkKey).
+type markedMarkdown struct{ mark, md string }
+
+// committedOutputs are what ShowTable shows of the named table in full mode
+// without a results folder: the committed table (marked "table <name>");
+// without committed runs, the line saying so (marked "missing table <name>")
+// and, since the paper's numbers are still there to read, its printed
+// summary (PrintedSummary, marked printedMark(name)).
+func committedOutputs(name string) ([]markedMarkdown, error) {
+	mark := markTable + " " + name
 	c, err := CommittedTables(name)
-	if errors.Is(err, ErrNotCommitted) {
-		markdownAs(missingMark(mark), fmt.Sprintf("*%s*", mdLine(err.Error())))
-		return nil, nil
+	if err == nil {
+		return []markedMarkdown{{mark, c.Markdown()}}, nil
 	}
-	return c, err
+	if !errors.Is(err, ErrNotCommitted) {
+		return nil, err
+	}
+	printed, err2 := PrintedSummary(name)
+	if err2 != nil {
+		return nil, err2
+	}
+	return []markedMarkdown{{missingMark(mark), fmt.Sprintf("*%s*", mdLine(err.Error()))}, {printedMark(name), printed}}, nil
+}
+
+// printedMark is the mark of the paper's printed summary of the named table
+// shown on its own: "table num_experts_paper".
+func printedMark(name string) string { return markTable + " " + name + "_paper" }
+
+// PrintedSummary is the paper's printed summary of the named table
+// (paper.Summary, tables.PrintedMarkdown) as Markdown, labelled as the
+// paper's numbers: what a full-mode notebook shows of a table without
+// committed runs, beside the line saying so.
+func PrintedSummary(name string) (string, error) {
+	ps, err := paper.Summary(name)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	if err := tables.PrintedMarkdown(&b, ps); err != nil {
+		return "", fmt.Errorf("%s: %w", name, err)
+	}
+	return b.String(), nil
 }
 
 // showNotTrained shows, marked missingMark(mark), the line a cell shows in

@@ -296,7 +296,8 @@ func TestEpochOrder(t *testing.T) {
 	}
 }
 
-// TestPTally: the closing lines of PValues count by hand-checked ratios.
+// TestPTally: the closing lines of PValues count by hand-checked ratios, each
+// count agreeing in number with its noun or verb.
 func TestPTally(t *testing.T) {
 	var tl pTally
 	tl.add("a", 1e-3, 1.02e-3, 5e-3) // within 5% of ½ t
@@ -306,11 +307,40 @@ func TestPTally(t *testing.T) {
 		t.Fatalf("%+v", tl)
 	}
 	s := tl.String()
-	for _, want := range []string{"of the 3 p-values the paper prints here, **1 equal ½ · the two-sided paired t-test p-value within 5%**, 1 more within 26%, and 1 differ from it by more (c: 0.001 printed, 1e-06 recomputed)",
-		"2 of the 3 are closer to ½ · the t-test", "is not one test throughout: 1 of its values are closer to a Wilcoxon test"} {
+	for _, want := range []string{"of the 3 p-values the paper prints here, **1 equals ½ · the two-sided paired t-test p-value within 5%**, 1 more within 26%, and 1 differs from it by more (c: 0.001 printed, 1e-06 recomputed)",
+		"; 0 equal a two-sided Wilcoxon", "2 of the 3 are closer to ½ · the t-test", "is not one test throughout: 1 of its values is closer to a Wilcoxon test"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("no %q in %q", want, s)
 		}
+	}
+
+	// Two far from ½ t but closer to it than to W; one within 5% of both.
+	var two pTally
+	two.add("a", 1e-3, 1.01e-3, 1.02e-3) // within 5% of ½ t and of W
+	two.add("d", 1e-3, 2e-3, 1e-1)       // far (×2), closer to ½ t
+	two.add("e", 1e-3, 3e-3, 1e-1)       // far (×3), closer to ½ t
+	if two.N != 3 || two.T5 != 1 || two.T25 != 0 || len(two.Far) != 2 || two.W5 != 1 || two.CloserT != 3 {
+		t.Fatalf("%+v", two)
+	}
+	s = two.String()
+	for _, want := range []string{"**1 equals ½ ·", ", and 2 differ from it by more (d: ", "; 1 equals a two-sided Wilcoxon", "3 of the 3 are closer",
+		"; the values that differ from it more (listed above) are not explained here."} {
+		if !strings.Contains(s, want) {
+			t.Errorf("no %q in %q", want, s)
+		}
+	}
+
+	// One printed value, close to both tests: nothing left unexplained.
+	var one pTally
+	one.add("a", 1e-3, 1.01e-3, 1.02e-3)
+	s = one.String()
+	for _, want := range []string{"of the 1 p-value the paper prints here, **1 equals ½ ·", "1 of the 1 is closer", "direction of the observed difference). Our tables"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("no %q in %q", want, s)
+		}
+	}
+	if strings.Contains(s, "by more") || strings.Contains(s, "not explained") {
+		t.Errorf("no value differs, yet %q", s)
 	}
 }
 
@@ -319,7 +349,7 @@ func TestPTally(t *testing.T) {
 // test — on the paper's own tables: every printed value is closer to the
 // former.
 func TestPaperPValueClaims(t *testing.T) {
-	closer := regexp.MustCompile(`(\d+) of the (\d+) are closer to ½ · the t-test`)
+	closer := regexp.MustCompile(`(\d+) of the (\d+) (?:is|are) closer to ½ · the t-test`)
 	for _, name := range []string{"main", "sparse_ratio", "ablation"} {
 		md, err := PValues(name, 0)
 		if err != nil {

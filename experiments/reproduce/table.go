@@ -155,7 +155,7 @@ func (r *TableResult) Status() string {
 	if n := len(r.Table.Missing); n > 0 {
 		fmt.Fprintf(&b, "; %d expected runs without an ok record (listed under the table)", n)
 	}
-	fmt.Fprintf(&b, "; %.1f s; grid %s in %s", r.Elapsed.Seconds(), r.Grid.ID(), r.Params.Results)
+	fmt.Fprintf(&b, "; %.1f s; grid %s in %s", r.Elapsed.Seconds(), r.Grid.ID(), repoPath(r.Params.Results))
 	return b.String()
 }
 

@@ -60,7 +60,7 @@ func (c *cluster) asRoot(name string, args ...string) (string, error) {
 }
 
 // freePort returns a TCP port nothing listens on now.
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +71,7 @@ func freePort(t *testing.T) int {
 
 // ensureSlurm installs slurm-wlm and munge with apt-get when they are missing;
 // it skips the test when that is not possible.
-func ensureSlurm(t *testing.T) []string {
+func ensureSlurm(t testing.TB) []string {
 	var sudo []string
 	if os.Geteuid() != 0 {
 		if err := exec.Command("sudo", "-n", "true").Run(); err != nil {
@@ -111,7 +111,7 @@ func ensureSlurm(t *testing.T) []string {
 
 // startCluster starts munged, slurmctld and slurmd with their state under a
 // temporary folder, and stops them (and cancels the jobs) at the end.
-func startCluster(t *testing.T, sudo []string) *cluster {
+func startCluster(t testing.TB, sudo []string) *cluster {
 	dir, err := os.MkdirTemp("", "softshape-slurm-")
 	if err != nil {
 		t.Fatal(err)
@@ -213,7 +213,7 @@ func (c *cluster) logs() string {
 
 // stop cancels the cluster's jobs and stops the daemons it started (by the
 // pids in their pid files).
-func (c *cluster) stop(t *testing.T) {
+func (c *cluster) stop(t testing.TB) {
 	if _, err := c.run("scancel", "--full", "--partition=debug"); err == nil {
 		for i := 0; i < 30; i++ {
 			if out, err := c.run("squeue", "-h"); err != nil || strings.TrimSpace(out) == "" {
@@ -252,7 +252,7 @@ func (c *cluster) stop(t *testing.T) {
 var submitted = regexp.MustCompile(`submitted job (\d+)`)
 
 // sweepCmd runs the softshape binary with the cluster's environment.
-func (c *cluster) softshape(t *testing.T, bin string, args ...string) string {
+func (c *cluster) softshape(t testing.TB, bin string, args ...string) string {
 	t.Helper()
 	out, err := c.run(bin, args...)
 	if err != nil {
@@ -262,7 +262,7 @@ func (c *cluster) softshape(t *testing.T, bin string, args ...string) string {
 }
 
 // emitAndSubmit writes and submits the sweep's array job, returning the job id.
-func (c *cluster) emitAndSubmit(t *testing.T, bin, results, script string, extra ...string) string {
+func (c *cluster) emitAndSubmit(t testing.TB, bin, results, script string, extra ...string) string {
 	t.Helper()
 	args := append(append([]string{"sweep"}, clusterGrid...), "-data", ucr(t), "-results", results, "-emit-slurm", script,
 		"-slurm-tasks", strconv.Itoa(clusterShards), "-slurm-time", "0:20:00", "-slurm-output", filepath.Join(c.dir, "log", "%x-%A_%a.out"), "-slurm-submit")
@@ -276,7 +276,7 @@ func (c *cluster) emitAndSubmit(t *testing.T, bin, results, script string, extra
 }
 
 // wait polls the tasks of job id until all have ended, and returns them.
-func (c *cluster) wait(t *testing.T, id string, limit time.Duration) []Job {
+func (c *cluster) wait(t testing.TB, id string, limit time.Duration) []Job {
 	t.Helper()
 	deadline := time.Now().Add(limit)
 	for {
@@ -325,7 +325,7 @@ func (c *cluster) trainedKeys(id string) map[string]int {
 
 // ucr returns the shared UCR folder (absolute, as the jobs need it),
 // skipping the test without it (see internal/shareddata).
-func ucr(t *testing.T) string {
+func ucr(t testing.TB) string {
 	t.Helper()
 	dir := shareddata.UCR(t)
 	for _, ds := range []string{"GunPoint", "ItalyPowerDemand"} {
@@ -347,7 +347,7 @@ type folderContent struct {
 }
 
 // readResults lists the records, lock files and temporary files of a results folder.
-func readResults(t *testing.T, root string) folderContent {
+func readResults(t testing.TB, root string) folderContent {
 	t.Helper()
 	fc := folderContent{acc: map[string]float64{}, records: map[string]int{}, keys: map[string]sweep.Key{}}
 	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
@@ -385,7 +385,7 @@ func readResults(t *testing.T, root string) folderContent {
 
 // sameResults checks that got holds exactly the cells of want, once each,
 // with the same accuracies, and no lock; it returns the largest difference.
-func sameResults(t *testing.T, what string, got, want folderContent, cells int) float64 {
+func sameResults(t testing.TB, what string, got, want folderContent, cells int) float64 {
 	t.Helper()
 	if len(want.records) != cells {
 		t.Errorf("reference: %d cells recorded, want %d", len(want.records), cells)
@@ -421,7 +421,11 @@ func sameResults(t *testing.T, what string, got, want folderContent, cells int) 
 // results with a single-process run of the same grid; then cancels one task
 // of a second sweep mid-run, resubmits the incomplete shards with
 // -only-incomplete, and checks every cell is recorded exactly once.
-func TestSlurmCluster(t *testing.T) {
+func TestSlurmCluster(tt *testing.T) {
+	// Registered first, so it runs last: after the cluster's cleanup has
+	// printed the daemons' logs.
+	t := &failureRecap{T: tt}
+	tt.Cleanup(t.repeat)
 	if os.Getenv(clusterEnv) != "1" {
 		t.Skipf("Slurm cluster test skipped: set %s=1 (as .ci/slurm-test.sh does) to install slurm-wlm and munge (apt-get, as root) and run sweeps on a one-node cluster (~10 minutes)", clusterEnv)
 	}
@@ -592,7 +596,7 @@ func TestSlurmCluster(t *testing.T) {
 
 // plantForeignLock writes the lock of cell k as a task on another node
 // (Slurm job slurmJob) would have left it, and returns its path.
-func plantForeignLock(t *testing.T, results string, k sweep.Key, slurmJob string) string {
+func plantForeignLock(t testing.TB, results string, k sweep.Key, slurmJob string) string {
 	t.Helper()
 	store, err := sweep.Open(results)
 	if err != nil {
@@ -604,6 +608,55 @@ func plantForeignLock(t *testing.T, results string, k sweep.Key, slurmJob string
 		t.Fatal(err)
 	}
 	return path
+}
+
+// failureRecap is TestSlurmCluster's testing.TB: it keeps the test's failure
+// messages to repeat them at the very end, since a failing run prints the
+// daemons' logs last and CI shows only the tail of the output.
+type failureRecap struct {
+	*testing.T
+	msgs []string
+}
+
+// keep records the first line of a failure message.
+func (r *failureRecap) keep(msg string) {
+	first, _, _ := strings.Cut(strings.TrimSpace(msg), "\n")
+	r.msgs = append(r.msgs, tail(first, 300))
+}
+
+// Error records the message and reports it.
+func (r *failureRecap) Error(args ...any) {
+	r.T.Helper()
+	r.keep(fmt.Sprint(args...))
+	r.T.Error(args...)
+}
+
+// Errorf records the message and reports it.
+func (r *failureRecap) Errorf(format string, args ...any) {
+	r.T.Helper()
+	r.keep(fmt.Sprintf(format, args...))
+	r.T.Errorf(format, args...)
+}
+
+// Fatal records the message and reports it, ending the test.
+func (r *failureRecap) Fatal(args ...any) {
+	r.T.Helper()
+	r.keep(fmt.Sprint(args...))
+	r.T.Fatal(args...)
+}
+
+// Fatalf records the message and reports it, ending the test.
+func (r *failureRecap) Fatalf(format string, args ...any) {
+	r.T.Helper()
+	r.keep(fmt.Sprintf(format, args...))
+	r.T.Fatalf(format, args...)
+}
+
+// repeat logs the kept failure messages once more, when the test failed.
+func (r *failureRecap) repeat() {
+	if r.T.Failed() && len(r.msgs) > 0 {
+		r.T.Logf("failures, repeated after the logs (%d):\n- %s", len(r.msgs), strings.Join(r.msgs, "\n- "))
+	}
 }
 
 // tail returns the last n bytes of s.

@@ -22,6 +22,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/softshape-go/softshape/internal/english"
+
 	"github.com/softshape-go/softshape/experiments/stats"
 	"github.com/softshape-go/softshape/experiments/tables"
 	"github.com/softshape-go/softshape/paper"
@@ -313,10 +315,7 @@ func seBarsNote(t *tables.Table) string {
 
 // plural is "1 dataset", "2 datasets".
 func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	return fmt.Sprintf("%d %s", n, pluralWord(n, noun))
 }
 
 // anyPaper reports whether the paper gives a value of column j for a dataset.
@@ -521,12 +520,7 @@ func datasetsPhrase(ds []string) string {
 const maxNamedDatasets = 8
 
 // pluralWord is noun, or its plural when n ≠ 1.
-func pluralWord(n int, noun string) string {
-	if n == 1 {
-		return noun
-	}
-	return noun + "s"
-}
+func pluralWord(n int, noun string) string { return english.Agree(n, noun, noun+"s") }
 
 // intRanges writes sorted integers with runs as ranges: "1–5", "1, 3–4".
 func intRanges(xs []int) string {
