@@ -140,10 +140,22 @@ func TestCommittedEpochTimes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"### Time per epoch from the stored runs — sparse_ratio, reference_compat", "### Time per epoch from the stored runs — sparse_ratio, reference_fresh",
-		"Fastest per epoch here:"} {
+	for _, want := range []string{"### Time per epoch from the stored runs — sparse_ratio, reference_compat", "### Time per epoch from the stored runs — sparse_ratio, reference_fresh"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("no %q in\n%s", want, md)
+		}
+	}
+	// Each preset's order note stands where its rows come from one
+	// processor, and only there (epochOrder, TestEpochOrder).
+	for _, sec := range strings.Split(md, "### Time per epoch from the stored runs")[1:] {
+		cpus := map[string]bool{}
+		for _, line := range strings.Split(sec, "\n") {
+			if cells := strings.Split(line, " | "); strings.HasPrefix(line, "| ") && len(cells) == 6 && cells[1] != "CPU" && !strings.HasPrefix(cells[1], "---") {
+				cpus[cells[1]] = true
+			}
+		}
+		if got, want := strings.Contains(sec, "Fastest per epoch here:"), len(cpus) == 1; got != want {
+			t.Errorf("rows of %d processors, order note %v:\n%s", len(cpus), got, sec)
 		}
 	}
 	if strings.Contains(md, "| not recorded |") && !strings.Contains(md, "reproduction/manifest.json says where the committed runs trained") {
