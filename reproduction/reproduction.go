@@ -95,6 +95,23 @@ func (it Item) pooledSeeds() []int64 {
 	return append(slices.Clone(Seeds), it.Seeds...)
 }
 
+// pooledGrids are the planned grids of the seeds an item's table is built
+// over (pooledSeeds): that of Seeds, and for an item of MoreSeeds its own.
+func (it Item) pooledGrids() ([]*sweep.Grid, error) {
+	first, err := PlannedGrid(it.Table, it.Preset)
+	if err != nil {
+		return nil, err
+	}
+	if !it.Extra() {
+		return []*sweep.Grid{first}, nil
+	}
+	own, err := it.Grid()
+	if err != nil {
+		return nil, err
+	}
+	return []*sweep.Grid{first, own}, nil
+}
+
 // ResultsDir is the results folder of a preset under the reproduction folder.
 func ResultsDir(dir, preset string) string { return filepath.Join(dir, "results", preset) }
 
@@ -138,7 +155,10 @@ type Entry struct {
 	// Built is the table rebuilt from the store over the entry's seeds, and
 	// for an entry of MoreSeeds over those and Seeds together, so that its
 	// differences pool every seed and give the standard error between seeds
-	// (nil when none of the entry's runs is recorded).
+	// (nil when none of the entry's runs is recorded). An entry of MoreSeeds
+	// expects every planned run of those seeds (pooledGrids), recorded grid
+	// file or not: a dataset lacking some seeds' runs is marked partial and
+	// left out of the summary.
 	Built *tables.Table
 }
 
@@ -271,7 +291,17 @@ func LoadItem(dir string, it Item) (Entry, error) {
 		}
 	}
 	if e.Recorded > 0 {
-		if e.Built, err = tables.Build(store, table, tables.Options{Seeds: it.pooledSeeds()}); err != nil {
+		opts := tables.Options{Seeds: it.pooledSeeds()}
+		if it.Extra() {
+			// The pooled table expects every planned run of its seeds, so
+			// that a dataset whose sweep of these seeds has not started
+			// shows its runs missing and stays out of the summary, instead
+			// of passing for complete on its seed-42 runs alone.
+			if opts.Planned, err = it.pooledGrids(); err != nil {
+				return e, err
+			}
+		}
+		if e.Built, err = tables.Build(store, table, opts); err != nil {
 			return e, fmt.Errorf("table %s under %s, %s: %w", table, preset, seedsText(it.Seeds), err)
 		}
 		// The table finds runs through the store's grid files: a record whose

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/experiments/tables"
 	"github.com/softshape-go/softshape/softshape"
 )
 
@@ -216,4 +217,100 @@ func statusRow(t *testing.T, entries []Entry, what, prefix string) string {
 		t.Fatalf("%d status rows of %s starting %q, want 1:\n%s", len(rows), what, prefix, RenderStatus(entries))
 	}
 	return rows[0]
+}
+
+// TestMoreSeedsExpectPlannedRuns: a reference_fresh store holding the
+// committed seed-42 runs of Table 3 on Trace and GunPoint, and runs of seeds
+// 0 and 1 on GunPoint alone, whose sweep recorded a grid of GunPoint only.
+// The table pooling seeds 42, 0 and 1 expects the planned runs of seeds 0
+// and 1 on every dataset all the same: Trace, without them, shows 5 of its
+// 15 runs per setting and stays out of the summary; GunPoint, with all 15,
+// is in it.
+func TestMoreSeedsExpectPlannedRuns(t *testing.T) {
+	const (
+		table  = "sparse_ratio"
+		preset = softshape.ProtocolReferenceFresh
+	)
+	committed, err := sweep.Open(ResultsDir(".", preset))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	store, err := sweep.Open(ResultsDir(dir, preset))
+	if err != nil {
+		t.Fatal(err)
+	}
+	grid42, err := PlannedGrid(table, preset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.SaveGrid(grid42); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range grid42.Cells {
+		if c.Dataset != "Trace" && c.Dataset != "GunPoint" {
+			continue
+		}
+		r, err := committed.Read(c.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := store.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	more := MoreSeeds()[0]
+	spec := sweep.GridSpec{Table: table, Datasets: []string{"GunPoint"}, Folds: []int{1, 2, 3, 4, 5}, Seeds: more.Seeds,
+		Settings: softshape.ParamProtocol + "=" + preset}
+	gunPoint, err := sweep.NewGrid(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.SaveGrid(gunPoint); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	for _, c := range gunPoint.Cells {
+		r := &sweep.Record{Schema: sweep.SchemaVersion, Table: c.Table, Dataset: c.Dataset, Variant: c.Variant, Fold: c.Fold, Seed: c.Seed,
+			Hash: c.Hash, Mode: "full", Status: sweep.StatusOK, TestAccuracy: 0.9, ValLoss: 0.1, EpochsRun: 500, Params: 10,
+			WallSeconds: 100, Backend: "test", Config: c.Config.String(), Protocol: preset, Started: now, Finished: now, Hostname: "h", PID: 1}
+		if err := store.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e, err := LoadItem(dir, more)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Recorded != len(gunPoint.Cells) || e.Expected != 360 || !slices.Equal(e.DatasetsDone, []string{"GunPoint"}) {
+		t.Errorf("seeds 0, 1: %d of %d runs, done %v; want %d of 360, GunPoint done", e.Recorded, e.Expected, e.DatasetsDone, len(gunPoint.Cells))
+	}
+	tb := e.Built
+	if !slices.Equal(tb.Planned, []string{mustGrid(t, more).ID()}) || slices.Contains(tb.Grids, mustGrid(t, more).ID()) {
+		t.Errorf("grids %v, planned %v: the planned grid of seeds 0, 1 must be planned, not recorded", tb.Grids, tb.Planned)
+	}
+	want := map[string]int{"Trace": 5, "GunPoint": 15}
+	for _, r := range tb.Rows {
+		for j, c := range tb.Columns {
+			if c.Kind != tables.Ours {
+				continue
+			}
+			if v := r.Ours[j]; v.Expected != 15 || v.Runs != want[r.Dataset] {
+				t.Errorf("%s %s: %d of %d runs, want %d of 15", r.Dataset, c.Name, v.Runs, v.Expected, want[r.Dataset])
+			}
+		}
+	}
+	if !slices.Equal(tb.Summary.Datasets, []string{"GunPoint"}) {
+		t.Errorf("the summary of seeds 42, 0, 1 is over %v, want GunPoint alone (Trace lacks seeds 0, 1)", tb.Summary.Datasets)
+	}
+}
+
+// mustGrid is the full grid of an item.
+func mustGrid(t *testing.T, it Item) *sweep.Grid {
+	t.Helper()
+	g, err := it.Grid()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }

@@ -112,13 +112,17 @@ func readGridFile(path string) (*Grid, error) {
 }
 
 // Expected is what the recorded sweeps of one table and mode expect: the
-// union of their grids.
+// union of their grids, and of the planned grids a caller adds
+// (ExpectedPlanned).
 type Expected struct {
 	// Table is the paper table; Quick the mode.
 	Table string
 	Quick bool
-	// Grids are the ids of the grids merged.
+	// Grids are the ids of the recorded grids merged.
 	Grids []string
+	// Planned are the ids of the planned grids merged that are not
+	// recorded: their cells are expected, but no sweep of them has started.
+	Planned []string
 	// Datasets, Folds and Seeds are the union of the grids' (datasets in
 	// first-seen order, folds and seeds sorted).
 	Datasets []string
@@ -147,14 +151,32 @@ func (s *Store) Expected(table string, quick bool, gridID string) (*Expected, er
 // reproduction keeps a table's planned seeds apart from seeds added later to
 // the same results folder.
 func (s *Store) ExpectedSeeds(table string, quick bool, gridID string, seeds []int64) (*Expected, error) {
+	return s.ExpectedPlanned(table, quick, gridID, seeds, nil)
+}
+
+// ExpectedPlanned is ExpectedSeeds with the cells of planned grids expected
+// as if their grid files were recorded, so that a planned sweep not started
+// on some datasets shows them missing rather than leaving them out. The
+// planned grids are merged after the recorded ones, by the same rules (the
+// seeds restriction; a cell planned under another configuration than a
+// recorded grid's is an error); one whose id is recorded adds nothing, and
+// the others are listed in Expected.Planned, not in Expected.Grids. Every
+// planned grid must be of table and of the quick flag's mode; planned grids
+// cannot be combined with gridID, which chooses one recorded grid.
+func (s *Store) ExpectedPlanned(table string, quick bool, gridID string, seeds []int64, planned []*Grid) (*Expected, error) {
+	if gridID != "" && len(planned) > 0 {
+		return nil, fmt.Errorf("table %s: grid %s chosen together with %d planned grids: choose one or the other", table, gridID, len(planned))
+	}
+	for _, g := range planned {
+		if g.Spec.Table != table || g.Spec.Quick != quick {
+			return nil, fmt.Errorf("planned grid %s is of table %s (%s), not of table %s (%s)", g.ID(), g.Spec.Table, modeOf(g.Spec.Quick), table, modeOf(quick))
+		}
+	}
 	grids, err := s.LoadGrids(table)
 	if err != nil {
 		return nil, err
 	}
-	e := &Expected{Table: table, Quick: quick}
-	owner := map[string]string{}  // cellID → grid id
-	hashes := map[string]string{} // cellID → hash
-	variants := map[string]int{}
+	m := newMerge(table, quick, seeds)
 	var others []string
 	for _, g := range grids {
 		if g.Spec.Quick != quick {
@@ -164,55 +186,24 @@ func (s *Store) ExpectedSeeds(table string, quick bool, gridID string, seeds []i
 			others = append(others, g.ID())
 			continue
 		}
-		if seeds != nil && !slices.ContainsFunc(g.Spec.Seeds, func(sd int64) bool { return slices.Contains(seeds, sd) }) {
-			continue
-		}
-		e.Grids = append(e.Grids, g.ID())
-		for _, d := range g.Spec.Datasets {
-			if !slices.Contains(e.Datasets, d) {
-				e.Datasets = append(e.Datasets, d)
-			}
-		}
-		for _, f := range g.Spec.Folds {
-			if !slices.Contains(e.Folds, f) {
-				e.Folds = append(e.Folds, f)
-			}
-		}
-		for _, sd := range g.Spec.Seeds {
-			if seeds != nil && !slices.Contains(seeds, sd) {
-				continue
-			}
-			if !slices.Contains(e.Seeds, sd) {
-				e.Seeds = append(e.Seeds, sd)
-			}
-		}
-		for _, v := range g.Variants {
-			if i, ok := variants[v.Name]; ok {
-				if e.Variants[i].Blocked != "" && v.Blocked == "" {
-					e.Variants[i] = v
-				}
-				continue
-			}
-			variants[v.Name] = len(e.Variants)
-			e.Variants = append(e.Variants, v)
-		}
-		for _, c := range g.Cells {
-			if seeds != nil && !slices.Contains(seeds, c.Seed) {
-				continue
-			}
-			id := c.cellID()
-			if h, ok := hashes[id]; ok {
-				if h != c.Hash {
-					return nil, fmt.Errorf("table %s: grids %s and %s both run %s/%s/%s fold %d seed %d, under different configurations (#%s, #%s): choose one grid",
-						table, owner[id], g.ID(), c.Table, c.Dataset, c.Variant, c.Fold, c.Seed, h, c.Hash)
-				}
-				continue
-			}
-			hashes[id], owner[id] = c.Hash, g.ID()
-			e.Cells = append(e.Cells, c)
+		if ok, err := m.add(g); err != nil {
+			return nil, err
+		} else if ok {
+			m.e.Grids = append(m.e.Grids, g.ID())
 		}
 	}
-	if len(e.Grids) == 0 {
+	recorded := len(m.e.Grids) > 0
+	for _, g := range planned {
+		if slices.Contains(m.e.Grids, g.ID()) || slices.Contains(m.e.Planned, g.ID()) {
+			continue
+		}
+		if ok, err := m.add(g); err != nil {
+			return nil, err
+		} else if ok {
+			m.e.Planned = append(m.e.Planned, g.ID())
+		}
+	}
+	if !recorded && len(m.e.Planned) == 0 {
 		if gridID != "" {
 			return nil, fmt.Errorf("%w: table %s has no %s grid %s under %s (have %s)", ErrNoSweep, table, modeOf(quick), gridID, s.root, strings.Join(others, ", "))
 		}
@@ -224,10 +215,81 @@ func (s *Store) ExpectedSeeds(table string, quick bool, gridID string, seeds []i
 		}
 		return nil, fmt.Errorf("%w for table %s (%s) under %s: run `softshape sweep -table %s%s` first", ErrNoSweep, table, modeOf(quick), s.root, table, map[bool]string{true: " -quick", false: ""}[quick])
 	}
+	e := m.e
 	slices.Sort(e.Folds)
 	slices.Sort(e.Seeds)
 	sortCells(e.Cells)
 	return e, nil
+}
+
+// merge builds an Expected from grids, one at a time (add).
+type merge struct {
+	e        *Expected
+	seeds    []int64           // nil: every seed
+	owner    map[string]string // cellID → grid id
+	hashes   map[string]string // cellID → hash
+	variants map[string]int    // variant name → index in e.Variants
+}
+
+func newMerge(table string, quick bool, seeds []int64) *merge {
+	return &merge{e: &Expected{Table: table, Quick: quick}, seeds: seeds,
+		owner: map[string]string{}, hashes: map[string]string{}, variants: map[string]int{}}
+}
+
+// add merges grid g's datasets, folds, seeds, variants and cells of the
+// wanted seeds into the Expected; it reports false, merging nothing, when
+// none of g's seeds is wanted. A cell g runs under another configuration
+// than a grid merged before is an error naming both (the merge is then of
+// no further use).
+func (m *merge) add(g *Grid) (bool, error) {
+	e, seeds := m.e, m.seeds
+	if seeds != nil && !slices.ContainsFunc(g.Spec.Seeds, func(sd int64) bool { return slices.Contains(seeds, sd) }) {
+		return false, nil
+	}
+	for _, d := range g.Spec.Datasets {
+		if !slices.Contains(e.Datasets, d) {
+			e.Datasets = append(e.Datasets, d)
+		}
+	}
+	for _, f := range g.Spec.Folds {
+		if !slices.Contains(e.Folds, f) {
+			e.Folds = append(e.Folds, f)
+		}
+	}
+	for _, sd := range g.Spec.Seeds {
+		if seeds != nil && !slices.Contains(seeds, sd) {
+			continue
+		}
+		if !slices.Contains(e.Seeds, sd) {
+			e.Seeds = append(e.Seeds, sd)
+		}
+	}
+	for _, v := range g.Variants {
+		if i, ok := m.variants[v.Name]; ok {
+			if e.Variants[i].Blocked != "" && v.Blocked == "" {
+				e.Variants[i] = v
+			}
+			continue
+		}
+		m.variants[v.Name] = len(e.Variants)
+		e.Variants = append(e.Variants, v)
+	}
+	for _, c := range g.Cells {
+		if seeds != nil && !slices.Contains(seeds, c.Seed) {
+			continue
+		}
+		id := c.cellID()
+		if h, ok := m.hashes[id]; ok {
+			if h != c.Hash {
+				return false, fmt.Errorf("table %s: grids %s and %s both run %s/%s/%s fold %d seed %d, under different configurations (#%s, #%s): choose one grid",
+					e.Table, m.owner[id], g.ID(), c.Table, c.Dataset, c.Variant, c.Fold, c.Seed, h, c.Hash)
+			}
+			continue
+		}
+		m.hashes[id], m.owner[id] = c.Hash, g.ID()
+		e.Cells = append(e.Cells, c)
+	}
+	return true, nil
 }
 
 // NestedResults returns the subfolders of root, sorted, that are results

@@ -25,6 +25,12 @@ type Options struct {
 	// Seeds restricts the table to the runs of these seeds
 	// (sweep.Store.ExpectedSeeds); nil takes every recorded seed.
 	Seeds []int64
+	// Planned are grids whose cells are expected as if their grid files
+	// were recorded (sweep.Store.ExpectedPlanned): a planned sweep's
+	// datasets without a run show their runs missing, and stay out of the
+	// summary, instead of being left out of the expected cells. Not with
+	// Grid.
+	Planned []*sweep.Grid
 }
 
 // Kind says where a column's values come from.
@@ -117,9 +123,11 @@ type Table struct {
 	Name, Title string
 	// Quick marks a table of quick-mode runs.
 	Quick bool
-	// Root and Grids say which results folder and grids the numbers come from.
-	Root  string
-	Grids []string
+	// Root and Grids say which results folder and grids the numbers come
+	// from; Planned are the planned grids (Options.Planned) not recorded
+	// there, whose runs are expected all the same.
+	Root           string
+	Grids, Planned []string
 	// Folds and Seeds are those of the recorded sweeps.
 	Folds []int
 	Seeds []int64
@@ -161,7 +169,7 @@ func Build(store *sweep.Store, name string, opts Options) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	exp, err := store.ExpectedSeeds(name, opts.Quick, opts.Grid, opts.Seeds)
+	exp, err := store.ExpectedPlanned(name, opts.Quick, opts.Grid, opts.Seeds, opts.Planned)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +183,7 @@ func Build(store *sweep.Store, name string, opts Options) (*Table, error) {
 	} else if !errors.Is(err, paper.ErrUnknownTable) {
 		return nil, err
 	}
-	t := &Table{Name: name, Title: ps.Title, Quick: opts.Quick, Root: store.Root(), Grids: exp.Grids,
+	t := &Table{Name: name, Title: ps.Title, Quick: opts.Quick, Root: store.Root(), Grids: exp.Grids, Planned: exp.Planned,
 		Folds: exp.Folds, Seeds: exp.Seeds, Reference: plan.Reference, Default: plan.Default}
 	if pt != nil {
 		t.Title = pt.Title

@@ -28,6 +28,9 @@ func (t *Table) Markdown(w io.Writer) error {
 	}
 	fmt.Fprintf(b, "Ours: mean test accuracy over folds %s and seeds %s (results folder `%s`, grid %s). ",
 		fmtFolds(t.Folds), fmtSeeds(t.Seeds), t.Root, strings.Join(t.Grids, ", "))
+	if len(t.Planned) > 0 {
+		fmt.Fprintf(b, "Expected besides: the runs of planned grid %s, not recorded. ", strings.Join(t.Planned, ", "))
+	}
 	fmt.Fprintf(b, "Paper: Liu et al., *Learning Soft Sparse Shapes for Efficient Time-Series Classification*, ICML 2025. Δ = ours − paper.\n\n")
 	if t.Protocol != "" {
 		fmt.Fprintf(b, "Protocol: %s.\n\n", t.Protocol)

@@ -42,11 +42,17 @@ func newFixture(t *testing.T, spec sweep.GridSpec) *fixture {
 }
 
 // put writes the record of (dataset, variant, fold) with status, accuracy and
-// validation loss.
+// validation loss, of the grid's first seed.
 func (f *fixture) put(dataset, variant string, fold int, status sweep.Status, acc, val float64) {
 	f.t.Helper()
+	f.putSeed(dataset, variant, fold, -1, status, acc, val)
+}
+
+// putSeed is put for one seed of the grid (its first when seed < 0).
+func (f *fixture) putSeed(dataset, variant string, fold int, seed int64, status sweep.Status, acc, val float64) {
+	f.t.Helper()
 	for _, c := range f.grid.Cells {
-		if c.Dataset != dataset || c.Variant != variant || c.Fold != fold {
+		if c.Dataset != dataset || c.Variant != variant || c.Fold != fold || (seed >= 0 && c.Seed != seed) {
 			continue
 		}
 		now := time.Now().UTC()
@@ -66,7 +72,7 @@ func (f *fixture) put(dataset, variant string, fold int, status sweep.Status, ac
 		}
 		return
 	}
-	f.t.Fatalf("no cell %s/%s fold %d", dataset, variant, fold)
+	f.t.Fatalf("no cell %s/%s fold %d seed %d", dataset, variant, fold, seed)
 }
 
 // TestSummaryHandChecked builds the experts_k table from hand-made records and
