@@ -194,7 +194,14 @@ func Render(entries []Entry) (string, error) {
 }
 
 // moreSeedsIntro says what the numbers of an entry of MoreSeeds pool.
+// Until every run is in it says what the partial numbers average instead.
 func moreSeedsIntro(e Entry) string {
+	if e.Recorded < e.Expected {
+		return fmt.Sprintf("The runs of %s (%d of %d recorded so far) pooled with those of %s. Until every run is in, each cell averages "+
+			"the runs recorded (marked n/m where some are missing), the summary covers only the datasets complete for %s, and a difference "+
+			"pairs the runs recorded under both settings, of whichever seed.\n\n",
+			seedsText(e.Seeds), e.Recorded, e.Expected, seedsText(Seeds), seedsText(e.item().pooledSeeds()))
+	}
 	return fmt.Sprintf("The runs of %s (%d of %d recorded) pooled with those of %s: every number below is over %s, "+
 		"and each difference gives its standard error between seeds apart.\n\n",
 		seedsText(e.Seeds), e.Recorded, e.Expected, seedsText(Seeds), seedsText(e.item().pooledSeeds()))

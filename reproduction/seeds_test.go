@@ -314,3 +314,23 @@ func mustGrid(t *testing.T, it Item) *sweep.Grid {
 	}
 	return g
 }
+
+// TestMoreSeedsIntro: the pooled section's opening line claims numbers over
+// every seed only once every run is in; before, it says what the partial
+// numbers average.
+func TestMoreSeedsIntro(t *testing.T) {
+	e := Entry{Table: "sparse_ratio", Preset: "reference_fresh", Seeds: []int64{0, 1}, Expected: 360, Recorded: 9}
+	partial := moreSeedsIntro(e)
+	for _, want := range []string{"(9 of 360 recorded so far)", "complete for seeds 42, 0, 1", "marked n/m"} {
+		if !strings.Contains(partial, want) {
+			t.Errorf("partial: no %q in %q", want, partial)
+		}
+	}
+	if strings.Contains(partial, "every number below is over") {
+		t.Errorf("partial, yet claims every number over all seeds: %q", partial)
+	}
+	e.Recorded = 360
+	if got := moreSeedsIntro(e); !strings.Contains(got, "(360 of 360 recorded) pooled with those of seed 42: every number below is over seeds 42, 0, 1") {
+		t.Errorf("complete: %q", got)
+	}
+}
