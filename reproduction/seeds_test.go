@@ -61,22 +61,7 @@ func TestMoreSeedsKeepSeed42(t *testing.T) {
 		preset = softshape.ProtocolReferenceFresh
 		ds     = "GunPoint"
 	)
-	committed, err := sweep.Open(ResultsDir(".", preset))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	store, err := sweep.Open(ResultsDir(dir, preset))
-	if err != nil {
-		t.Fatal(err)
-	}
-	grid42, err := PlannedGrid(table, preset)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := store.SaveGrid(grid42); err != nil {
-		t.Fatal(err)
-	}
+	committed, store, dir, grid42 := seedStore(t, table, preset)
 	// The committed seed-42 runs, and their mean difference 90% − 50%.
 	acc42 := map[string]map[int]float64{}
 	for _, c := range grid42.Cells {
@@ -231,22 +216,7 @@ func TestMoreSeedsExpectPlannedRuns(t *testing.T) {
 		table  = "sparse_ratio"
 		preset = softshape.ProtocolReferenceFresh
 	)
-	committed, err := sweep.Open(ResultsDir(".", preset))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	store, err := sweep.Open(ResultsDir(dir, preset))
-	if err != nil {
-		t.Fatal(err)
-	}
-	grid42, err := PlannedGrid(table, preset)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := store.SaveGrid(grid42); err != nil {
-		t.Fatal(err)
-	}
+	committed, store, dir, grid42 := seedStore(t, table, preset)
 	for _, c := range grid42.Cells {
 		if c.Dataset != "Trace" && c.Dataset != "GunPoint" {
 			continue
@@ -333,4 +303,26 @@ func TestMoreSeedsIntro(t *testing.T) {
 	if got := moreSeedsIntro(e); !strings.Contains(got, "(360 of 360 recorded) pooled with those of seed 42: every number below is over seeds 42, 0, 1") {
 		t.Errorf("complete: %q", got)
 	}
+}
+
+// seedStore opens the committed results of preset and a new store in a
+// temporary repository folder dir holding the planned seed-42 grid of table
+// (grid42), to copy committed records into.
+func seedStore(t *testing.T, table, preset string) (committed, store *sweep.Store, dir string, grid42 *sweep.Grid) {
+	t.Helper()
+	committed, err := sweep.Open(ResultsDir(".", preset))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = t.TempDir()
+	if store, err = sweep.Open(ResultsDir(dir, preset)); err != nil {
+		t.Fatal(err)
+	}
+	if grid42, err = PlannedGrid(table, preset); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.SaveGrid(grid42); err != nil {
+		t.Fatal(err)
+	}
+	return committed, store, dir, grid42
 }

@@ -305,13 +305,8 @@ func (c *Comparison) markdownProgress(b *bufio.Writer) {
 }
 
 func (c *Comparison) markdownRows(b *bufio.Writer) {
-	fmt.Fprintf(b, "## Per dataset\n\n| Dataset | |")
-	align := "|---|---|"
-	for _, col := range c.Columns {
-		fmt.Fprintf(b, " %s |", mdEscape(col))
-		align += "---:|"
-	}
-	fmt.Fprintf(b, "\n%s\n", align)
+	fmt.Fprintf(b, "## Per dataset\n\n")
+	mdHeader(b, []string{"Dataset", ""}, c.Columns)
 	for _, ds := range c.Datasets {
 		fmt.Fprintf(b, "| %s | paper |", ds)
 		for _, col := range c.Columns {
@@ -344,13 +339,7 @@ func (c *Comparison) markdownSummary(b *bufio.Writer) {
 		"**Every p-value and difference compares with %s**, the paper's default setting. The differences (ours − %s, and %s) are over every paired run (dataset, seed, fold), ± the standard error; a trend is called only beyond two standard errors.\n\n",
 		ranksNote(c.CDRanks), mdEscape(c.Default), mdEscape(c.Default), c.betweenName())
 	cols := c.Columns
-	fmt.Fprintf(b, "| |")
-	align := "|---|"
-	for _, col := range cols {
-		fmt.Fprintf(b, " %s |", mdEscape(col))
-		align += "---:|"
-	}
-	fmt.Fprintf(b, "\n%s\n", align)
+	mdHeader(b, []string{""}, cols)
 	// row writes one row, unless it would hold no value.
 	row := func(label string, cell func(col string) string) bool {
 		cells := make([]string, len(cols))

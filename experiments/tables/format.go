@@ -2,6 +2,7 @@ package tables
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -67,4 +68,25 @@ func fmtFolds(folds []int) string {
 // mdEscape makes a cell safe in a Markdown table.
 func mdEscape(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}
+
+// mdHeader writes a Markdown table's header and alignment rows: the lead
+// columns left-aligned, as given, then cols, escaped and right-aligned.
+func mdHeader(b io.Writer, lead []string, cols []string) {
+	var head, align strings.Builder
+	head.WriteString("|")
+	align.WriteString("|")
+	for _, l := range lead {
+		if l == "" {
+			head.WriteString(" |")
+		} else {
+			fmt.Fprintf(&head, " %s |", l)
+		}
+		align.WriteString("---|")
+	}
+	for _, c := range cols {
+		fmt.Fprintf(&head, " %s |", mdEscape(c))
+		align.WriteString("---:|")
+	}
+	fmt.Fprintf(b, "%s\n%s\n", head.String(), align.String())
 }

@@ -88,19 +88,17 @@ func (t *Table) shownColumns() []int {
 
 func (t *Table) markdownRows(b *bufio.Writer) {
 	cols := t.shownColumns()
-	fmt.Fprintf(b, "## Per dataset\n\n| Dataset |")
-	align := "|---|"
+	var heads []string
 	for _, j := range cols {
 		c := t.Columns[j]
 		if c.Measured() {
-			fmt.Fprintf(b, " %s ours | %s paper | %s Δ |", mdEscape(c.Name), mdEscape(c.Name), mdEscape(c.Name))
-			align += "---:|---:|---:|"
+			heads = append(heads, c.Name+" ours", c.Name+" paper", c.Name+" Δ")
 		} else {
-			fmt.Fprintf(b, " %s paper |", mdEscape(c.Name))
-			align += "---:|"
+			heads = append(heads, c.Name+" paper")
 		}
 	}
-	fmt.Fprintf(b, "\n%s\n", align)
+	fmt.Fprintf(b, "## Per dataset\n\n")
+	mdHeader(b, []string{"Dataset"}, heads)
 	for _, r := range t.Rows {
 		fmt.Fprintf(b, "| %s |", r.Dataset)
 		for _, j := range cols {
@@ -136,15 +134,15 @@ func (t *Table) markdownWarmUp(b *bufio.Writer) {
 	if !any {
 		return
 	}
-	fmt.Fprintf(b, "**Runs that selected a dense warm-up model** (the column's post-warm-up setting had no effect on them):\n\n|")
-	align := "|"
+	fmt.Fprintf(b, "**Runs that selected a dense warm-up model** (the column's post-warm-up setting had no effect on them):\n\n")
+	var measured []string
 	for _, c := range t.Columns {
 		if c.Measured() {
-			fmt.Fprintf(b, " %s |", mdEscape(c.Name))
-			align += "---:|"
+			measured = append(measured, c.Name)
 		}
 	}
-	fmt.Fprintf(b, "\n%s\n|", align)
+	mdHeader(b, nil, measured)
+	fmt.Fprintf(b, "|")
 	for j, c := range t.Columns {
 		if c.Measured() {
 			fmt.Fprintf(b, " %d of %d |", counts[j], runs[j])
@@ -279,13 +277,11 @@ func (t *Table) markdownSummary(b *bufio.Writer) {
 	if len(s.Excluded) > 0 {
 		fmt.Fprintf(b, "Left out of our summary (%d): %s.\n\n", len(s.Excluded), mdEscape(strings.Join(s.Excluded, "; ")))
 	}
-	fmt.Fprintf(b, "| |")
-	align := "|---|"
+	var names []string
 	for _, c := range t.Columns {
-		fmt.Fprintf(b, " %s |", mdEscape(c.Name))
-		align += "---:|"
+		names = append(names, c.Name)
 	}
-	fmt.Fprintf(b, "\n%s\n", align)
+	mdHeader(b, []string{""}, names)
 	fromPaper := map[int]bool{}
 	for k, j := range s.OursColumns {
 		fromPaper[j] = s.FromPaper[k]

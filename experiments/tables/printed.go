@@ -29,13 +29,7 @@ func PrintedMarkdown(w io.Writer, ps *paper.SummaryTable) error {
 			labels[l.printed] = l.label
 		}
 	}
-	fmt.Fprintf(b, "| paper, printed |")
-	align := "|---|"
-	for _, m := range ps.Methods {
-		fmt.Fprintf(b, " %s |", mdEscape(m))
-		align += "---:|"
-	}
-	fmt.Fprintf(b, "\n%s\n", align)
+	mdHeader(b, []string{"paper, printed"}, ps.Methods)
 	for _, metric := range ps.Metrics {
 		label := metric
 		if l, ok := labels[metric]; ok {
