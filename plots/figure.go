@@ -309,24 +309,25 @@ func (c pdfCanvas) FillString(f font.Face, pt vg.Point, s string) {
 	c.Canvas.FillString(f, pt, s)
 }
 
-// Save writes the figure to path as PNG (at FileDPI unless SetDPI chose a
-// resolution), SVG or PDF, chosen by the extension (.png, .svg or .pdf, any
-// case), creating missing parent directories.
-func (f *Figure) Save(path string, width, height vg.Length) error {
-	var (
-		data []byte
-		err  error
-	)
+// Encode returns the bytes Save writes to path: PNG (at FileDPI unless
+// SetDPI chose a resolution), SVG or PDF, chosen by path's extension (.png,
+// .svg or .pdf, any case).
+func (f *Figure) Encode(path string, width, height vg.Length) ([]byte, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".png":
-		data, err = f.png(width, height, f.FileDPI())
+		return f.png(width, height, f.FileDPI())
 	case ".svg":
-		data, err = f.SVG(width, height)
+		return f.SVG(width, height)
 	case ".pdf":
-		data, err = f.PDF(width, height)
-	default:
-		return fmt.Errorf("%w: %q: extension must be .png, .svg or .pdf", ErrValue, path)
+		return f.PDF(width, height)
 	}
+	return nil, fmt.Errorf("%w: %q: extension must be .png, .svg or .pdf", ErrValue, path)
+}
+
+// Save writes the figure to path (Encode), creating missing parent
+// directories.
+func (f *Figure) Save(path string, width, height vg.Length) error {
+	data, err := f.Encode(path, width, height)
 	if err != nil {
 		return err
 	}

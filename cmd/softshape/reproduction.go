@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -130,23 +131,35 @@ func figureDrift(figDir string, figs []reproduction.Figure) (missing, stale []st
 	return missing, stale, nil
 }
 
-// writeFigures draws the missing figures into figDir and removes the stale
-// ones (figures of records since replaced); a figure already there has the
-// same data, since its name holds the data's hash, and is kept as it is.
+// writeFigures draws every figure and writes those missing from figDir or
+// whose file holds other bytes, and removes the stale ones (figures of
+// records since replaced). A figure's name holds the hash of its data, not
+// of the drawing code: redrawing them all is how a change to the drawing
+// reaches the committed figures.
 func writeFigures(figDir string, figs []reproduction.Figure, missing, stale []string, stdout io.Writer) error {
 	for _, f := range figs {
-		if !slices.Contains(missing, f.Name) {
-			continue
-		}
 		fig, err := f.Draw()
 		if err != nil {
 			return fmt.Errorf("figure of %s under %s: %w", f.Table, f.Preset, err)
 		}
+		path := filepath.Join(figDir, f.Name)
 		w, h := fig.Size()
-		if err := fig.Save(filepath.Join(figDir, f.Name), w, h); err != nil {
+		data, err := fig.Encode(path, w, h)
+		if err != nil {
+			return fmt.Errorf("figure of %s under %s: %w", f.Table, f.Preset, err)
+		}
+		old, err := os.ReadFile(path)
+		if err == nil && bytes.Equal(old, data) {
+			continue
+		}
+		if err := fig.Save(path, w, h); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(figDir, f.Name))
+		verb := "redrew"
+		if slices.Contains(missing, f.Name) {
+			verb = "wrote"
+		}
+		fmt.Fprintf(stdout, "%s %s\n", verb, path)
 	}
 	for _, name := range stale {
 		if err := os.Remove(filepath.Join(figDir, name)); err != nil {

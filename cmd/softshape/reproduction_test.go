@@ -102,6 +102,29 @@ func TestReproductionCommand(t *testing.T) {
 	if _, err := os.Stat(mine); err != nil {
 		t.Errorf("the user's file beside the figures: %v", err)
 	}
+	// A figure drawn by other drawing code (same data, so the same name) is
+	// redrawn; one drawn as this code draws it is left alone.
+	drawn, err := os.ReadFile(figs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(figs[0], []byte("an older drawing"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := runReproduction(args, &out); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if b, _ := os.ReadFile(figs[0]); !strings.Contains(out.String(), "redrew "+figs[0]) || !bytes.Equal(b, drawn) {
+		t.Errorf("a figure of other bytes: not redrawn as before:\n%s", out.String())
+	}
+	out.Reset()
+	if err := runReproduction(args, &out); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if strings.Contains(out.String(), figs[0]) {
+		t.Errorf("a figure as this code draws it, written again:\n%s", out.String())
+	}
 	out.Reset()
 	if err := runReproduction(append(args, "-check"), &out); err != nil {
 		t.Fatalf("-check after writing: %v", err)
