@@ -284,6 +284,9 @@ func sweepAverages(t *tables.Table, cols []int, xs []float64) (ours, pap *plots.
 	which := fmt.Sprintf("the %s with every column complete and valid (%s)", plural(n, "dataset"), strings.Join(s.Datasets, ", "))
 	if len(s.Datasets) == len(t.Rows) {
 		which = fmt.Sprintf("all %s", plural(n, "dataset"))
+		if n == 1 {
+			which = "the one dataset"
+		}
 	}
 	note = "thick: the mean over " + which + ", the table's Avg. Acc, band ± its SE"
 	if s.Paper != nil && len(s.PaperDatasets) > 0 {

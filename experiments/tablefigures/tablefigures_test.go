@@ -297,3 +297,27 @@ func TestSweepColumns(t *testing.T) {
 		t.Errorf("no measured column: %v, want ErrNoFigure", err)
 	}
 }
+
+// TestSweepCaptionOneDataset: a table of one dataset (the committed grid of
+// ItalyPowerDemand's Table 3 seeds 0 and 1) says its average is over that
+// dataset, not over "all 1 dataset".
+func TestSweepCaptionOneDataset(t *testing.T) {
+	store, err := sweep.Open(filepath.Join("..", "..", "reproduction", "results", "reference_fresh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := tables.Build(store, "sparse_ratio", tables.Options{Grid: "5ba9c4d214"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tb.Rows) != 1 || len(tb.Summary.Datasets) != 1 {
+		t.Fatalf("rows %d, summary datasets %v: want ItalyPowerDemand alone, complete", len(tb.Rows), tb.Summary.Datasets)
+	}
+	d, err := sweepSeries(tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(d.averageNote, "the mean over the one dataset,") || strings.Contains(d.averageNote, "all 1 dataset") {
+		t.Errorf("caption note %q", d.averageNote)
+	}
+}
