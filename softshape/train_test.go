@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/softshape-go/softshape/data"
 )
@@ -21,24 +20,15 @@ func shortSchedule() Config {
 
 // TestLearnsGeneratedCBF: on the generated Cylinder-Bell-Funnel data (100 series
 // per class, T=128), one fold trained for 16 epochs (8 dense, 8 sparse) reaches a
-// test accuracy ≥ 0.95. It also guards the pure-Go backend's 2-core deadlock: the
-// ≈190 training steps must finish within two minutes.
+// test accuracy ≥ 0.95. It also runs the ≈190 training steps in which the pure-Go
+// backend once deadlocked on 2 cores: a deadlock hangs it until go test's
+// -timeout, which fails it with every goroutine's stack. It sets no time limit of
+// its own, which a loaded machine would break.
 func TestLearnsGeneratedCBF(t *testing.T) {
 	ds := data.CBF(data.CBFDefaultPerClass, data.CBFDefaultLength, 7)
 	cfg := DefaultConfig()
 	cfg.Epochs, cfg.WarmUpEpochs = 16, 8
-	done := make(chan struct{})
-	var res *Result
-	var err error
-	go func() {
-		defer close(done)
-		res, err = Train(ds, cfg, RunOptions{Backend: testBackend(t), Seed: 7, Folds: []int{0}})
-	}()
-	select {
-	case <-done:
-	case <-time.After(2 * time.Minute):
-		t.Fatal("training 16 epochs on CBF did not finish in 2 minutes: backend deadlock?")
-	}
+	res, err := Train(ds, cfg, RunOptions{Backend: testBackend(t), Seed: 7, Folds: []int{0}})
 	if err != nil {
 		t.Fatal(err)
 	}

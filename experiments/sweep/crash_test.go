@@ -117,7 +117,8 @@ func crashSafety(t *testing.T, mode string) {
 		go func() { exited <- cmd.Wait() }()
 		t.Cleanup(func() { cmd.Process.Kill() }) // if the test stops early
 		// Wait for progress (a new record), then kill after a random delay.
-		deadline := time.Now().Add(60 * time.Second)
+		// A helper that never progresses hangs the test until go test's
+		// -timeout: no time limit here, which a loaded machine would break.
 		finished := false
 		for !finished && len(recordFiles(t, s.Root())) == before {
 			select {
@@ -127,9 +128,6 @@ func crashSafety(t *testing.T, mode string) {
 				}
 				finished = true
 			case <-time.After(10 * time.Millisecond):
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("helper made no progress in 60 s")
 			}
 		}
 		if finished {
