@@ -64,21 +64,13 @@ func TestMoreSeedsKeepSeed42(t *testing.T) {
 	committed, store, dir, grid42 := seedStore(t, table, preset)
 	// The committed seed-42 runs, and their mean difference 90% − 50%.
 	acc42 := map[string]map[int]float64{}
-	for _, c := range grid42.Cells {
-		if c.Dataset != ds || (c.Variant != "50%" && c.Variant != "90%") {
-			continue
+	for _, r := range copyRecords(t, committed, store, grid42, func(c sweep.Cell) bool {
+		return c.Dataset == ds && (c.Variant == "50%" || c.Variant == "90%")
+	}) {
+		if acc42[r.Variant] == nil {
+			acc42[r.Variant] = map[int]float64{}
 		}
-		r, err := committed.Read(c.Key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := store.Write(r); err != nil {
-			t.Fatal(err)
-		}
-		if acc42[c.Variant] == nil {
-			acc42[c.Variant] = map[int]float64{}
-		}
-		acc42[c.Variant][c.Fold] = float64(r.TestAccuracy)
+		acc42[r.Variant][r.Fold] = float64(r.TestAccuracy)
 	}
 	mean42 := 0.0
 	for fold := 1; fold <= sweep.NumFolds; fold++ {
@@ -217,18 +209,7 @@ func TestMoreSeedsExpectPlannedRuns(t *testing.T) {
 		preset = softshape.ProtocolReferenceFresh
 	)
 	committed, store, dir, grid42 := seedStore(t, table, preset)
-	for _, c := range grid42.Cells {
-		if c.Dataset != "Trace" && c.Dataset != "GunPoint" {
-			continue
-		}
-		r, err := committed.Read(c.Key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := store.Write(r); err != nil {
-			t.Fatal(err)
-		}
-	}
+	copyRecords(t, committed, store, grid42, func(c sweep.Cell) bool { return c.Dataset == "Trace" || c.Dataset == "GunPoint" })
 	more := MoreSeeds()[0]
 	spec := sweep.GridSpec{Table: table, Datasets: []string{"GunPoint"}, Folds: []int{1, 2, 3, 4, 5}, Seeds: more.Seeds,
 		Settings: softshape.ParamProtocol + "=" + preset}
@@ -325,4 +306,25 @@ func seedStore(t *testing.T, table, preset string) (committed, store *sweep.Stor
 		t.Fatal(err)
 	}
 	return committed, store, dir, grid42
+}
+
+// copyRecords copies into store the committed records of grid's cells that
+// keep accepts, and returns them.
+func copyRecords(t *testing.T, committed, store *sweep.Store, grid *sweep.Grid, keep func(sweep.Cell) bool) []*sweep.Record {
+	t.Helper()
+	var out []*sweep.Record
+	for _, c := range grid.Cells {
+		if !keep(c) {
+			continue
+		}
+		r, err := committed.Read(c.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := store.Write(r); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return out
 }
