@@ -187,6 +187,11 @@ def text_of(out):
     return "".join(t) if isinstance(t, list) else t
 
 
+def code_cells(nb):
+    """The notebook's code cells, numbered from 1 as the messages name them."""
+    return enumerate((c for c in nb["cells"] if c["cell_type"] == "code"), 1)
+
+
 def source_of(cell):
     s = cell.get("source", "")
     return "".join(s) if isinstance(s, list) else s
@@ -208,10 +213,7 @@ def check_nb(nb, mode):
     failures, warnings, images = [], [], 0
     expected = present = 0
     n = 0
-    for cell in nb["cells"]:
-        if cell["cell_type"] != "code":
-            continue
-        n += 1
+    for n, cell in code_cells(nb):
         source = source_of(cell)
         first = first_line(source)
         items, errors = expectations(source, mode)
@@ -294,11 +296,7 @@ def clean_failures(p, nb):
     if n:
         out.append(f"FAIL {p}: {n} code cells carry outputs; clear them before committing "
                    f"(Jupyter: Cell > All Output > Clear, or jupyter nbconvert --clear-output --inplace {p})")
-    k = 0
-    for c in nb["cells"]:
-        if c["cell_type"] != "code":
-            continue
-        k += 1
+    for k, c in code_cells(nb):
         source = source_of(c)
         _, errors = expectations(source)
         for e in errors:
