@@ -23,10 +23,12 @@ one item per comma; `// expect:` holds in both modes, `// expect-quick:`
 and `// expect-full:` only when this is run with --mode quick or --mode full
 (how the notebook was executed: SOFTSHAPE_QUICK). An item is
 
-    [missing] KIND [NAME] [×N] [or missing]
+    [missing] KIND [NAME] [×N[+]] [or missing]
 
 KIND is one of the kinds above; NAME may hold * wildcards; ×N asks
-for N outputs (×, the multiplication sign; default 1), each matched by one output. A plain item is
+for N outputs (×, the multiplication sign; default 1), each matched by one output,
+and ×N+ for N or more (a cell that shows one output per dataset present on the
+machine, e.g. `figure *_tsne ×1+ or missing`). A plain item is
 satisfied only by the output itself, never by the line saying why it is
 missing; "missing KIND NAME" only by that line; "KIND NAME or missing" by
 either (for a cell whose output depends on state the notebook does not fix,
@@ -68,20 +70,23 @@ MODES = ("quick", "full")
 # mode is checked by expectations, so a misspelt one is an error, not
 # ignored.
 EXPECT = re.compile(r"^\s*//\s*expect(?:-(\S*?))?:(.*)$", re.M)
-# A count: ×N (the multiplication sign; "x2" would be a name).
-COUNT = re.compile(r"^×(\d+)$")
+# A count: ×N, or ×N+ for N or more (the multiplication sign; "x2" would be
+# a name).
+COUNT = re.compile(r"^×(\d+)(\+?)$")
 # A call of a display function of experiments/reproduce (--clean: such a
 # cell must declare what it shows).
 DISPLAYS = re.compile(r"\b(?:reproduce\.)?(?:Show\w*|Markdownf?|Slider)\(")
 
 
 class Item:
-    """One item of an `// expect` line: count outputs of kind, named by the
-    pattern name (None: any), that are shown (state "shown"), lines saying
-    why they are missing ("missing"), or either ("either")."""
+    """One item of an `// expect` line: count outputs of kind (or more, when
+    more), named by the pattern name (None: any), that are shown (state
+    "shown"), lines saying why they are missing ("missing"), or either
+    ("either")."""
 
-    def __init__(self, line, state, kind, name, count, text):
+    def __init__(self, line, state, kind, name, count, text, more=False):
         self.line, self.state, self.kind, self.name, self.count, self.text = line, state, kind, name, count, text
+        self.more = more
 
     def takes(self, mark):
         """Whether this item is satisfied by an output marked mark."""
@@ -103,19 +108,20 @@ def parse_item(text):
         if state == "missing":
             return None, f"{text!r}: \"missing ... or missing\" says nothing; write one of them"
         state, words = "either", words[:-2]
-    count = 1
+    count, more = 1, False
     if len(words) > 1 and COUNT.match(words[-1]):
-        count = int(COUNT.match(words[-1]).group(1))
+        m = COUNT.match(words[-1])
+        count, more = int(m.group(1)), m.group(2) == "+"
         words = words[:-1]
         if count < 1:
             return None, f"{text!r}: a count must be at least 1"
     if not words or words[0] not in KINDS:
-        return None, (f"unknown kind {words[0] if words else ''!r} in {text!r} (want [missing] KIND [NAME] [×N] "
+        return None, (f"unknown kind {words[0] if words else ''!r} in {text!r} (want [missing] KIND [NAME] [×N[+]] "
                       f"[or missing], KIND one of {', '.join(KINDS)})")
     if len(words) > 2:
         hint = " (a count is ×N)" if re.match(r"^[xX*]\d+$", words[-1]) else ""
-        return None, f"{text!r}: want [missing] KIND [NAME] [×N] [or missing]; {' '.join(words[2:])!r} is none of them{hint}"
-    return Item(None, state, words[0], words[1] if len(words) == 2 else None, count, text), None
+        return None, f"{text!r}: want [missing] KIND [NAME] [×N[+]] [or missing]; {' '.join(words[2:])!r} is none of them{hint}"
+    return Item(None, state, words[0], words[1] if len(words) == 2 else None, count, text, more), None
 
 
 def expectations(source, mode=None):
@@ -156,13 +162,15 @@ def match(items, marks):
     """Pairs items with outputs: each output satisfies at most one item;
     named items first, then wildcards, then bare kinds (a wildcard does not
     take a named item's output), plain or "missing" items before "or
-    missing" ones. Returns [(item, outputs found)] of the items short of
-    their count, and the marks of "missing" lines that no item took."""
+    missing" ones, and an item of N or more (×N+) last, taking every output
+    it matches that is left. Returns [(item, outputs found)] of the items
+    short of their count, and the marks of "missing" lines that no item
+    took."""
     left = list(marks)
     short = []
-    for it in sorted(items, key=lambda it: (it.name is None, "*" in (it.name or ""), it.state == "either")):
+    for it in sorted(items, key=lambda it: (it.more, it.name is None, "*" in (it.name or ""), it.state == "either")):
         found = 0
-        for _ in range(it.count):
+        while found < it.count or it.more:
             # An "or missing" item takes the output itself before the line.
             i = next((i for i, m in enumerate(left) if it.takes(m) and not m.startswith(MISSING + " ")), None)
             if i is None:
@@ -352,6 +360,13 @@ def self_test():
     def swap(c, i, o):
         c["outputs"][i] = o
 
+    def per_dataset(nb, count, n):
+        """Makes cell 6 a loop over n datasets that shows, in full mode, a
+        summary and a not-drawn line for each, declaring the figure with
+        count ("" or " ×1+")."""
+        nb["cells"][6] = cell(f"%%\n// expect: markdown\n// expect-full: figure *_tsne{count} or missing\n",
+                              out("markdown"), *[out(f"missing figure d{i}_tsne") for i in range(n)])
+
     cases = [
         ("as made (quick)", "quick", lambda nb: None, None),
         ("as made (full)", "full", lambda nb: None, None),
@@ -386,6 +401,12 @@ def self_test():
          "missing output: missing table main (0 of 1 found; declared by `// expect-full:` in full mode; the cell shows table main)"),
         ("full: quick-mode notebook checked as full", "full", lambda nb: nb.update(made("quick")),
          "missing output: figure s_ranks_* ×2 (0 of 2"),
+        ("full: a not-drawn line per dataset, one declared", "full", lambda nb: per_dataset(nb, "", 2),
+         "shows missing figure d1_tsne (a line saying why the output is missing) that no `// expect` item"),
+        ("full: ×1+ takes a not-drawn line per dataset", "full", lambda nb: per_dataset(nb, " ×1+", 3), None),
+        ("full: ×1+ takes one", "full", lambda nb: per_dataset(nb, " ×1+", 1), None),
+        ("full: ×1+ takes no nothing", "full", lambda nb: per_dataset(nb, " ×1+", 0),
+         "missing output: figure *_tsne ×1+ or missing (0 of 1"),
     ]
     import contextlib
     import io
@@ -431,8 +452,10 @@ def self_test_parsing():
                                                                "// expect-quick: or // expect-full:)"]),
         ("two names", bool(items("// expect: figure a b")[1]), True),
         ("x3 for ×3", items("// expect: figure m x3")[1],
-         ["'figure m x3': want [missing] KIND [NAME] [×N] [or missing]; 'x3' is none of them (a count is ×N)"]),
+         ["'figure m x3': want [missing] KIND [NAME] [×N[+]] [or missing]; 'x3' is none of them (a count is ×N)"]),
         ("count 0", items("// expect: figure a ×0")[1], ["'figure a ×0': a count must be at least 1"]),
+        ("×2+", [(it.count, it.more) for it in expectations("// expect: figure a_* ×2+ or missing, table t ×2")[0]],
+         [(2, True), (2, False)]),
         ("missing or missing", bool(items("// expect: missing figure a or missing")[1]), True),
         ("empty item", items("// expect: table a,")[1], ["empty item in '// expect: table a,'"]),
         ("--clean: a display cell declaring one mode only", clean(code("// expect-quick: table t\nreproduce.ShowTable()\n")),
