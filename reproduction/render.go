@@ -174,9 +174,7 @@ func Render(entries []Entry) (string, error) {
 			if e.Extra() {
 				b.WriteString(moreSeedsIntro(e))
 			}
-			if !e.Complete() {
-				fmt.Fprintf(&b, "**Partial: %d of %d runs recorded. Not a reproduction of this table yet;** cells marked (n/m) average the runs recorded so far.\n\n", e.Recorded, e.Expected)
-			}
+			b.WriteString(partialLine(e))
 			if f, ok := figureOf(e); ok {
 				b.WriteString(figureLink(f))
 			}
@@ -191,6 +189,16 @@ func Render(entries []Entry) (string, error) {
 	writeFold1(&b, entries)
 	b.WriteString(EndMarker)
 	return b.String(), nil
+}
+
+// partialLine is the bold line that labels the numbers of an entry whose
+// runs are not all recorded as partial, "" for a complete entry: written
+// under each such entry in docs/reproduction.md and in the notebooks.
+func partialLine(e Entry) string {
+	if e.Complete() {
+		return ""
+	}
+	return fmt.Sprintf("**Partial: %d of %d runs recorded. Not a reproduction of this table yet;** cells marked (n/m) average the runs recorded so far.\n\n", e.Recorded, e.Expected)
 }
 
 // moreSeedsIntro says what the numbers of an entry of MoreSeeds pool.
@@ -208,7 +216,8 @@ func moreSeedsIntro(e Entry) string {
 }
 
 // MoreSeedsSummary is the Markdown of an entry of MoreSeeds for a notebook,
-// under a heading: how many of its runs are recorded and, pooled with
+// under a heading: how many of its runs are recorded (labelled partial,
+// as in docs/reproduction.md, until all are: partialLine) and, pooled with
 // Seeds, each setting's paired difference from the table's default with
 // the standard error between seeds apart; without a run, the command that
 // makes them.
@@ -220,6 +229,7 @@ func MoreSeedsSummary(e Entry) (string, error) {
 		return b.String(), nil
 	}
 	b.WriteString(moreSeedsIntro(e))
+	b.WriteString(partialLine(e))
 	var sec bytes.Buffer
 	if err := e.Built.MarkdownDifferences(&sec); err != nil {
 		return "", err
