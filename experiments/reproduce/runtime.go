@@ -101,14 +101,16 @@ func (r *TableResult) epochTimes() (string, []*epochRow, error) {
 // (or none recorded), which sparse ratio took the least and the most time
 // per epoch and, when 0% is not the slowest, why: at the authors' schedule
 // (moe_layers=sparse) 0% merges nothing and runs no MoE, while every other
-// ratio adds both to the last layer. "" for rows of several processors.
+// ratio adds both to the last layer. For rows of several processors it says
+// why it ranks none (the notebook's prose promises one line or the other).
 func epochOrder(rows []*epochRow) string {
 	if len(rows) < 2 {
 		return ""
 	}
 	for _, r := range rows {
 		if r.cpu != rows[0].cpu {
-			return ""
+			return "No fastest sparse ratio is named: these rows come from several processors, and records of one name may come from several machines, " +
+				"so their times rank the machines as much as the ratios. docs/performance.md, \"Running time\", compares the ratios step by step in CPU time on one machine."
 		}
 	}
 	byTime := slices.Clone(rows)

@@ -167,6 +167,9 @@ func TestCommittedEpochTimes(t *testing.T) {
 		if got, want := strings.Contains(sec, "Fastest per epoch here:"), len(cpus) == 1; got != want {
 			t.Errorf("rows of %d processors, order note %v:\n%s", len(cpus), got, sec)
 		}
+		if got, want := strings.Contains(sec, "No fastest sparse ratio is named"), len(cpus) > 1; got != want {
+			t.Errorf("rows of %d processors, line saying why none is ranked %v:\n%s", len(cpus), got, sec)
+		}
 	}
 	if strings.Contains(md, "| not recorded |") && !strings.Contains(md, "reproduction/manifest.json says where the committed runs trained") {
 		t.Errorf("records without a CPU, and no machine named:\n%s", md)
@@ -300,8 +303,8 @@ func TestQuickFiguresNoStatistics(t *testing.T) {
 }
 
 // TestEpochOrder: the line under Table 3's epoch times names the fastest and
-// slowest sparse ratio and, when 0% is not the slowest, why; nothing for rows
-// of two processors.
+// slowest sparse ratio and, when 0% is not the slowest, why; for rows of two
+// processors, why it ranks none.
 func TestEpochOrder(t *testing.T) {
 	row := func(v, cpu string, s ...float64) *epochRow { return &epochRow{variant: v, cpu: cpu, perEpoch: s} }
 	got := epochOrder([]*epochRow{row("0%", "", 0.10, 0.12), row("10%", "", 0.13), row("50%", "", 0.09), row("90%", "", 0.08)})
@@ -313,8 +316,8 @@ func TestEpochOrder(t *testing.T) {
 	if got := epochOrder([]*epochRow{row("0%", "", 0.2), row("50%", "", 0.1)}); strings.Contains(got, "took less") {
 		t.Errorf("0%% slowest, yet %q", got)
 	}
-	if got := epochOrder([]*epochRow{row("0%", "A", 0.2), row("50%", "B", 0.1)}); got != "" {
-		t.Errorf("two processors compared: %q", got)
+	if got := epochOrder([]*epochRow{row("0%", "A", 0.2), row("50%", "B", 0.1)}); !strings.HasPrefix(got, "No fastest sparse ratio is named: these rows come from several processors") || strings.Contains(got, "Fastest") {
+		t.Errorf("two processors: %q, want the line saying why no ratio is ranked", got)
 	}
 }
 
