@@ -111,7 +111,7 @@ func TrainModel(p Params, dataset string, fold int, settings string, live bool) 
 	}
 	if p.TrainingOff() {
 		m.NotTrained = fmt.Sprintf("train fold %d of %s at the full schedule (%d epochs, %d warm-up; minutes to hours on a CPU) and save the model under %s for the cells below",
-			fold, ds.Name, cfg.Epochs, cfg.WarmUpEpochs, m.Dir)
+			fold, ds.Name, cfg.Epochs, cfg.WarmUpEpochs, repoPath(m.Dir))
 		return m, nil
 	}
 	opts := softshape.RunOptions{Backend: backend, Seed: m.Seed, NumFolds: sweep.NumFolds,
@@ -243,7 +243,7 @@ func (m *TrainedFold) ShowTestSummary() {
 // was not trained (NotTrained).
 func (m *TrainedFold) needTrained() error {
 	if m.NotTrained != "" {
-		return fmt.Errorf("%s fold %d: no saved model under %s (full mode trains nothing unless p.Train = true)", m.Dataset.Name, m.Fold, m.Dir)
+		return fmt.Errorf("%s fold %d: no saved model under %s (full mode trains nothing unless p.Train = true)", m.Dataset.Name, m.Fold, repoPath(m.Dir))
 	}
 	return nil
 }

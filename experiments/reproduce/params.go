@@ -298,9 +298,14 @@ func (p Params) String() string {
 	if backend == "" {
 		backend = "$GOMLX_BACKEND or pure Go"
 	}
-	results := p.Results
+	// A folder inside the repository is named relative to it (repoPath):
+	// the notebooks show no machine's absolute path.
+	results := repoPath(p.Results)
+	if results != "" && !filepath.IsAbs(results) {
+		results = "<repository>/" + results
+	}
 	if p.fullWithoutResults() {
-		results = "the committed reproduction for its tables, else " + cmp.Or(p.Results, "<repository>/results")
+		results = "the committed reproduction for its tables, else " + cmp.Or(results, "<repository>/results")
 	}
 	train := fmt.Sprintf("train missing: %v", p.TrainMissing)
 	if p.TrainingOff() {

@@ -3,7 +3,10 @@ package reproduce
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/softshape-go/softshape/data"
 )
 
 // TestIsRepo: the repository is recognised by its go.mod's module line
@@ -31,5 +34,32 @@ func TestIsRepo(t *testing.T) {
 	}
 	if isRepo(t.TempDir()) {
 		t.Error("isRepo of a folder without go.mod = true")
+	}
+}
+
+// TestShownPathsAreRepoRelative: the parameter line and the line a model
+// cell shows in full mode without Train name the results folder and the
+// model's folder relative to the repository when they lie in it (the
+// default, <repository>/results), never this machine's absolute path.
+func TestShownPathsAreRepoRelative(t *testing.T) {
+	root := RepoRoot()
+	p := Params{Quick: false, Results: filepath.Join(root, "results"), Folds: []int{1}}
+	if s := p.String(); strings.Contains(s, root) || !strings.Contains(s, "| results: <repository>/results |") {
+		t.Errorf("parameter line: %q, want the results folder as \"<repository>/results\"", s)
+	}
+	p.Results = ""
+	if s := p.String(); strings.Contains(s, root) || !strings.Contains(s, "else <repository>/results") {
+		t.Errorf("parameter line without a results folder: %q", s)
+	}
+	p.Results = filepath.Join(root, "results")
+	m, err := TrainModel(p, data.CBFName, 1, "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.NotTrained == "" || strings.Contains(m.NotTrained, root) || !strings.Contains(m.NotTrained, "under results/models/") {
+		t.Errorf("not-trained line: %q, want the model folder under results/models/", m.NotTrained)
+	}
+	if _, err := m.TestSummary(); err == nil || strings.Contains(err.Error(), root) {
+		t.Errorf("TestSummary of an untrained fold: %v, want an error naming no absolute path", err)
 	}
 }
