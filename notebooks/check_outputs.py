@@ -57,6 +57,9 @@ MARKERS = [
     (re.compile(r"\[\[\[ERROR\]\]\]|^ERROR: ", re.M), "GoNB error"),
     (re.compile(r"^\S+\.go:\d+:\d+: ", re.M), "compile error"),
     (re.compile(r"failed to (run|execute|compile)", re.I), "GoNB failure"),
+    # A table that experiments/reproduce rendered in part, writing its error
+    # into the Markdown (Committed.Markdown, TableResult.Markdown).
+    (re.compile(r"^\(markdown error: ", re.M), "table rendered in part"),
 ]
 WARN = re.compile(r"Figure \S+ not drawn[^*\n]*|softshape: GoNB did not confirm[^\n]*")
 
@@ -399,6 +402,9 @@ def self_test():
          "missing output: figure m_curves or missing (0 of 1"),
         ("full: a table declared missing is shown", "full", lambda nb: swap(nb["cells"][7], 0, out("table main")),
          "missing output: missing table main (0 of 1 found; declared by `// expect-full:` in full mode; the cell shows table main)"),
+        ("a table rendered in part", "full",
+         lambda nb: swap(nb["cells"][3], 1, out("table sparse_ratio", body="| a |\n\n(markdown error: no summary)\n")),
+         "table rendered in part: | a |"),
         ("full: quick-mode notebook checked as full", "full", lambda nb: nb.update(made("quick")),
          "missing output: figure s_ranks_* ×2 (0 of 2"),
         ("full: a not-drawn line per dataset, one declared", "full", lambda nb: per_dataset(nb, "", 2),
