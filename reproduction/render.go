@@ -216,7 +216,8 @@ func moreSeedsIntro(e Entry) string {
 }
 
 // MoreSeedsSummary is the Markdown of an entry of MoreSeeds for a notebook,
-// under a heading: how many of its runs are recorded (labelled partial,
+// under a heading: why its preset alone has more seeds (reference_fresh),
+// how many of its runs are recorded (labelled partial,
 // as in docs/reproduction.md, until all are: partialLine) and, pooled with
 // Seeds, each setting's paired difference from the table's default with
 // the standard error between seeds apart; without a run, the command that
@@ -229,6 +230,11 @@ func MoreSeedsSummary(e Entry) (string, error) {
 		return b.String(), nil
 	}
 	b.WriteString(moreSeedsIntro(e))
+	if e.Preset == softshape.ProtocolReferenceFresh {
+		// A notebook shows this section right under both presets' table:
+		// say why one preset alone has it.
+		b.WriteString("Only `reference_fresh`, the preset to report, has runs of more seeds: they give its differences a standard error between seeds. `reference_compat` serves the comparison with the paper's numbers.\n\n")
+	}
 	b.WriteString(partialLine(e))
 	var sec bytes.Buffer
 	if err := e.Built.MarkdownDifferences(&sec); err != nil {
