@@ -299,13 +299,14 @@ func (p Params) String() string {
 		backend = "$GOMLX_BACKEND or pure Go"
 	}
 	// A folder inside the repository is named relative to it (repoPath):
-	// the notebooks show no machine's absolute path.
+	// the notebooks show no machine's absolute path. (The line is Markdown:
+	// no "<repository>", which would read as an HTML tag.)
 	results := repoPath(p.Results)
 	if results != "" && !filepath.IsAbs(results) {
-		results = "<repository>/" + results
+		results += "/ in the repository"
 	}
 	if p.fullWithoutResults() {
-		results = "the committed reproduction for its tables, else " + cmp.Or(results, "<repository>/results")
+		results = "the committed reproduction for its tables, else " + cmp.Or(results, "results/ in the repository")
 	}
 	train := fmt.Sprintf("train missing: %v", p.TrainMissing)
 	if p.TrainingOff() {

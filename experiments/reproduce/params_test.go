@@ -40,15 +40,16 @@ func TestIsRepo(t *testing.T) {
 // TestShownPathsAreRepoRelative: the parameter line and the line a model
 // cell shows in full mode without Train name the results folder and the
 // model's folder relative to the repository when they lie in it (the
-// default, <repository>/results), never this machine's absolute path.
+// default, results/), never this machine's absolute path, and write no
+// "<...>" that Markdown would take for an HTML tag.
 func TestShownPathsAreRepoRelative(t *testing.T) {
 	root := RepoRoot()
 	p := Params{Quick: false, Results: filepath.Join(root, "results"), Folds: []int{1}}
-	if s := p.String(); strings.Contains(s, root) || !strings.Contains(s, "| results: <repository>/results |") {
-		t.Errorf("parameter line: %q, want the results folder as \"<repository>/results\"", s)
+	if s := p.String(); strings.Contains(s, root) || !strings.Contains(s, "| results: results/ in the repository |") {
+		t.Errorf("parameter line: %q, want the results folder as \"results/ in the repository\"", s)
 	}
 	p.Results = ""
-	if s := p.String(); strings.Contains(s, root) || !strings.Contains(s, "else <repository>/results") {
+	if s := p.String(); strings.Contains(s, root) || strings.Contains(s, "<") || !strings.Contains(s, "else results/ in the repository") {
 		t.Errorf("parameter line without a results folder: %q", s)
 	}
 	p.Results = filepath.Join(root, "results")
