@@ -216,7 +216,8 @@ func moreSeedsIntro(e Entry) string {
 }
 
 // MoreSeedsSummary is the Markdown of an entry of MoreSeeds for a notebook,
-// under a heading: why its preset alone has more seeds (reference_fresh),
+// under a heading: why its preset alone has more seeds (reference_fresh,
+// when no other preset has them),
 // how many of its runs are recorded (labelled partial,
 // as in docs/reproduction.md, until all are: partialLine) and, pooled with
 // Seeds, each setting's paired difference from the table's default with
@@ -230,7 +231,7 @@ func MoreSeedsSummary(e Entry) (string, error) {
 		return b.String(), nil
 	}
 	b.WriteString(moreSeedsIntro(e))
-	if e.Preset == softshape.ProtocolReferenceFresh {
+	if e.Preset == softshape.ProtocolReferenceFresh && onlyPresetWithMoreSeeds(e) {
 		// A notebook shows this section right under both presets' table:
 		// say why one preset alone has it.
 		b.WriteString("Only `reference_fresh`, the preset to report, has runs of more seeds: they give its differences a standard error between seeds. `reference_compat` serves the comparison with the paper's numbers.\n\n")
@@ -242,6 +243,17 @@ func MoreSeedsSummary(e Entry) (string, error) {
 	}
 	b.WriteString(strings.Replace(sec.String(), "## ", "### ", 1))
 	return b.String(), nil
+}
+
+// onlyPresetWithMoreSeeds reports whether no item of MoreSeeds adds seeds
+// to e's table under another preset than e's.
+func onlyPresetWithMoreSeeds(e Entry) bool {
+	for _, it := range MoreSeeds() {
+		if it.Table == e.Table && it.Preset != e.Preset {
+			return false
+		}
+	}
+	return true
 }
 
 // demote turns the "## " headings of a table's sections into "##### ".
