@@ -39,11 +39,11 @@ type TrainedFold struct {
 	Dir string
 	// Cached says the model was loaded from Dir rather than trained now.
 	Cached bool
-	// NotTrained, when not empty, says what TrainModel would have trained:
-	// full mode without Train (Params.TrainingOff) found no saved model in
-	// Dir. Result and Trained are then nil; Summary, TestSummary and the
-	// Show methods say so in one line each, and the Figure methods return an
-	// error.
+	// NotTrained, when not empty, says which model is missing: full mode
+	// without Train (Params.TrainingOff) found no saved model in Dir. Result and Trained are then nil; Summary says so, ShowSummary
+	// shows nothing, the other Show methods show one line each (what is
+	// missing and how to make it), and TestSummary and the Figure methods
+	// return an error.
 	NotTrained string
 }
 
@@ -110,8 +110,7 @@ func TrainModel(p Params, dataset string, fold int, settings string, live bool) 
 		}
 	}
 	if p.TrainingOff() {
-		m.NotTrained = fmt.Sprintf("train fold %d of %s at the full schedule (%d epochs, %d warm-up; minutes to hours on a CPU) and save the model under %s for the cells below",
-			fold, ds.Name, cfg.Epochs, cfg.WarmUpEpochs, repoPath(m.Dir))
+		m.NotTrained = fmt.Sprintf("no saved model of **%s** fold %d (seed %d) under `%s`", ds.Name, fold, m.Seed, repoPath(m.Dir))
 		return m, nil
 	}
 	opts := softshape.RunOptions{Backend: backend, Seed: m.Seed, NumFolds: sweep.NumFolds,
@@ -211,6 +210,27 @@ func (m *TrainedFold) Summary() string {
 	return s
 }
 
+// showNotTrained shows, marked missingMark(mark), the one line a cell shows
+// of a fold not trained: which model is missing (NotTrained), and how to
+// train it, at what cost.
+func (m *TrainedFold) showNotTrained(mark string) {
+	markdownAs(missingMark(mark), fmt.Sprintf("*Not run: %s, and full mode trains nothing unless asked. Set `p.Train = true` in the parameter cell (or %s=1) "+
+		"to train it at the full schedule (%d epochs, %d warm-up; minutes to hours on a CPU) and save it there for the cells below.*",
+		m.NotTrained, EnvTrain, m.Config.Epochs, m.Config.WarmUpEpochs))
+}
+
+// ShowSummary shows Summary for a trained or reloaded fold. A fold not
+// trained (NotTrained) shows nothing here: the Show method of the output a
+// cell wants from it (ShowCurves, ShowAttention, ShowTSNE, ShowTestSummary)
+// says in one line which model is missing, where it would be saved and how
+// to train it, so that a cell shows one line per fold, not two.
+func (m *TrainedFold) ShowSummary() {
+	if m.NotTrained != "" {
+		return
+	}
+	Markdown(m.Summary())
+}
+
 // TestSummary evaluates the selected model on the fold's test split and
 // describes the outcome in one Markdown sentence.
 func (m *TrainedFold) TestSummary() (string, error) {
@@ -229,7 +249,7 @@ func (m *TrainedFold) TestSummary() (string, error) {
 // the one line saying what it would train.
 func (m *TrainedFold) ShowTestSummary() {
 	if m.NotTrained != "" {
-		showNotTrained(markMarkdown, m.NotTrained)
+		m.showNotTrained(markMarkdown)
 		return
 	}
 	s, err := m.TestSummary()
@@ -281,7 +301,7 @@ func (m *TrainedFold) AttentionFigures(maxClasses int) ([]Named, error) {
 // ShowAttention shows AttentionFigures.
 func (m *TrainedFold) ShowAttention(maxClasses int) {
 	if m.NotTrained != "" {
-		showNotTrained(markFigure+" "+sweep.Slug(m.Dataset.Name)+"_attention_class0", m.NotTrained)
+		m.showNotTrained(markFigure + " " + sweep.Slug(m.Dataset.Name) + "_attention_class0")
 		return
 	}
 	figs, err := m.AttentionFigures(maxClasses)
@@ -390,7 +410,7 @@ func PresentDatasets(p Params, substitute string, names ...string) []string {
 // ShowCurves shows the fold's training curves.
 func (m *TrainedFold) ShowCurves() {
 	if m.NotTrained != "" {
-		showNotTrained(markFigure+" "+sweep.Slug(m.Dataset.Name)+"_curves", m.NotTrained)
+		m.showNotTrained(markFigure + " " + sweep.Slug(m.Dataset.Name) + "_curves")
 		return
 	}
 	f, err := m.CurvesFigure()
@@ -400,7 +420,7 @@ func (m *TrainedFold) ShowCurves() {
 // ShowTSNE shows TSNEFigure.
 func (m *TrainedFold) ShowTSNE(maxSeries int) {
 	if m.NotTrained != "" {
-		showNotTrained(markFigure+" "+sweep.Slug(m.Dataset.Name)+"_tsne", m.NotTrained)
+		m.showNotTrained(markFigure + " " + sweep.Slug(m.Dataset.Name) + "_tsne")
 		return
 	}
 	f, err := m.TSNEFigure(maxSeries)

@@ -57,7 +57,7 @@ func TestShownPathsAreRepoRelative(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.NotTrained == "" || strings.Contains(m.NotTrained, root) || !strings.Contains(m.NotTrained, "under results/models/") {
+	if m.NotTrained == "" || strings.Contains(m.NotTrained, root) || !strings.Contains(m.NotTrained, "under `results/models/") {
 		t.Errorf("not-trained line: %q, want the model folder under results/models/", m.NotTrained)
 	}
 	if _, err := m.TestSummary(); err == nil || strings.Contains(err.Error(), root) {

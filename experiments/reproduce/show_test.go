@@ -228,18 +228,24 @@ func TestFullModeTrainsNothing(t *testing.T) {
 	if _, err := m.TSNEFigure(10); err == nil {
 		t.Error("TSNEFigure of an untrained fold: no error")
 	}
-	out = captureStdout(t, func() {
-		Markdown(m.Summary())
-		m.ShowCurves()
-		m.ShowTestSummary()
-		m.ShowAttention(2)
-		m.ShowTSNE(50)
-	})
-	if n := strings.Count(out, "*Not run: full mode trains and measures nothing unless asked, and this cell would train fold 1 of "+data.CBFName+" at the full schedule (500 epochs, 150 warm-up"); n != 4 {
-		t.Errorf("%d of 4 model cells said they did not run:\n%s", n, out)
+	if !strings.Contains(m.Summary(), "no saved model") {
+		t.Errorf("the summary does not say the model is missing: %q", m.Summary())
 	}
-	if !strings.Contains(out, "no saved model") {
-		t.Errorf("the summary does not say the model is missing:\n%s", out)
+	// One line per fold and cell: ShowSummary leaves it to the Show method
+	// that follows, whose line names the fold, its seed, the folder its
+	// model would be saved in, and how to train it.
+	if out := captureStdout(t, m.ShowSummary); out != "" {
+		t.Errorf("ShowSummary of an untrained fold showed %q, want nothing", out)
+	}
+	notRun := "*Not run: no saved model of **" + data.CBFName + "** fold 1 (seed 42) under `" + repoPath(m.Dir) +
+		"`, and full mode trains nothing unless asked. Set `p.Train = true` in the parameter cell (or " + EnvTrain +
+		"=1) to train it at the full schedule (500 epochs, 150 warm-up; minutes to hours on a CPU) and save it there for the cells below.*"
+	for _, show := range []func(){func() { m.ShowSummary(); m.ShowCurves() }, m.ShowTestSummary, func() { m.ShowAttention(2) },
+		func() { m.ShowSummary(); m.ShowTSNE(50) }} {
+		out := captureStdout(t, show)
+		if n := strings.Count(out, "\n"); n != 1 || !strings.Contains(out, notRun) {
+			t.Errorf("a model cell of an untrained fold showed %d lines, want the one %q:\n%s", n, notRun, out)
+		}
 	}
 	q := p
 	q.Train = true
