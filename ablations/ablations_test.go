@@ -3,6 +3,7 @@ package ablations
 import (
 	"errors"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -195,8 +196,27 @@ func TestForTableMatchesPaper(t *testing.T) {
 	if p, _ := ForTable("sparse_ratio"); p.Reference != "0%" {
 		t.Errorf("sparse_ratio reference %q, want the paper's 0%%", p.Reference)
 	}
-	if p, _ := ForTable("lambda"); p.Reference != "lambda = 0.001" {
+	if p, _ := ForTable("lambda"); p.Reference != "λ = 0.001" {
 		t.Errorf("lambda reference %q, want the default column", p.Reference)
+	}
+	// The appendix studies of Ĉ and λ: the paper's labels as columns, the
+	// variants (the names of their records in the sweep store) unchanged.
+	for table, want := range map[string][][2]string{
+		"num_experts": {{"Ĉ=C/2", "hatC=C/2"}, {"Ĉ=C", "hatC=C"}, {"Ĉ=2C", "hatC=2C"}},
+		"lambda": {{"λ = 0.0001", "lambda = 0.0001"}, {"λ = 0.001", "lambda = 0.001"}, {"λ = 0.01", "lambda = 0.01"},
+			{"λ = 0.1", "lambda = 0.1"}, {"λ = 1", "lambda = 1"}, {"λ = 10", "lambda = 10"}, {"λ = 100", "lambda = 100"}},
+	} {
+		p, err := ForTable(table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got [][2]string
+		for _, c := range p.Columns {
+			got = append(got, [2]string{c.Name, c.Variant})
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s columns (label, variant) %v, want %v", table, got, want)
+		}
 	}
 	if _, err := ForTable("nope"); err == nil {
 		t.Error("unknown table accepted")

@@ -82,6 +82,17 @@ func byName(vs []Variant) map[string]string {
 	return m
 }
 
+// byLabel maps the paper's label of each variant of vs (paper.Notation of
+// its name: "Ĉ=C/2" for the variant "hatC=C/2") to its name, which names its
+// records in the sweep store.
+func byLabel(vs []Variant) map[string]string {
+	m := make(map[string]string, len(vs))
+	for _, v := range vs {
+		m[paper.Notation(v.Name)] = v.Name
+	}
+	return m
+}
+
 // tableSpecs returns the column mappings of every table name.
 func tableSpecs() map[string]tableSpec {
 	return map[string]tableSpec{
@@ -93,8 +104,8 @@ func tableSpecs() map[string]tableSpec {
 		"stride_q":              {variants: byName(StrideQ()), def: "q=4"},
 		"depth_L":               {variants: byName(DepthL()), def: "L=2"},
 		"shape_length_m":        {variants: map[string]string{ValSelectName: DefaultName, FixedName: FixedName, MultiSeqName: MultiSeqName}, def: ValSelectName},
-		"num_experts":           {variants: byName(NumExperts()), def: "hatC=C", summaryRef: true},
-		"lambda":                {variants: byName(Lambda()), def: "lambda = 0.001", summaryRef: true},
+		"num_experts":           {variants: byLabel(NumExperts()), def: "Ĉ=C", summaryRef: true},
+		"lambda":                {variants: byLabel(Lambda()), def: "λ = 0.001", summaryRef: true},
 		"moe_expert_network":    {variants: map[string]string{"FCN": "MoE expert: FCN", "TSLANet (ICB)": "MoE expert: TSLANet (ICB)", "Original MoE expert": "Original MoE expert"}, def: "Original MoE expert", summaryRef: true},
 		"shared_expert_network": {variants: map[string]string{"Transformer": "Shared expert: Transformer", "MLP": "Shared expert: MLP", "Inception": "Shared expert: Inception"}, def: "Inception", summaryRef: true},
 		"params_inference_time": {variants: map[string]string{"SoftShape": DefaultName}, def: "SoftShape", summaryRef: true},

@@ -20,7 +20,9 @@
 //     (Fixed-8 is the m=8 candidate), and "Multi-Seq" (m = 8, 16, 32 in
 //     parallel, softshape.Config.MultiSeq).
 //   - Appendix: total experts "hatC=C/2", "hatC=C", "hatC=2C"; loss weight
-//     "lambda = 0.0001" .. "lambda = 100"; the MoE expert network ("MoE
+//     "lambda = 0.0001" .. "lambda = 100" (ASCII names, as the sweep store
+//     keys them; tables and figures label their columns in the paper's
+//     notation, "Ĉ=C/2" and "λ = 0.0001", paper.Notation); the MoE expert network ("MoE
 //     expert: FCN", "MoE expert: TSLANet (ICB)", "Original MoE expert") and
 //     the shared expert network ("Shared expert: Transformer", "Shared expert:
 //     MLP", "Shared expert: Inception").

@@ -63,6 +63,9 @@
 // holds the machine value of each column where it is a hyperparameter (NaN
 // for "q=m", "Val-Select" and "Multi-Seq"). "SoftShape (Ours)" in the printed
 // summaries is renamed "SoftShape" so that summary and per-dataset names agree.
+// The appendix-only summaries use the paper's symbols ([Notation]): total
+// experts "Ĉ=C/2", "Ĉ=C", "Ĉ=2C" and loss weight "λ = 0.0001".."λ = 100",
+// spelt "hatC=..." and "lambda = ..." in their CSVs.
 //
 // # Summary rows taken from appendix tables
 //

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/softshape-go/softshape/paper"
@@ -244,7 +245,8 @@ func TestSummaries(t *testing.T) {
 		{"lightts methods", lt.Methods, []string{"LightTS", "Shapeformer", "SoftShape"}},
 		{"lightts p", get(lt.PValue("Shapeformer")), 9.80e-6},
 		{"lightts reference", lt.Reference, "SoftShape"},
-		{"lambda", get(lam.AvgRank("lambda = 0.001")), 2.50},
+		{"lambda", get(lam.AvgRank("λ = 0.001")), 2.50},
+		{"lambda columns, in the paper's notation", lam.Methods, []string{"λ = 0.0001", "λ = 0.001", "λ = 0.01", "λ = 0.1", "λ = 1", "λ = 10", "λ = 100"}},
 		{"params SoftShape", str(pit.Value(paper.MetricParams, "SoftShape")), "472.5 K"},
 		{"params MR-H absent", str(pit.Value(paper.MetricParams, "MR-H")), "-"},
 		{"inference HouseTwenty", get(pit.Float(paper.MetricInferencePrefix+"HouseTwenty", "SoftShape")), 1.26},
@@ -278,3 +280,27 @@ func getInt(v int, ok bool) int {
 
 // str drops the ok flag of a string accessor.
 func str(v string, _ bool) string { return v }
+
+// TestNotation: the ASCII spellings of the CSVs and variant names become the
+// paper's symbols, in labels and in the summaries read from the CSVs; other
+// labels are left alone.
+func TestNotation(t *testing.T) {
+	for in, want := range map[string]string{
+		"hatC=C/2": "Ĉ=C/2", "hatC=2C": "Ĉ=2C", "lambda = 0.001": "λ = 0.001", "lambda = 100": "λ = 100",
+		"k=2": "k=2", "50%": "50%", "SoftShape": "SoftShape", "Original MoE expert": "Original MoE expert", "xhatC=C": "xhatC=C",
+	} {
+		if got := paper.Notation(in); got != want {
+			t.Errorf("Notation(%q) = %q, want %q", in, got, want)
+		}
+	}
+	s, err := paper.Summary("num_experts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(s.Methods, []string{"Ĉ=C/2", "Ĉ=C", "Ĉ=2C"}) || !strings.Contains(s.Title, "experts Ĉ on") {
+		t.Errorf("num_experts summary: columns %q, title %q; want the paper's Ĉ", s.Methods, s.Title)
+	}
+	if v, _ := s.Value(paper.MetricAvgAcc, "Ĉ=C"); v != "0.9453" {
+		t.Errorf("num_experts Avg. Acc of Ĉ=C: %q, want the printed 0.9453", v)
+	}
+}

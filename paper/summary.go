@@ -74,10 +74,10 @@ func summarySpecs() []summarySpec {
 		{"stride_q", "summary_stride_q.csv", "Table 5: sliding step size q on 18 UCR datasets", metricRows},
 		{"depth_L", "summary_depth_L.csv", "Table 6: model depth L on 18 UCR datasets", metricRows},
 		{"shape_length_m", "summary_shape_length_m.csv", "Table 7: shape length m on 18 UCR datasets", metricRows},
-		{"num_experts", "summary_num_experts.csv", "Appendix: total number of experts hatC on 18 UCR datasets", metricRows},
+		{"num_experts", "summary_num_experts.csv", "Appendix: total number of experts Ĉ on 18 UCR datasets", metricRows},
 		{"moe_expert_network", "summary_moe_expert_network.csv", "Appendix: networks used as MoE experts on 18 UCR datasets", metricRows},
 		{"shared_expert_network", "summary_shared_expert_network.csv", "Appendix: networks used as the shared expert on 18 UCR datasets", metricRows},
-		{"lambda", "summary_lambda.csv", "Appendix: loss weight lambda on 18 UCR datasets", metricRows},
+		{"lambda", "summary_lambda.csv", "Appendix: loss weight λ on 18 UCR datasets", metricRows},
 		{"params_inference_time", "params_inference_time.csv", "Appendix: parameter counts and inference times (seconds)", methodRows},
 	}
 }
@@ -92,13 +92,36 @@ func SummaryNames() []string {
 	return names
 }
 
-// canonicalMethod maps printed method names onto the per-dataset names.
+// canonicalMethod maps printed method names onto the per-dataset names, in
+// the paper's notation (Notation).
 func canonicalMethod(m string) string {
 	m = strings.TrimSpace(m)
 	if m == "SoftShape (Ours)" {
 		return "SoftShape"
 	}
-	return m
+	return Notation(m)
+}
+
+// asciiSymbols are the ASCII spellings of the paper's symbols that the
+// summary CSVs (and the ablations' variant names, which name the sweep
+// store's records) use in column labels, and the symbols the paper prints.
+var asciiSymbols = []struct{ ascii, symbol string }{
+	{"hatC=", "Ĉ="},       // $\hat{C}$=$C/2$: the total number of experts
+	{"lambda = ", "λ = "}, // $\lambda$ = 0.001: the MoE loss weight
+}
+
+// Notation returns a column label in the paper's notation: a label spelt in
+// ASCII, as in the CSVs and the variant names ("hatC=C/2", "lambda = 0.01"),
+// becomes the paper's ("Ĉ=C/2", "λ = 0.01"); any other label comes back
+// unchanged. Summary's columns are in this notation, so tables and figures
+// drawn from them show what the paper prints.
+func Notation(label string) string {
+	for _, a := range asciiSymbols {
+		if rest, ok := strings.CutPrefix(label, a.ascii); ok {
+			return a.symbol + rest
+		}
+	}
+	return label
 }
 
 // canonicalMetric maps the printed or CSV metric names onto the Metric*

@@ -129,7 +129,7 @@ func isSweep(table string) bool {
 }
 
 // sweptNumber reads the value of a column name such as "50%", "k=2" or
-// "lambda = 0.01".
+// "λ = 0.01".
 var sweptNumber = regexp.MustCompile(`^(?:[^=]*=\s*)?([0-9]*\.?[0-9]+)(%?)$`)
 
 // sweptValues returns the x value of each column: the numbers of the names
@@ -165,7 +165,7 @@ func sweptValues(names []string, logSpaced bool) (xs []float64, ticks []string) 
 // valid; the paper's over the same datasets), ours with a band of ± its
 // standard error. The x axis is numeric where the columns name numbers
 // ("50%", "k=2", "L=3") and categorical, with the column names, otherwise
-// ("q=m", "hatC=C/2", "Multi-Seq") or where the values are log-spaced (λ).
+// ("q=m", "Ĉ=C/2", "Multi-Seq") or where the values are log-spaced (λ).
 // The columns are those we run plus those the paper gives per-dataset values
 // for; the paper's baseline methods are left out. The caption says what the
 // bars, lines and band are and which datasets the averages cover.

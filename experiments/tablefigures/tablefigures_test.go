@@ -25,9 +25,9 @@ func TestSweptValues(t *testing.T) {
 	}{
 		{[]string{"0%", "10%", "50%", "90%"}, false, []float64{0, 10, 50, 90}, nil},
 		{[]string{"k=1", "k=2", "k=4"}, false, []float64{1, 2, 4}, nil},
-		{[]string{"lambda = 0.0001", "lambda = 1", "lambda = 100"}, true, []float64{0, 1, 2}, []string{"lambda = 0.0001", "lambda = 1", "lambda = 100"}},
+		{[]string{"λ = 0.0001", "λ = 1", "λ = 100"}, true, []float64{0, 1, 2}, []string{"λ = 0.0001", "λ = 1", "λ = 100"}},
 		{[]string{"q=1", "q=4", "q=m"}, false, []float64{0, 1, 2}, []string{"q=1", "q=4", "q=m"}},
-		{[]string{"hatC=C/2", "hatC=C"}, false, []float64{0, 1}, []string{"hatC=C/2", "hatC=C"}},
+		{[]string{"Ĉ=C/2", "Ĉ=C"}, false, []float64{0, 1}, []string{"Ĉ=C/2", "Ĉ=C"}},
 		{[]string{"50%", "0.5"}, false, []float64{0, 1}, []string{"50%", "0.5"}}, // mixed units
 	} {
 		xs, ticks := sweptValues(c.names, c.logSpaced)
@@ -246,14 +246,14 @@ func TestPaperRanks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	methods := []string{"hatC=C/2", "hatC=C", "hatC=2C", "hatC=4C"}
+	methods := []string{"Ĉ=C/2", "Ĉ=C", "Ĉ=2C", "Ĉ=4C"}
 	s := tables.Summary{Ours: &stats.Summary{Methods: methods}, Datasets: []string{"A", "B"}, Printed: printed}
 	ranks, note := paperRanks(s)
 	want := []float64{2.33, 1.39, 1.83}
 	if !slices.Equal(ranks[:3], want) || !math.IsNaN(ranks[3]) || !strings.Contains(note, "printed") {
 		t.Errorf("printed ranks: %v (%q), want %v then NaN", ranks, note, want)
 	}
-	s.Paper = &stats.Summary{Methods: []string{"hatC=C", "hatC=2C"}, AvgRank: []float64{1.5, 1.5}}
+	s.Paper = &stats.Summary{Methods: []string{"Ĉ=C", "Ĉ=2C"}, AvgRank: []float64{1.5, 1.5}}
 	s.PaperDatasets = []string{"A"}
 	ranks, note = paperRanks(s)
 	if !math.IsNaN(ranks[0]) || ranks[1] != 1.5 || ranks[2] != 1.5 || note != "paper over the 1 of these datasets in its table" {

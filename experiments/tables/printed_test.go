@@ -17,9 +17,9 @@ func TestPrintedMarkdown(t *testing.T) {
 		want []string
 	}{
 		{"num_experts", []string{
-			"# Appendix: total number of experts hatC on 18 UCR datasets — the paper's printed summary\n",
+			"# Appendix: total number of experts Ĉ on 18 UCR datasets — the paper's printed summary\n",
 			"**The paper's numbers, not ours**",
-			"| paper, printed | hatC=C/2 | hatC=C | hatC=2C |\n|---|---:|---:|---:|\n" +
+			"| paper, printed | Ĉ=C/2 | Ĉ=C | Ĉ=2C |\n|---|---:|---:|---:|\n" +
 				"| Avg. Acc | 0.9215 | 0.9453 | 0.9408 |\n| Avg. Rank | 2.33 | 1.39 | 1.83 |\n| Win | 4 | 12 | 6 |\n\n"}},
 		{"shared_expert_network", []string{"| # Parameters | 422.5 K | 157.8 K | 179.5 K |\n"}},
 		{"params_inference_time", []string{
