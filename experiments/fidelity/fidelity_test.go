@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/softshape-go/softshape/softshape"
 )
 
 const refCSV = `dataset,protocol,seed,fold1,fold2,fold3,fold4,fold5,mean
@@ -76,5 +78,30 @@ func TestPaperAccuracy(t *testing.T) {
 	}
 	if got, err := PaperAccuracy("NoSuchSet"); err != nil || !math.IsNaN(got) {
 		t.Errorf("unknown dataset: %v, %v", got, err)
+	}
+}
+
+// TestWriteMarkdownSeeds: a row holding fewer seeds than its benchmark
+// counts those it holds in its seeds column, and the line under the table
+// names the seeds it lacks.
+func TestWriteMarkdownSeeds(t *testing.T) {
+	full := Row{Comparison: Compare("GunPoint", softshape.ProtocolReferenceFresh, []int64{42, 0, 1, 2}, []float64{0.99, 0.98, 0.99, 1}, nil, 0.99),
+		Runs: DatasetRuns{Dataset: "GunPoint", Seeds: []int64{42, 0, 1, 2}, PerSeed: []float64{0.99, 0.98, 0.99, 1}, BestEpochs: make([][]int, 4), Folds: 20}}
+	short := Row{Comparison: Compare("GunPoint", softshape.ProtocolDefault, []int64{42, 0}, []float64{0.99, 0.98}, nil, 0.99),
+		Runs: DatasetRuns{Dataset: "GunPoint", Seeds: []int64{42, 0}, PerSeed: []float64{0.99, 0.98}, BestEpochs: make([][]int, 2), Folds: 11,
+			Missing: 9, Incomplete: []int64{1, 2}}}
+	var b strings.Builder
+	if err := WriteMarkdown(&b, []Row{full, short}); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	for _, w := range []string{"| GunPoint | reference_fresh | 4 | ", "| GunPoint | default | 2 | ",
+		"- GunPoint, default: 9 folds not recorded yet (seeds 1, 2), so the row holds 2 of its 4 seeds\n"} {
+		if !strings.Contains(md, w) {
+			t.Errorf("no %q in\n%s", w, md)
+		}
+	}
+	if strings.Contains(md, "reference_fresh: ") {
+		t.Errorf("a line about the missing seeds of the complete row:\n%s", md)
 	}
 }

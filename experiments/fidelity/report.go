@@ -19,7 +19,8 @@ type Row struct {
 // reference protocol and the paper, the difference with its standard error,
 // whether it is within ±2 pp and within noise (two standard errors), the folds
 // that selected a warm-up model and the training wall time; then the selected
-// epochs per seed.
+// epochs per seed, and per row whose seeds are not all recorded, which seeds
+// it lacks (the seeds column counts those it holds).
 func WriteMarkdown(w io.Writer, rows []Row) error {
 	var b strings.Builder
 	b.WriteString("| dataset | preset | seeds | ours (mean ± SE) | authors' code | Δ ± SE | within ±2 pp | within 2 SE | paper | warm-up selected | wall |\n")
@@ -47,11 +48,29 @@ func WriteMarkdown(w io.Writer, rows []Row) error {
 			fmt.Fprintf(&b, "- %s, %s, seed %d: mean %.4f, epochs %v\n", r.Dataset, r.Preset, seed, r.Runs.PerSeed[i], r.Runs.BestEpochs[i])
 		}
 		if r.Runs.Missing > 0 {
-			fmt.Fprintf(&b, "- %s, %s: %d folds not recorded yet\n", r.Dataset, r.Preset, r.Runs.Missing)
+			fmt.Fprintf(&b, "- %s, %s: %d folds not recorded yet (%s %s), so the row holds %d of its %d seeds\n", r.Dataset, r.Preset, r.Runs.Missing,
+				plural(len(r.Runs.Incomplete), "seed"), joinSeeds(r.Runs.Incomplete), len(r.Runs.Seeds), len(r.Runs.Seeds)+len(r.Runs.Incomplete))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// plural is word, with an s unless n is 1.
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+// joinSeeds lists seeds: "1, 2".
+func joinSeeds(seeds []int64) string {
+	parts := make([]string, len(seeds))
+	for i, s := range seeds {
+		parts[i] = fmt.Sprint(s)
+	}
+	return strings.Join(parts, ", ")
 }
 
 func estimate(e Estimate) string {

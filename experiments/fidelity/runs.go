@@ -61,8 +61,10 @@ type DatasetRuns struct {
 	WarmUpSelected, Folds int
 	// WallSeconds is the summed training wall time of the recorded folds.
 	WallSeconds float64
-	// Missing counts expected folds without an ok record.
-	Missing int
+	// Missing counts expected folds without an ok record, and Incomplete
+	// lists the seeds of the spec they belong to (left out of Seeds).
+	Missing    int
+	Incomplete []int64
 	// Backends are the backends of the records.
 	Backends []string
 }
@@ -108,6 +110,7 @@ func Collect(store *sweep.Store, grid *sweep.Grid) ([]DatasetRuns, error) {
 		for _, seed := range grid.Spec.Seeds {
 			k := seedKey{out[i].Dataset, seed}
 			if len(accs[k]) != len(grid.Spec.Folds) {
+				out[i].Incomplete = append(out[i].Incomplete, seed)
 				continue
 			}
 			out[i].Seeds = append(out[i].Seeds, seed)

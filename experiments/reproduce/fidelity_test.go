@@ -105,9 +105,18 @@ func TestCommittedFidelity(t *testing.T) {
 		if !found {
 			t.Errorf("%s: no leak row %q…%q in\n%s", ds, row, want, md)
 		}
+		// Each row's seeds column counts the seeds with all five folds in
+		// the records; a row short of the benchmark's seeds says which.
+		seeds := committedFidelity(RepoRoot()).Seeds
 		for _, preset := range []string{"reference_fresh", "reference_compat", "default"} {
-			if !strings.Contains(md, "| "+ds+" | "+preset+" | ") {
-				t.Errorf("%s: no %s row", ds, preset)
+			n := len(seedMeans(t, preset, ds))
+			if !strings.Contains(md, fmt.Sprintf("| %s | %s | %d | ", ds, preset, n)) {
+				t.Errorf("%s: no %s row with %d seeds in\n%s", ds, preset, n, md)
+			}
+			short := fmt.Sprintf("- %s, %s: ", ds, preset)
+			holds := fmt.Sprintf("so the row holds %d of its %d seeds\n", n, len(seeds))
+			if got := strings.Contains(md, short) && strings.Contains(md, holds); got != (n < len(seeds)) {
+				t.Errorf("%s, %s: %d of %d seeds recorded, but the line %q…%q shown: %v", ds, preset, n, len(seeds), short, holds, got)
 			}
 		}
 	}
