@@ -14,12 +14,18 @@ import (
 )
 
 // TestPlanMoreSeeds: the plan holds every table under every preset with
-// seed 42, and Table 3 under reference_fresh with seeds 0 and 1 besides:
-// 6 datasets × 6 settings × 5 folds × 2 seeds = 360 runs, none of seed 42.
+// seed 42, and Tables 3 and 5 under reference_fresh with seeds 0 and 1
+// besides: Table 3, 6 datasets × 6 settings × 5 folds × 2 seeds = 360 runs;
+// Table 5, 6 datasets × 5 settings (q = 1, 2, 3, 4, m) × 5 folds × 2 seeds
+// = 300 runs; none of seed 42.
 func TestPlanMoreSeeds(t *testing.T) {
+	want := []struct {
+		table string
+		runs  int
+	}{{"sparse_ratio", 360}, {"stride_q", 300}}
 	plan := Plan()
-	if want := len(Tables)*len(Presets) + 1; len(plan) != want {
-		t.Fatalf("%d planned items, want %d", len(plan), want)
+	if n := len(Tables)*len(Presets) + len(want); len(plan) != n {
+		t.Fatalf("%d planned items, want %d", len(plan), n)
 	}
 	var extra []Item
 	for _, it := range plan {
@@ -31,19 +37,25 @@ func TestPlanMoreSeeds(t *testing.T) {
 			t.Errorf("%s under %s: seeds %v, want [42]", it.Table, it.Preset, it.Seeds)
 		}
 	}
-	if len(extra) != 1 || extra[0].Table != "sparse_ratio" || extra[0].Preset != softshape.ProtocolReferenceFresh || !slices.Equal(extra[0].Seeds, []int64{0, 1}) {
-		t.Fatalf("items of more seeds %+v, want Table 3 under reference_fresh, seeds 0 and 1", extra)
+	if len(extra) != len(want) {
+		t.Fatalf("items of more seeds %+v, want Tables 3 and 5 under reference_fresh", extra)
 	}
-	g, err := extra[0].Grid()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(g.Cells) != 360 {
-		t.Errorf("Table 3, seeds 0 and 1: %d runs planned, want 360", len(g.Cells))
-	}
-	for _, c := range g.Cells {
-		if c.Seed == 42 {
-			t.Fatalf("the grid of more seeds plans seed 42: %+v", c.Key)
+	for i, w := range want {
+		it := extra[i]
+		if it.Table != w.table || it.Preset != softshape.ProtocolReferenceFresh || !slices.Equal(it.Seeds, []int64{0, 1}) {
+			t.Fatalf("item of more seeds %d: %+v, want %s under reference_fresh, seeds 0 and 1", i, it, w.table)
+		}
+		g, err := it.Grid()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(g.Cells) != w.runs {
+			t.Errorf("%s, seeds 0 and 1: %d runs planned, want %d", w.table, len(g.Cells), w.runs)
+		}
+		for _, c := range g.Cells {
+			if c.Seed == 42 {
+				t.Fatalf("the grid of more seeds plans seed 42: %+v", c.Key)
+			}
 		}
 	}
 }
