@@ -211,16 +211,28 @@ func Build(store *sweep.Store, name string, opts Options) (*Table, error) {
 		t.Params = paramsSection(t, ps)
 	}
 	for _, c := range t.Columns {
-		switch c.Kind {
-		case Baseline:
-			if pt != nil {
-				t.Notes = append(t.Notes, fmt.Sprintf("%s is a method of the paper that this project does not run: its figures are the paper's.", c.Name))
-			}
-		case Blocked, NotRun:
+		if c.Kind == Blocked || c.Kind == NotRun {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s: %s.", c.Name, c.Note))
 		}
 	}
 	return t, nil
+}
+
+// baselinesNote says which columns are the paper's baseline methods, which
+// this project does not run (their figures are the paper's), or "" when the
+// table has none: one sentence for all of them (Table 1 has 17), under the
+// Markdown's per-dataset table and among the CSV's notes.
+func (t *Table) baselinesNote() string {
+	var baselines []string
+	for _, c := range t.Columns {
+		if c.Kind == Baseline {
+			baselines = append(baselines, c.Name)
+		}
+	}
+	if len(baselines) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("The paper's baseline methods (%s) are not run here; their per-dataset figures are in package paper and enter the summary.", strings.Join(baselines, ", "))
 }
 
 // column classifies a paper column given the recorded variants.

@@ -116,6 +116,9 @@ func (t *Table) CSV(w io.Writer) error {
 	for _, e := range s.Excluded {
 		write("note", "", "", "excluded_from_summary", "", "", "", "", "", e)
 	}
+	if n := t.baselinesNote(); n != "" {
+		write("note", "", "", "", "", "", "", "", "", n)
+	}
 	for _, n := range t.Notes {
 		write("note", "", "", "", "", "", "", "", "", n)
 	}

@@ -116,14 +116,8 @@ func (t *Table) markdownRows(b *bufio.Writer) {
 		fmt.Fprintln(b)
 	}
 	fmt.Fprintln(b)
-	var baselines []string
-	for _, c := range t.Columns {
-		if c.Kind == Baseline {
-			baselines = append(baselines, c.Name)
-		}
-	}
-	if len(baselines) > 0 {
-		fmt.Fprintf(b, "The paper's baseline methods (%s) are not run here; their per-dataset figures are in package paper and enter the summary below.\n\n", strings.Join(baselines, ", "))
+	if n := t.baselinesNote(); n != "" {
+		fmt.Fprintf(b, "%s\n\n", n)
 	}
 }
 

@@ -341,6 +341,62 @@ func TestQuickSweepEndToEnd(t *testing.T) {
 	t.Log("\n" + md.String())
 }
 
+// TestBaselinesOneNote: Table 1's baselines, methods of the paper that this
+// project does not run, are named in one sentence, each of them once, under
+// the Markdown's per-dataset table and among the CSV's notes, not also in
+// the Markdown's notes; the table of a sweep of ours has no such sentence.
+func TestBaselinesOneNote(t *testing.T) {
+	s, err := sweep.Open(filepath.Join(t.TempDir(), "results"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := func(table string) (md, csv string, tab *Table) {
+		t.Helper()
+		g, err := sweep.NewGrid(sweep.GridSpec{Table: table, Datasets: []string{"GunPoint"}, Folds: []int{1}, Seeds: []int64{42}, Quick: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SaveGrid(g); err != nil {
+			t.Fatal(err)
+		}
+		if tab, err = Build(s, table, Options{Quick: true}); err != nil {
+			t.Fatal(err)
+		}
+		var m, c bytes.Buffer
+		if err := tab.Markdown(&m); err != nil {
+			t.Fatal(err)
+		}
+		if err := tab.CSV(&c); err != nil {
+			t.Fatal(err)
+		}
+		return m.String(), c.String(), tab
+	}
+	md, csv, tab := build("main")
+	var baselines []string
+	for _, c := range tab.Columns {
+		if c.Kind == Baseline {
+			baselines = append(baselines, c.Name)
+		}
+	}
+	if len(baselines) != 17 {
+		t.Fatalf("Table 1 has %d baselines, want the paper's 17: %v", len(baselines), baselines)
+	}
+	want := "The paper's baseline methods (" + strings.Join(baselines, ", ") + ") are not run here"
+	if n := strings.Count(md, want); n != 1 {
+		t.Errorf("the Markdown names the baselines %d times, want once:\n%s", n, md)
+	}
+	if n := strings.Count(md, "does not run"); n != 0 {
+		t.Errorf("the Markdown has %d notes of its own on the baselines, want none:\n%s", n, md)
+	}
+	if n := strings.Count(csv, want); n != 1 {
+		t.Errorf("the CSV names the baselines %d times, want once:\n%s", n, csv)
+	}
+	md, csv, _ = build("depth_L")
+	if strings.Contains(md, "baseline methods") || strings.Contains(csv, "baseline methods") {
+		t.Errorf("depth_L names baseline methods:\n%s\n%s", md, csv)
+	}
+}
+
 // TestBuildErrors: an unknown table, or a table without a recorded sweep.
 func TestBuildErrors(t *testing.T) {
 	s, _ := sweep.Open(filepath.Join(t.TempDir(), "r"))
