@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/softshape-go/softshape/internal/english"
 )
 
 // Row is one line of a fidelity report: a comparison with the runs behind it.
@@ -49,19 +51,11 @@ func WriteMarkdown(w io.Writer, rows []Row) error {
 		}
 		if r.Runs.Missing > 0 {
 			fmt.Fprintf(&b, "- %s, %s: %d folds not recorded yet (%s %s), so the row holds %d of its %d seeds\n", r.Dataset, r.Preset, r.Runs.Missing,
-				plural(len(r.Runs.Incomplete), "seed"), joinSeeds(r.Runs.Incomplete), len(r.Runs.Seeds), len(r.Runs.Seeds)+len(r.Runs.Incomplete))
+				english.Agree(len(r.Runs.Incomplete), "seed", "seeds"), joinSeeds(r.Runs.Incomplete), len(r.Runs.Seeds), len(r.Runs.Seeds)+len(r.Runs.Incomplete))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// plural is word, with an s unless n is 1.
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }
 
 // joinSeeds lists seeds: "1, 2".

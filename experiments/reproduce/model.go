@@ -40,10 +40,11 @@ type TrainedFold struct {
 	// Cached says the model was loaded from Dir rather than trained now.
 	Cached bool
 	// NotTrained, when not empty, says which model is missing: full mode
-	// without Train (Params.TrainingOff) found no saved model in Dir. Result and Trained are then nil; Summary says so, ShowSummary
-	// shows nothing, the other Show methods show one line each (what is
-	// missing and how to make it), and TestSummary and the Figure methods
-	// return an error.
+	// without Train (Params.TrainingOff) found no saved model in Dir.
+	// Result and Trained are then nil; Summary says so, ShowSummary shows
+	// nothing, the other Show methods show one line each (what is missing
+	// and how to make it), and TestSummary and the Figure methods return an
+	// error.
 	NotTrained string
 }
 
