@@ -73,18 +73,10 @@ type tableSpec struct {
 	summaryRef bool // the table has no per-dataset paper table: use paper.Summary
 }
 
-// byName maps each name of vs to itself.
-func byName(vs []Variant) map[string]string {
-	m := make(map[string]string, len(vs))
-	for _, v := range vs {
-		m[v.Name] = v.Name
-	}
-	return m
-}
-
 // byLabel maps the paper's label of each variant of vs (paper.Notation of
-// its name: "Ĉ=C/2" for the variant "hatC=C/2") to its name, which names its
-// records in the sweep store.
+// its name: "Ĉ=C/2" for the variant "hatC=C/2"; most names are their own
+// label, such as "q=4") to its name, which names its records in the sweep
+// store.
 func byLabel(vs []Variant) map[string]string {
 	m := make(map[string]string, len(vs))
 	for _, v := range vs {
@@ -97,12 +89,12 @@ func byLabel(vs []Variant) map[string]string {
 func tableSpecs() map[string]tableSpec {
 	return map[string]tableSpec{
 		"main":                  {variants: map[string]string{"SoftShape": DefaultName}, def: "SoftShape"},
-		"ablation":              {variants: byName(Table2()), def: "SoftShape"},
+		"ablation":              {variants: byLabel(Table2()), def: "SoftShape"},
 		"lightts_shapeformer":   {variants: map[string]string{"SoftShape": DefaultName}, def: "SoftShape"},
-		"sparse_ratio":          {variants: byName(SparseRatio()), def: "50%"},
-		"experts_k":             {variants: byName(ExpertsK()), def: "k=1"},
-		"stride_q":              {variants: byName(StrideQ()), def: "q=4"},
-		"depth_L":               {variants: byName(DepthL()), def: "L=2"},
+		"sparse_ratio":          {variants: byLabel(SparseRatio()), def: "50%"},
+		"experts_k":             {variants: byLabel(ExpertsK()), def: "k=1"},
+		"stride_q":              {variants: byLabel(StrideQ()), def: "q=4"},
+		"depth_L":               {variants: byLabel(DepthL()), def: "L=2"},
 		"shape_length_m":        {variants: map[string]string{ValSelectName: DefaultName, FixedName: FixedName, MultiSeqName: MultiSeqName}, def: ValSelectName},
 		"num_experts":           {variants: byLabel(NumExperts()), def: "Ĉ=C", summaryRef: true},
 		"lambda":                {variants: byLabel(Lambda()), def: "λ = 0.001", summaryRef: true},
