@@ -12,7 +12,7 @@ import (
 
 	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/internal/backends"
-	"github.com/softshape-go/softshape/softshape/internal/kernels"
+	"github.com/softshape-go/softshape/internal/kernels"
 )
 
 // Cross-backend agreement: the same model, weights and batch must give the same

@@ -12,7 +12,7 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 
 	"github.com/softshape-go/softshape/internal/benchenv"
-	"github.com/softshape-go/softshape/softshape/internal/kernels"
+	"github.com/softshape-go/softshape/internal/kernels"
 )
 
 // BenchmarkBatchedStep times one training step of R GunPoint runs (batch 12,

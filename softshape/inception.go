@@ -3,7 +3,7 @@ package softshape
 import (
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // graph code reads best dot-imported, as in GoMLX's examples.
 	"github.com/gomlx/gomlx/ml/model"
-	"github.com/softshape-go/softshape/softshape/internal/kernels"
+	"github.com/softshape-go/softshape/internal/kernels"
 )
 
 // inception is the shared expert of inter-shape learning (the paper's Section

@@ -8,7 +8,7 @@ import (
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // graph code reads best dot-imported, as in GoMLX's examples.
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/gomlx/gomlx/support/exceptions"
-	"github.com/softshape-go/softshape/softshape/internal/kernels"
+	"github.com/softshape-go/softshape/internal/kernels"
 )
 
 // Phase chooses which path of the model a graph runs.

@@ -5,7 +5,7 @@ import (
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // graph code reads best dot-imported, as in GoMLX's examples.
 	"github.com/gomlx/gomlx/ml/layers/activation"
-	"github.com/softshape-go/softshape/softshape/internal/kernels"
+	"github.com/softshape-go/softshape/internal/kernels"
 )
 
 // The plain forms of the layers whose kernels (internal/kernels) have a
