@@ -13,76 +13,46 @@ import (
 )
 
 // Hyperparameter names, as stored in a GoMLX model.Store and as written in a
-// settings string ("sparse_ratio=0.3;experts_k=2;depth=3"). What each setting
-// does, its paper symbol, default and allowed values are said once, in
-// Settings (settings.go), which -set help and the table of docs/settings.md
-// print.
+// settings string ("sparse_ratio=0.3;experts_k=2;depth=3"), with the paper's
+// symbol where it has one. What each setting does, its default and allowed
+// values are said once, in Settings (settings.go), which -set help and the
+// table of docs/settings.md print.
 const (
-	// ParamSparseRatio names the sparse ratio 1−η (Table 3).
-	ParamSparseRatio = "sparse_ratio"
-	// ParamExpertsK names k, the experts each shape is routed to (Table 4).
-	ParamExpertsK = "experts_k"
-	// ParamNumExperts names Ĉ, the number of experts (NumExperts).
-	ParamNumExperts = "num_experts"
-	// ParamStride names q, the stride between shapes (Stride, Table 5).
-	ParamStride = "stride"
-	// ParamDepth names L, the number of SoftShape layers (Table 6).
-	ParamDepth = "depth"
-	// ParamShapeLength names m, the shape length (Table 7).
-	ParamShapeLength = "shape_length"
-	// ParamShapeLengthRatio names m/T, which overrides ParamShapeLength when > 0.
-	ParamShapeLengthRatio = "shape_length_ratio"
-	// ParamEmbedDim names d, the width of the shape embeddings.
-	ParamEmbedDim = "embed_dim"
-	// ParamAttnDim names d_attn, the hidden width of the attention head.
-	ParamAttnDim = "attn_dim"
-	// ParamDropout names the dropout rate.
-	ParamDropout = "dropout"
-	// ParamMoELossWeight names λ, the weight of the MoE's auxiliary losses.
-	ParamMoELossWeight = "moe_loss_weight"
-	// ParamInceptionKernel names the largest Inception kernel.
-	ParamInceptionKernel = "inception_kernel"
-	// ParamSchedule names the sparsification schedule (Schedule).
-	ParamSchedule = "sparsify_schedule"
-	// ParamMoELayers names where the MoE runs (MoELayers).
-	ParamMoELayers = "moe_layers"
-	// ParamFusedToken names the fused-token switch (ablation w/o Soft Sparse).
-	ParamFusedToken = "fused_token"
-	// ParamIntra names the intra-shape (MoE) switch (ablation w/o Intra).
-	ParamIntra = "intra"
-	// ParamInter names the inter-shape (Inception) switch (ablation w/o Inter).
-	ParamInter = "inter"
-	// ParamShapeEmbed names the shape embedding (ShapeEmbed).
-	ParamShapeEmbed = "shape_embed"
-	// ParamMoEExpert names the network of each MoE expert (MoEExpert).
-	ParamMoEExpert = "moe_expert"
-	// ParamSharedExpert names the shared expert network (SharedExpert).
-	ParamSharedExpert = "shared_expert"
-	// ParamMultiSeq names Table 7's Multi-Seq shape lengths.
-	ParamMultiSeq = "multi_seq"
-	// ParamWarmUpEpochs names the dense warm-up epochs.
-	ParamWarmUpEpochs = "warmup_epochs"
-	// ParamEpochs names the maximum number of epochs.
-	ParamEpochs = "epochs"
-	// ParamLearningRate names Adam's learning rate.
-	ParamLearningRate = "learning_rate"
-	// ParamBatchRule names the protocol switch of the batch size (BatchRule).
-	ParamBatchRule = "batch_rule"
-	// ParamPatience names the early-stopping patience.
-	ParamPatience = "patience"
-	// ParamShuffle names the protocol switch of batch shuffling.
-	ParamShuffle = "shuffle"
-	// ParamFoldReset names the protocol switch of the fold reset (FoldReset).
-	ParamFoldReset = "fold_reset"
-	// ParamEvalPath names the protocol switch of the warm-up's evaluation
-	// path (EvalPath).
-	ParamEvalPath = "eval_path"
-	// ParamSelectionStat names the protocol switch of the selection
-	// statistic (SelectionStat).
-	ParamSelectionStat = "selection_stat"
-	// ParamSelectionWindow names the protocol switch of the epochs selection
-	// chooses from (SelectionWindow).
-	ParamSelectionWindow = "selection_window"
+	ParamSparseRatio      = "sparse_ratio"       // 1−η (Table 3)
+	ParamExpertsK         = "experts_k"          // k (Table 4)
+	ParamNumExperts       = "num_experts"        // Ĉ (NumExperts)
+	ParamStride           = "stride"             // q (Stride, Table 5)
+	ParamDepth            = "depth"              // L (Table 6)
+	ParamShapeLength      = "shape_length"       // m (Table 7)
+	ParamShapeLengthRatio = "shape_length_ratio" // m/T
+	ParamEmbedDim         = "embed_dim"          // d
+	ParamAttnDim          = "attn_dim"           // d_attn
+	ParamDropout          = "dropout"
+	ParamMoELossWeight    = "moe_loss_weight" // λ
+	ParamInceptionKernel  = "inception_kernel"
+	ParamSchedule         = "sparsify_schedule" // Schedule
+	ParamMoELayers        = "moe_layers"        // MoELayers
+	ParamFusedToken       = "fused_token"       // Table 2, w/o Soft Sparse
+	ParamIntra            = "intra"             // Table 2, w/o Intra
+	ParamInter            = "inter"             // Table 2, w/o Inter
+	ParamShapeEmbed       = "shape_embed"       // ShapeEmbed
+	ParamMoEExpert        = "moe_expert"        // MoEExpert
+	ParamSharedExpert     = "shared_expert"     // SharedExpert
+	ParamMultiSeq         = "multi_seq"         // Table 7's Multi-Seq
+	ParamWarmUpEpochs     = "warmup_epochs"
+	ParamEpochs           = "epochs"
+	ParamLearningRate     = "learning_rate"
+	ParamBatchRule        = "batch_rule" // protocol switch (BatchRule)
+	ParamPatience         = "patience"
+	ParamShuffle          = "shuffle"          // protocol switch
+	ParamFoldReset        = "fold_reset"       // protocol switch (FoldReset)
+	ParamEvalPath         = "eval_path"        // protocol switch (EvalPath)
+	ParamSelectionStat    = "selection_stat"   // protocol switch (SelectionStat)
+	ParamSelectionWindow  = "selection_window" // protocol switch (SelectionWindow)
+)
+
+// Settings that are not hyperparameters of Config but choose several at once.
+const (
 	// ParamProtocol applies a preset of the protocol switches, one of the
 	// names in Presets, before the other settings of the same string
 	// ("protocol=reference_fresh;shuffle=true" changes one switch).
@@ -391,12 +361,6 @@ type Shape struct {
 	DatasetShapeLenDefault int // the registry's per-dataset m (0 if unknown)
 }
 
-// Resolve checks c against a dataset of series length T and C classes and returns
-// the resolved sizes. refShapeLen is the authors' per-dataset m (0 if unknown).
-// Impossible values are rejected with an error naming the parameter, before any
-// graph is built.
-//
-// With Multi-Seq (Config.MultiSeq) it checks every scale and returns the first;
 // autoStride is the stride "auto" for shape length m, the authors' rule
 // (main_softshape.py): q = 4, or min(2, m) when m is a ratio of the series
 // length and m ≤ 4; then q is capped at m. A shape length from the authors'
@@ -444,6 +408,12 @@ func (c Config) AutoStrideMoved(seriesLen, numClasses, refShapeLen int) bool {
 	return false
 }
 
+// Resolve checks c against a dataset of series length T and C classes and returns
+// the resolved sizes. refShapeLen is the authors' per-dataset m (0 if unknown).
+// Impossible values are rejected with an error naming the parameter, before any
+// graph is built.
+//
+// With Multi-Seq (Config.MultiSeq) it checks every scale and returns the first;
 // ResolveScales returns them all.
 func (c Config) Resolve(seriesLen, numClasses, refShapeLen int) (Shape, error) {
 	if c.MultiSeq != "" {

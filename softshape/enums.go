@@ -7,31 +7,28 @@ package softshape
 // Config.String, and so of every run's key (experiments/sweep.KeySchema): never respell one.
 
 // NumExperts is Ĉ, the number of experts (ParamNumExperts, the appendix study of
-// Ĉ): a decimal integer ≥ 1, or one of the NumExperts constants, relative to the
-// number of classes C.
+// Ĉ): a decimal integer ≥ 1, or a multiple of the number of classes C.
 type NumExperts string
 
+// The values of NumExperts besides an integer.
 const (
-	// NumExpertsC is Ĉ = C, one expert per class (the authors', the default).
-	NumExpertsC NumExperts = "C"
-	// NumExpertsHalfC is Ĉ = max(1, C/2) (appendix).
-	NumExpertsHalfC NumExperts = "C/2"
-	// NumExpertsTwiceC is Ĉ = 2C (appendix).
-	NumExpertsTwiceC NumExperts = "2C"
+	NumExpertsC      NumExperts = "C"   // one expert per class (the authors', the default)
+	NumExpertsHalfC  NumExperts = "C/2" // max(1, C/2) (appendix)
+	NumExpertsTwiceC NumExperts = "2C"  // 2C (appendix)
 )
 
 // Stride is q, the stride between shapes (ParamStride, Table 5): a decimal
-// integer ≥ 1, or one of the Stride constants.
+// integer ≥ 1, StrideShapeLength (q = m, non-overlapping shapes, Table 5's
+// q = m) or StrideAuto, the authors' rule and the default (the paper's q = 4
+// column): q = 4, capped at m; where m is a ratio of the series length
+// (shape_length_ratio) and m ≤ 4, q = min(2, m). Until 2026-11-27 auto was
+// min(2, m) for every m ≤ 4 (LegacyAutoStride): q = 2 rather than 4 on the 13
+// datasets whose m is a fixed 4.
 type Stride string
 
+// The values of Stride besides an integer.
 const (
-	// StrideAuto is the authors' rule (the default; the paper's q = 4
-	// column of Table 5): q = 4, capped at m; where m is a ratio of the
-	// series length (shape_length_ratio) and m ≤ 4, q = min(2, m). Until
-	// 2026-11-27 it was min(2, m) for every m ≤ 4 (LegacyAutoStride): q = 2
-	// rather than 4 on the 13 datasets whose m is a fixed 4.
-	StrideAuto Stride = "auto"
-	// StrideShapeLength is q = m: non-overlapping shapes (Table 5's q = m).
+	StrideAuto        Stride = "auto"
 	StrideShapeLength Stride = "m"
 )
 
@@ -39,81 +36,67 @@ const (
 // (ParamSchedule, see Config.RemainFractions).
 type Schedule string
 
+// The values of Schedule.
 const (
-	// ScheduleReference is the authors' code: the layers merge the fractions
-	// linspace(0, η, L), so only the last layer merges η (the default).
-	ScheduleReference Schedule = "reference"
-	// ScheduleEveryLayer is the paper's literal reading: every layer merges a
-	// fraction η.
-	ScheduleEveryLayer Schedule = "every_layer"
+	ScheduleReference  Schedule = "reference"   // the authors': merge fractions linspace(0, η, L), only the last layer merges η (the default)
+	ScheduleEveryLayer Schedule = "every_layer" // the paper's literal reading: every layer merges η
 )
 
 // MoELayers chooses where the MoE intra-shape learning runs (ParamMoELayers).
 type MoELayers string
 
+// The values of MoELayers.
 const (
-	// MoELayersSparse runs the MoE only in layers that merge, never during
-	// warm-up (the authors', the default).
-	MoELayersSparse MoELayers = "sparse"
-	// MoELayersAll runs the MoE in every layer, also during warm-up.
-	MoELayersAll MoELayers = "all"
+	MoELayersSparse MoELayers = "sparse" // only in layers that merge, never during warm-up (the authors', the default)
+	MoELayersAll    MoELayers = "all"    // in every layer, also during warm-up
 )
 
-// ShapeEmbed chooses the shape embedding (ParamShapeEmbed, Table 2's ablation
-// "with Linear Shape").
+// ShapeEmbed chooses the shape embedding (ParamShapeEmbed).
 type ShapeEmbed string
 
+// The values of ShapeEmbed.
 const (
-	// ShapeEmbedConv is the paper's 1-D CNN shape embedding (the default).
-	ShapeEmbedConv ShapeEmbed = "conv"
-	// ShapeEmbedLinear is a linear patch embedding (Table 2, "with Linear Shape").
-	ShapeEmbedLinear ShapeEmbed = "linear"
+	ShapeEmbedConv   ShapeEmbed = "conv"   // the paper's 1-D CNN (the default)
+	ShapeEmbedLinear ShapeEmbed = "linear" // a linear patch embedding (Table 2, "with Linear Shape")
 )
 
 // MoEExpert chooses the network of each MoE expert (ParamMoEExpert, the
-// appendix study of the MoE expert networks, Appendix B.4).
+// appendix study of the expert networks, Appendix B.4).
 type MoEExpert string
 
+// The values of MoEExpert.
 const (
-	// MoEExpertMLP is the paper's expert, Linear→GELU→Dropout→Linear (the default).
-	MoEExpertMLP MoEExpert = "mlp"
-	// MoEExpertFCN is an FCN block: three same-padded convolutions over the
-	// token axis (appendix).
-	MoEExpertFCN MoEExpert = "fcn"
-	// MoEExpertICB is TSLANet's interactive convolution block (appendix).
-	MoEExpertICB MoEExpert = "icb"
+	MoEExpertMLP MoEExpert = "mlp" // the paper's Linear→GELU→Dropout→Linear (the default)
+	MoEExpertFCN MoEExpert = "fcn" // an FCN block: three same-padded convolutions over the token axis
+	MoEExpertICB MoEExpert = "icb" // TSLANet's interactive convolution block
 )
 
 // SharedExpert chooses the shared (inter-shape) expert network
-// (ParamSharedExpert, the appendix study of the shared expert networks,
-// Appendix B.4).
+// (ParamSharedExpert, Appendix B.4).
 type SharedExpert string
 
+// The values of SharedExpert.
 const (
-	// SharedExpertInception is the paper's Inception module (the default).
-	SharedExpertInception SharedExpert = "inception"
-	// SharedExpertTransformer is one Transformer encoder layer with
-	// TransformerHeads heads (appendix).
-	SharedExpertTransformer SharedExpert = "transformer"
-	// SharedExpertMLP is a token-wise MLP d→2d→d (appendix).
-	SharedExpertMLP SharedExpert = "mlp"
+	SharedExpertInception   SharedExpert = "inception"   // the paper's Inception module (the default)
+	SharedExpertTransformer SharedExpert = "transformer" // one Transformer encoder layer of TransformerHeads heads
+	SharedExpertMLP         SharedExpert = "mlp"         // a token-wise MLP d→2d→d
 )
 
 // BatchRule is the protocol switch choosing the batch size (ParamBatchRule);
 // data.ParseBatchRule turns it into a data.BatchRule.
 type BatchRule string
 
+// The values of BatchRule.
 const (
-	// BatchRulePaper is the paper's min(n_train/10, 16) (the default).
-	BatchRulePaper BatchRule = "paper"
-	// BatchRuleLarge is the authors' code's min(512, n_train).
-	BatchRuleLarge BatchRule = "large"
+	BatchRulePaper BatchRule = "paper" // the paper's min(n_train/10, 16) (the default)
+	BatchRuleLarge BatchRule = "large" // the authors' code's min(512, n_train)
 )
 
 // FoldReset is the protocol switch choosing what each fold starts from
 // (ParamFoldReset).
 type FoldReset string
 
+// The values of FoldReset.
 const (
 	// FoldResetFresh starts every fold from new weights and a new Adam
 	// optimiser (the paper's protocol, the default).
@@ -128,13 +111,10 @@ const (
 // during warm-up (ParamEvalPath, see Config.EvalPhase).
 type EvalPath string
 
+// The values of EvalPath.
 const (
-	// EvalPathPhase evaluates on the path being trained: dense in warm-up,
-	// sparse after (the default).
-	EvalPathPhase EvalPath = "phase"
-	// EvalPathSparse always evaluates on the sparse path with the MoE (the
-	// authors' code).
-	EvalPathSparse EvalPath = "sparse"
+	EvalPathPhase  EvalPath = "phase"  // the path being trained: dense in warm-up, sparse after (the default)
+	EvalPathSparse EvalPath = "sparse" // always the sparse path with the MoE (the authors')
 )
 
 // SelectionStat is the protocol switch choosing the validation statistic of
@@ -142,24 +122,20 @@ const (
 // Config.SelectionLoss).
 type SelectionStat string
 
+// The values of SelectionStat.
 const (
-	// SelectionStatMean is the mean validation cross-entropy (the default).
-	SelectionStatMean SelectionStat = "mean"
-	// SelectionStatBatchScaled is the authors' Σ_batches mean CE / n_val.
-	SelectionStatBatchScaled SelectionStat = "batch_scaled"
+	SelectionStatMean        SelectionStat = "mean"         // the mean validation cross-entropy (the default)
+	SelectionStatBatchScaled SelectionStat = "batch_scaled" // the authors' Σ_batches mean CE / n_val
 )
 
 // SelectionWindow is the protocol switch choosing the epochs model selection
 // chooses from (ParamSelectionWindow, see Config.Selectable).
 type SelectionWindow string
 
+// The values of SelectionWindow.
 const (
-	// SelectionWindowPostWarmUp selects among the epochs after the warm-up
-	// only, i.e. SoftShape's own sparse model (the default).
-	SelectionWindowPostWarmUp SelectionWindow = "post_warmup"
-	// SelectionWindowAll selects among all epochs, as the authors' code, which
-	// can select a dense warm-up model.
-	SelectionWindowAll SelectionWindow = "all"
+	SelectionWindowPostWarmUp SelectionWindow = "post_warmup" // after the warm-up only: SoftShape's own sparse model (the default)
+	SelectionWindowAll        SelectionWindow = "all"         // all epochs, as the authors' code, which can select a dense warm-up model
 )
 
 // Names of the phases, as Phase.String writes them and checkpoints store the
