@@ -178,80 +178,37 @@ var ErrNonFinite = errors.New("non-finite loss")
 // (selection_window), and the test accuracy of the selected model. It is the one
 // training function used by the CLI, the tests and the notebooks.
 //
-// With fold_reset=carry a fold depends on the ones before it, so Train trains
-// every fold from the first up to the last one requested, in order (FoldChain),
-// and returns the requested ones; their order must then be increasing.
-//
-// With fold_reset=fresh and a cap of more than one run at a time
-// (opts.MaxRuns, or backends.DefaultMaxRuns of the backend) the folds train at the
-// same time (TrainRuns), or in one graph where opts.RunAxis turns it on.
+// Train is TrainRuns of the requested folds (opts.Folds, default all) under
+// cfg and opts.Seed: opts.MaxRuns of them at a time (backends.DefaultMaxRuns
+// of the backend by default), in one graph where opts.RunAxis turns it on.
+// With fold_reset=carry a fold depends on the ones before it, so every fold
+// from the first up to the last one requested trains, in order, one chain.
 //
 // A checkpoint that cannot be saved (opts.CheckpointDir) does not discard the
 // training: Train goes on and returns the complete result together with an
-// error joining one *SaveError per fold not saved. Any other error returns no
-// result.
+// error joining one *SaveError per fold not saved. Any other error (a
+// *RunError per failed fold) returns no result.
 func Train(ds *data.Dataset, cfg Config, opts RunOptions) (*Result, error) {
-	if err := opts.withDefaults(); err != nil {
-		return nil, err
-	}
-	if res, ok, err := trainFoldsBatched(ds, cfg, opts); ok {
-		return res, err
-	}
-	chain, err := NewFoldChain(ds, cfg, opts)
-	if err != nil {
-		return nil, err
-	}
-	folds := opts.Folds
-	if folds == nil {
-		for i := range chain.NumFolds() {
-			folds = append(folds, i)
-		}
-	}
-	var frs []FoldResult
-	var saveErrs []error
-	for _, f := range folds {
-		fr, _, err := chain.Fold(f)
-		if err != nil && !onlySaveErrors(err) {
-			return nil, err
-		}
-		if err != nil {
-			saveErrs = append(saveErrs, err)
-		}
-		frs = append(frs, *fr)
-	}
-	return newResult(ds, chain.backend, cfg, chain.model, frs), errors.Join(saveErrs...)
-}
-
-// trainFoldsBatched is Train's batched path: the folds of ds under one fresh
-// configuration and seed, trained by TrainRuns opts.MaxRuns at a time. ok is
-// false when Train should train one fold at a time instead: under
-// fold_reset=carry, with fewer than two folds or a cap of one run.
-func trainFoldsBatched(ds *data.Dataset, cfg Config, opts RunOptions) (res *Result, ok bool, err error) {
-	if cfg.CarriesFolds() || opts.MaxRuns == 1 || (opts.Folds != nil && len(opts.Folds) < 2) {
-		return nil, false, nil
-	}
 	backend, m, splits, err := setUp(ds, cfg, &opts)
 	if err != nil {
-		return nil, true, err
+		return nil, err
 	}
 	folds := opts.Folds
 	if folds == nil {
-		for i := range splits {
-			folds = append(folds, i)
-		}
+		folds = span(0, len(splits))
 	}
 	runs := make([]RunSpec, len(folds))
 	for i, f := range folds {
 		if err := checkFold(f, len(splits)); err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		runs[i] = RunSpec{Config: cfg, Seed: opts.Seed, Fold: f}
 	}
 	frs, err := TrainRuns(ds, runs, opts)
 	if err != nil && !onlySaveErrors(err) {
-		return nil, true, err
+		return nil, err
 	}
-	return newResult(ds, backend, cfg, m, frs), true, err // err: checkpoints not saved (*SaveError)
+	return newResult(ds, backend, cfg, m, frs), err // err: checkpoints not saved (*SaveError)
 }
 
 // newResult returns the Result of the folds frs of m trained on ds: their

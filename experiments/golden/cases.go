@@ -14,9 +14,9 @@ type Path string
 
 const (
 	// PathSingle is one run at a time: softshape.Train with MaxRuns = 1
-	// (its FoldChain: each fold, or each fold_reset=carry chain, a run
-	// axis of one run, the single-run model). It is what ONNX Runtime runs
-	// by default, and fold_reset=carry on every backend.
+	// (each fold, or each fold_reset=carry chain, a run axis of one run,
+	// the single-run model). It is what ONNX Runtime runs by default, and
+	// fold_reset=carry on every backend.
 	PathSingle Path = "single"
 	// PathCopies is softshape.TrainRuns with MaxRuns = R and the run axis
 	// off: R runs in one graph as model copies when the records were made,
