@@ -9,6 +9,7 @@ import (
 
 	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/internal/checkpointdir"
+	"github.com/softshape-go/softshape/internal/testfs"
 )
 
 // carryTestSetUp returns a small fold_reset=carry configuration on generated
@@ -147,5 +148,40 @@ func TestCarriedStateRefusesMismatches(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("state folder still there after checkpointdir.Remove: %v", err)
+	}
+}
+
+// TestTrainCarrySavesRequestedFolds: under fold_reset=carry, Train of fold 3
+// alone trains folds 1 and 2 first, as the chain needs them, but saves only
+// fold 3's model (-checkpoint checks only the requested folds' folders, so
+// an unrequested one must not be written), and its fold 3 is the one the
+// chain of folds 1–3 trains.
+func TestTrainCarrySavesRequestedFolds(t *testing.T) {
+	ds, cfg, opts := carryTestSetUp(t)
+	dir := t.TempDir()
+	one := opts
+	one.Folds, one.CheckpointDir = []int{2}, dir
+	got, err := Train(ds, cfg, one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if saved := strings.Join(testfs.List(t, dir), " "); saved != "fold-3" {
+		t.Errorf("Train of fold 3 under carry saved %q, want fold-3 alone", saved)
+	}
+	all := opts
+	all.Folds = []int{0, 1, 2}
+	want, err := Train(ds, cfg, all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, w := got.Folds[0], want.Folds[2]
+	if g.Fold != 2 || g.TestAcc != w.TestAcc || g.BestEpoch != w.BestEpoch || len(g.History) != len(w.History) {
+		t.Fatalf("fold 3 alone: fold %d, acc %v, best epoch %d, %d epochs; in the chain of folds 1-3: acc %v, best epoch %d, %d epochs",
+			g.Fold+1, g.TestAcc, g.BestEpoch, len(g.History), w.TestAcc, w.BestEpoch, len(w.History))
+	}
+	for i := range g.History {
+		if g.History[i].TrainLoss != w.History[i].TrainLoss || g.History[i].ValLoss != w.History[i].ValLoss {
+			t.Errorf("epoch %d: losses %v/%v alone, %v/%v in the chain", i, g.History[i].TrainLoss, g.History[i].ValLoss, w.History[i].TrainLoss, w.History[i].ValLoss)
+		}
 	}
 }

@@ -47,9 +47,10 @@ type RunOptions struct {
 	// RefShapeLen is the authors' per-dataset shape length m (0 if unknown), used
 	// when the shape_length hyperparameter is 0 ("auto").
 	RefShapeLen int
-	// CheckpointDir, when set, receives the selected model of each fold in
-	// CheckpointDir/fold-N, N the 1-based fold number (fold-1 … fold-5;
-	// GoMLX checkpoint format): see checkpointdir.FoldDir.
+	// CheckpointDir, when set, receives the selected model of each fold
+	// requested (not of the earlier folds a fold_reset=carry chain trains
+	// first) in CheckpointDir/fold-N, N the 1-based fold number (fold-1 …
+	// fold-5; GoMLX checkpoint format): see checkpointdir.FoldDir.
 	CheckpointDir string
 	// OnEpoch, when set, is called after every epoch (progress bars, live curves).
 	OnEpoch func(EpochStats)
