@@ -45,9 +45,10 @@ type RunError struct {
 	Err  error
 }
 
-// Error names the run, its seed, its fold by number (1-based) and the cause.
+// Error names the run's seed and the cause, which names its dataset and
+// fold (1-based); Run is for code, not for the reader.
 func (e *RunError) Error() string {
-	return fmt.Sprintf("run %d (seed %d fold %d): %v", e.Run, e.Spec.Seed, e.Spec.Fold+1, e.Err)
+	return fmt.Sprintf("seed %d: %v", e.Spec.Seed, e.Err)
 }
 
 // Unwrap returns the cause, so errors.Is(err, ErrNonFinite) sees through.

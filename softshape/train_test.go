@@ -184,6 +184,12 @@ func TestNonFiniteLossStops(t *testing.T) {
 	if err == nil || !errors.Is(err, ErrNonFinite) {
 		t.Fatalf("error %v, want ErrNonFinite", err)
 	}
+	// It names the seed, the dataset and the fold, each once.
+	for _, want := range []string{"seed 1:", "dataset " + ds.Name + " fold 1:", "fold 1"} {
+		if n := strings.Count(err.Error(), want); n != 1 {
+			t.Errorf("error %q names %q %d times, want once", err, want, n)
+		}
+	}
 	t.Log(err)
 }
 
