@@ -178,7 +178,7 @@ func checkAgreesWithGo(t *testing.T, other compute.Backend, repeat, shapeLen int
 		t.Run(phase.String(), func(t *testing.T) {
 			sessions := [2]*job{}
 			for i, b := range []compute.Backend{goB, other} {
-				if sessions[i], err = newRunJob(b, m, 11, 0, 0); err != nil {
+				if sessions[i], err = newRunJob(b, m, 11, 0); err != nil {
 					t.Fatal(err)
 				}
 				defer sessions[i].finalize()

@@ -80,7 +80,7 @@ func BenchmarkBatchedStep(b *testing.B) {
 	}
 	var solos []*job
 	for i := range r {
-		s, err := newRunJob(backend, m, int64(i), 0, ref)
+		s, err := newRunJob(backend, m, int64(i), ref)
 		if err != nil {
 			b.Fatal(err)
 		}

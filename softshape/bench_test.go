@@ -96,7 +96,7 @@ func benchSession(b *testing.B, backend compute.Backend, batch int) (*job, [][]f
 	if err != nil {
 		b.Fatal(err)
 	}
-	sess, err := newRunJob(backend, m, 1, 0, 0)
+	sess, err := newRunJob(backend, m, 1, 0)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package softshape
 
 import (
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -26,41 +27,26 @@ func carryTestSetUp(t *testing.T) (*data.Dataset, Config, RunOptions) {
 	return data.CBF(20, 64, 2), cfg, RunOptions{Backend: testBackend(t), Seed: 9}
 }
 
-// TestResumeFoldChainMatchesUninterrupted: a fold_reset=carry chain saved
-// after fold 2 (SaveCarried) and resumed in a new chain (ResumeFoldChain)
-// trains fold 3 exactly as the chain that never stopped: the same history,
-// bit for bit, selected epoch and test accuracy. A chain started afresh at
-// fold 3 differs, so the check can fail.
-func TestResumeFoldChainMatchesUninterrupted(t *testing.T) {
+// TestCarryInMatchesUninterrupted: a fold_reset=carry chain that stops
+// after fold 2 (RunOptions.CarryOut) and continues from the saved state
+// (CarryIn) trains fold 3 exactly as the chain that never stopped: the same
+// history, bit for bit, selected epoch, test accuracy and selected model.
+// Fold 3 trained from fresh weights differs, so the check can fail.
+func TestCarryInMatchesUninterrupted(t *testing.T) {
 	ds, cfg, opts := carryTestSetUp(t)
-	whole, err := NewFoldChain(ds, cfg, opts)
+	want, wantModel, err := TrainFold(ds, cfg, 2, opts)
 	if err != nil {
-		t.Fatal(err)
-	}
-	want, _, err := whole.Fold(2)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	first, err := NewFoldChain(ds, cfg, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := first.Fold(1); err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "after-fold-2")
-	if err := first.SaveCarried(dir); err != nil {
+	out := opts
+	out.CarryOut = dir
+	if _, _, err := TrainFold(ds, cfg, 1, out); err != nil {
 		t.Fatal(err)
 	}
-	resumed, err := ResumeFoldChain(ds, cfg, opts, dir, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resumed.CanTrain(1) || !resumed.CanTrain(2) {
-		t.Errorf("resumed chain: CanTrain(1)=%v CanTrain(2)=%v, want false and true", resumed.CanTrain(1), resumed.CanTrain(2))
-	}
-	got, _, err := resumed.Fold(2)
+	in := opts
+	in.CarryIn = dir
+	got, gotModel, err := TrainFold(ds, cfg, 2, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,12 +65,25 @@ func TestResumeFoldChainMatchesUninterrupted(t *testing.T) {
 		t.Errorf("resumed fold 3: best epoch %d, test acc %.4f, history %v; uninterrupted: %d, %.4f, %v",
 			got.BestEpoch, got.TestAcc, got.History, want.BestEpoch, want.TestAcc, want.History)
 	}
-
-	fresh, err := NewFoldChain(ds, cfg, opts)
+	fd, err := prepareFoldOf(ds, opts, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	alone, _, err := fresh.train(2)
+	_, gotCE, err := gotModel.Evaluate(fd.TestX, fd.TestY)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, wantCE, err := wantModel.Evaluate(fd.TestX, fd.TestY)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gotCE != wantCE {
+		t.Errorf("resumed fold 3's selected model: test CE %v, uninterrupted %v", gotCE, wantCE)
+	}
+
+	fresh := cfg
+	fresh.FoldReset = FoldResetFresh
+	alone, _, err := TrainFold(ds, fresh, 2, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,25 +92,24 @@ func TestResumeFoldChainMatchesUninterrupted(t *testing.T) {
 	}
 }
 
-// TestCarriedStateRefusesMismatches: ResumeFoldChain refuses a state saved
-// after another fold, for another seed or another configuration, and
-// SaveCarried refuses a chain with nothing to carry; checkpointdir.Remove
-// deletes a saved state whole.
+// prepareFoldOf prepares fold f of ds as opts' runs split it.
+func prepareFoldOf(ds *data.Dataset, opts RunOptions, f int) (*data.FoldData, error) {
+	_, _, fd, _, err := SetUpFold(ds, DefaultConfig(), opts, f)
+	return fd, err
+}
+
+// TestCarriedStateRefusesMismatches: CarryIn refuses, as a
+// *CarriedStateError, a state saved after another fold, for another seed or
+// another configuration, or missing; CarryIn and CarryOut refuse runs with
+// no fold_reset=carry chain and a chain starting at fold 1; a
+// checkpointdir.Remove deletes a saved state whole.
 func TestCarriedStateRefusesMismatches(t *testing.T) {
 	ds, cfg, opts := carryTestSetUp(t)
 	cfg.Epochs, cfg.WarmUpEpochs = 1, 0
-	chain, err := NewFoldChain(ds, cfg, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := filepath.Join(t.TempDir(), "state")
-	if err := chain.SaveCarried(dir); err == nil || !strings.Contains(err.Error(), "no fold") {
-		t.Errorf("saving an untrained chain: %v, want an error saying it trained no fold", err)
-	}
-	if _, _, err := chain.Fold(0); err != nil {
-		t.Fatal(err)
-	}
-	if err := chain.SaveCarried(dir); err != nil {
+	out := opts
+	out.CarryOut = dir
+	if _, _, err := TrainFold(ds, cfg, 0, out); err != nil {
 		t.Fatal(err)
 	}
 	otherSeed := opts
@@ -120,28 +118,36 @@ func TestCarriedStateRefusesMismatches(t *testing.T) {
 	otherCfg.Dropout = 0.3
 	freshCfg := cfg
 	freshCfg.FoldReset = FoldResetFresh
+	missing := filepath.Join(dir, "missing")
 	for _, tc := range []struct {
-		name  string
-		cfg   Config
-		opts  RunOptions
-		after int
-		want  string
+		name   string
+		cfg    Config
+		opts   RunOptions
+		fold   int
+		in     string
+		want   string
+		refuse bool // a *CarriedStateError
 	}{
-		{"other fold", cfg, opts, 1, "carried_after_fold=0, want 1"},
-		{"other seed", cfg, otherSeed, 0, "seed 9, not 10"},
-		{"other configuration", otherCfg, opts, 0, "dropout=0.15"},
-		{"fresh folds", freshCfg, opts, 0, "carries nothing"},
-		{"last fold", cfg, opts, 4, "no fold follows"},
+		{"other fold", cfg, opts, 2, dir, "carried_after_fold=0, want 1", true},
+		{"other seed", cfg, otherSeed, 1, dir, "seed 9, not 10", true},
+		{"other configuration", otherCfg, opts, 1, dir, "dropout=0.15", true},
+		{"missing", cfg, opts, 1, missing, "missing", true},
+		{"first fold", cfg, opts, 0, dir, "nothing is carried into fold 1", true},
+		{"fresh folds", freshCfg, opts, 1, dir, "needs fold_reset=carry", false},
 	} {
-		if _, err := ResumeFoldChain(ds, tc.cfg, tc.opts, dir, tc.after); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: %v, want an error containing %q", tc.name, err, tc.want)
+		tc.opts.CarryIn = tc.in
+		_, _, err := TrainFold(ds, tc.cfg, tc.fold, tc.opts)
+		var cse *CarriedStateError
+		if err == nil || !strings.Contains(err.Error(), tc.want) || errors.As(err, &cse) != tc.refuse {
+			t.Errorf("%s: %v, want an error containing %q (a *CarriedStateError: %v)", tc.name, err, tc.want, tc.refuse)
 		}
 	}
-	if _, err := ResumeFoldChain(ds, cfg, opts, filepath.Join(dir, "missing"), 0); err == nil {
-		t.Error("resuming from a missing folder gave no error")
+	both := []RunSpec{{Config: cfg, Seed: 1, Fold: 1}, {Config: cfg, Seed: 2, Fold: 1}}
+	if _, err := TrainRuns(ds, both, out); err == nil || !strings.Contains(err.Error(), "several") {
+		t.Errorf("a carried state for two chains: %v, want an error saying the runs form several", err)
 	}
 
-	// What SaveCarried wrote is all checkpoint files: the folder rules
+	// What CarryOut wrote is all checkpoint files: the folder rules
 	// remove it whole.
 	if err := checkpointdir.Remove(dir); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/gomlx/compute"
@@ -19,8 +20,7 @@ import (
 // The protocol driver: TrainRuns plans runs into chains and groups them
 // into jobs (job.go), and each job trains its chains' folds round by round,
 // each round through fit.Train, which applies the protocol to every run
-// (runState) the same way on every path; FoldChain trains one chain's folds
-// as a job of one run.
+// (runState) the same way on every path.
 
 // RunSpec is one training run of a batched job (TrainRuns): a configuration,
 // the protocol seed and a fold.
@@ -90,27 +90,59 @@ func TrainRuns(ds *data.Dataset, runs []RunSpec, opts RunOptions) ([]FoldResult,
 // shape (what XLA spends its compilation time on), which the batched timings
 // of experiments/timing report.
 func TrainRunsCounted(ds *data.Dataset, runs []RunSpec, opts RunOptions) ([]FoldResult, int, error) {
+	out := &outputs{}
+	graphs, err := trainRuns(ds, runs, opts, out)
+	return out.results, graphs, err
+}
+
+// TrainFold trains fold (0-based) of ds as Train does and returns its
+// result and the selected model. Under fold_reset=carry the folds before it
+// train first, unless opts.CarryIn continues the chain. A checkpoint or
+// carried state not saved is an error joining *SaveError values, returned
+// with the result and model, which are complete.
+func TrainFold(ds *data.Dataset, cfg Config, fold int, opts RunOptions) (*FoldResult, *Trained, error) {
+	out := &outputs{models: make([]*Trained, 1)}
+	_, err := trainRuns(ds, []RunSpec{{Config: cfg, Seed: opts.Seed, Fold: fold}}, opts, out)
+	if err != nil && !onlySaveErrors(err) {
+		return nil, nil, err
+	}
+	return &out.results[0], out.models[0], err
+}
+
+// outputs is what a TrainRuns call's jobs produce, by run: the results,
+// and the selected models when models is not nil (TrainFold). manySeeds
+// says whether the runs have several seeds (checkpointdir.FoldDir).
+type outputs struct {
+	results   []FoldResult
+	models    []*Trained
+	manySeeds bool
+}
+
+// trainRuns is TrainRunsCounted filling out (out.models when not nil);
+// out.results is nil after an error other than *RunError and *SaveError
+// values.
+func trainRuns(ds *data.Dataset, runs []RunSpec, opts RunOptions, out *outputs) (int, error) {
 	if len(runs) == 0 {
-		return nil, 0, nil
+		return 0, nil
 	}
 	axisMode, err := ParseRunAxis(string(opts.RunAxis))
 	if err != nil {
-		return nil, 0, err
+		return 0, err
 	}
 	if err := opts.withDefaults(); err != nil {
-		return nil, 0, err
+		return 0, err
 	}
 	backend, maxRuns := opts.Backend, opts.MaxRuns
 	axis := axisMode.Enabled(backend)
 	chains, err := planChains(ds, runs, opts)
 	if err != nil {
-		return nil, 0, err
+		return 0, err
 	}
 	seeds := map[int64]bool{}
 	for _, r := range runs {
 		seeds[r.Seed] = true
 	}
-	results := make([]FoldResult, len(runs))
+	out.results, out.manySeeds = make([]FoldResult, len(runs)), len(seeds) > 1
 	var runErrs []error
 	graphs := 0
 	for lo := 0; lo < len(chains); lo += maxRuns {
@@ -123,22 +155,23 @@ func TrainRunsCounted(ds *data.Dataset, runs []RunSpec, opts RunOptions) ([]Fold
 				jobs = append(jobs, []*chainSpec{c})
 			}
 		}
-		errs, n, err := trainJobs(backend, ds, jobs, opts, len(seeds) > 1, results)
+		errs, n, err := trainJobs(backend, ds, jobs, opts, out)
 		graphs += n
 		if err != nil {
-			return nil, graphs, err
+			out.results = nil
+			return graphs, err
 		}
 		runErrs = append(runErrs, errs...)
 	}
-	return results, graphs, errors.Join(runErrs...)
+	return graphs, errors.Join(runErrs...)
 }
 
 // trainJobs trains jobs, each the chains of one job, at the same time,
-// one goroutine each, sharing backend, and fills results. opts.OnEpoch is
+// one goroutine each, sharing backend, and fills out. opts.OnEpoch is
 // called from the calling goroutine. It returns the jobs' run errors (in
 // the jobs' order) and the graphs they built; the error is the first
 // failure of a job itself.
-func trainJobs(backend compute.Backend, ds *data.Dataset, jobs [][]*chainSpec, opts RunOptions, manySeeds bool, results []FoldResult) ([]error, int, error) {
+func trainJobs(backend compute.Backend, ds *data.Dataset, jobs [][]*chainSpec, opts RunOptions, out *outputs) ([]error, int, error) {
 	type outcome struct {
 		errs   []error
 		graphs int
@@ -155,11 +188,16 @@ func trainJobs(backend compute.Backend, ds *data.Dataset, jobs [][]*chainSpec, o
 		go func() {
 			defer func() { done <- i }()
 			j, err := newJob(backend, chains, opts.RefShapeLen)
+			if err == nil && chains[0].carryIn != "" {
+				if err = j.resumeCarried(chains[0].carryIn); err != nil {
+					j.finalize()
+				}
+			}
 			if err != nil {
 				outs[i].err = err
 				return
 			}
-			outs[i].errs, outs[i].err = j.train(ds, o, manySeeds, results)
+			outs[i].errs, outs[i].err = j.train(ds, o, out)
 			outs[i].graphs = j.graphs
 			j.finalize()
 		}()
@@ -174,12 +212,12 @@ func trainJobs(backend compute.Backend, ds *data.Dataset, jobs [][]*chainSpec, o
 	}
 	var runErrs []error
 	graphs := 0
-	for _, out := range outs {
-		if out.err != nil {
-			return nil, graphs, out.err
+	for _, oc := range outs {
+		if oc.err != nil {
+			return nil, graphs, oc.err
 		}
-		runErrs = append(runErrs, out.errs...)
-		graphs += out.graphs
+		runErrs = append(runErrs, oc.errs...)
+		graphs += oc.graphs
 	}
 	return runErrs, graphs, nil
 }
@@ -229,11 +267,13 @@ type chainSpec struct {
 	fds   []*data.FoldData
 	// initSeed, the seed plus the first fold, seeds the initial weights,
 	// dropout and batch order; order draws the batch order from pcg (kept
-	// to save a carried chain's state, FoldChain.SaveCarried). newJob sets
-	// them.
+	// to save a carried chain's state, saveCarried). newJob sets them.
 	initSeed int64
 	order    *rand.Rand
 	pcg      *rand.PCG
+	// carryIn and carryOut are RunOptions.CarryIn and CarryOut of the one
+	// fold_reset=carry chain of a TrainRuns call.
+	carryIn, carryOut string
 }
 
 // planChains validates the runs, prepares their folds and groups carry runs
@@ -291,6 +331,11 @@ func planChains(ds *data.Dataset, runs []RunSpec, opts RunOptions) ([]*chainSpec
 		}
 		c.want[r.Fold] = i
 	}
+	if opts.CarryIn != "" || opts.CarryOut != "" {
+		if err := carryEnds(chains, opts); err != nil {
+			return nil, err
+		}
+	}
 	for _, c := range chains {
 		for _, f := range c.folds {
 			fd, err := prepare(c.seed, f)
@@ -303,10 +348,40 @@ func planChains(ds *data.Dataset, runs []RunSpec, opts RunOptions) ([]*chainSpec
 	return chains, nil
 }
 
+// carryEnds gives the one fold_reset=carry chain of chains its carried
+// states (RunOptions.CarryIn and CarryOut); with CarryIn it starts at its
+// first fold requested.
+func carryEnds(chains []*chainSpec, opts RunOptions) error {
+	var c *chainSpec
+	for _, ch := range chains {
+		if !ch.cfg.CarriesFolds() {
+			continue
+		}
+		if c != nil {
+			return errors.New("a carried state (RunOptions.CarryIn, CarryOut) is of one fold_reset=carry chain: the runs form several")
+		}
+		c = ch
+	}
+	if c == nil {
+		return fmt.Errorf("a carried state (RunOptions.CarryIn, CarryOut) needs %s=%s", ParamFoldReset, FoldResetCarry)
+	}
+	c.carryIn, c.carryOut = opts.CarryIn, opts.CarryOut
+	if c.carryIn == "" {
+		return nil
+	}
+	first := slices.IndexFunc(c.want, func(w int) bool { return w >= 0 })
+	if first == 0 {
+		return &CarriedStateError{Dir: c.carryIn, Err: errors.New("nothing is carried into fold 1, which starts the chain")}
+	}
+	c.folds, c.want = c.folds[first:], c.want[first:]
+	return nil
+}
+
 // train runs the job's chains round by round (round k trains the k-th fold of
-// every chain that has one) and fills results. It returns the failed runs'
-// errors; the error is for failures of the job itself.
-func (j *job) train(ds *data.Dataset, opts RunOptions, manySeeds bool, results []FoldResult) ([]error, error) {
+// every chain that has one) and fills out, then saves the carried state
+// of a chain with carryOut. It returns the failed runs' errors and the
+// states not saved; the error is for failures of the job itself.
+func (j *job) train(ds *data.Dataset, opts RunOptions, out *outputs) ([]error, error) {
 	var runErrs []error
 	rounds := 0
 	for _, c := range j.chains {
@@ -314,11 +389,18 @@ func (j *job) train(ds *data.Dataset, opts RunOptions, manySeeds bool, results [
 	}
 	failed := make([]bool, len(j.chains))
 	for k := range rounds {
-		_, errs, err := j.round(k, ds, opts, manySeeds, results, failed)
+		errs, err := j.round(k, ds, opts, out, failed)
 		if err != nil {
 			return nil, err
 		}
 		runErrs = append(runErrs, errs...)
+	}
+	for si, c := range j.chains {
+		if c.carryOut != "" && !failed[si] {
+			if err := j.saveCarried(si, c.folds[len(c.folds)-1], c.carryOut); err != nil {
+				runErrs = append(runErrs, err)
+			}
+		}
 	}
 	return runErrs, nil
 }
@@ -326,10 +408,10 @@ func (j *job) train(ds *data.Dataset, opts RunOptions, manySeeds bool, results [
 // round trains round k of the job: the k-th fold of every chain that has one
 // and has not failed (failed, by run, is updated), all in lockstep to the
 // end of each one's protocol (fit.Train), then finishes them (finish); each
-// result goes into results at its want index. It returns the runs' states,
-// the failed runs' errors (*RunError) and the checkpoints not saved
+// result (and selected model, keep) goes into out at its want index. It
+// returns the failed runs' errors (*RunError) and the checkpoints not saved
 // (*SaveError); the error is for failures of the job itself.
-func (j *job) round(k int, ds *data.Dataset, opts RunOptions, manySeeds bool, results []FoldResult, failed []bool) ([]*runState, []error, error) {
+func (j *job) round(k int, ds *data.Dataset, opts RunOptions, out *outputs, failed []bool) ([]error, error) {
 	var states []*runState
 	for si, c := range j.chains {
 		if k >= len(c.folds) || failed[si] {
@@ -337,11 +419,11 @@ func (j *job) round(k int, ds *data.Dataset, opts RunOptions, manySeeds bool, re
 		}
 		st, err := j.newRunState(si, k)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if opts.CheckpointDir != "" && st.want >= 0 {
 			st.checkpoint = checkpointdir.FoldDir(opts.CheckpointDir, st.fold)
-			if manySeeds {
+			if out.manySeeds {
 				st.checkpoint = checkpointdir.FoldDir(filepath.Join(opts.CheckpointDir, fmt.Sprintf("seed-%d", c.seed)), st.fold)
 			}
 		}
@@ -349,10 +431,10 @@ func (j *job) round(k int, ds *data.Dataset, opts RunOptions, manySeeds bool, re
 	}
 	j.onEpoch = opts.OnEpoch
 	if err := fit.Train(j, states); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := j.finish(states); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var runErrs []error
 	for _, st := range states {
@@ -362,20 +444,40 @@ func (j *job) round(k int, ds *data.Dataset, opts RunOptions, manySeeds bool, re
 			fr.TestAcc, fr.ValLoss = math.NaN(), math.NaN()
 			fr.Wall = time.Since(st.start)
 			if st.want >= 0 {
-				results[st.want] = fr
+				out.results[st.want] = fr
 			}
 			runErrs = append(runErrs, &RunError{Run: st.want, Spec: RunSpec{Config: st.cfg, Seed: j.chains[st.si].seed, Fold: st.fold},
 				Err: fmt.Errorf("dataset %s fold %d: %w", ds.Name, st.fold+1, st.Err)})
 			continue
 		}
 		if st.want >= 0 {
-			results[st.want] = *st.fr
+			out.results[st.want] = *st.fr
+			if err := j.keep(st, out); err != nil {
+				return nil, err
+			}
 		}
 		if st.saveErr != nil {
 			runErrs = append(runErrs, st.saveErr) // the result stands
 		}
 	}
-	return states, runErrs, nil
+	return runErrs, nil
+}
+
+// keep puts run st's selected model into out.models (when wanted): its
+// weights in a store of its own, laid out as a run alone's (runStore).
+func (j *job) keep(st *runState, out *outputs) error {
+	if out.models == nil {
+		return nil
+	}
+	store, err := j.runStore(st.si)
+	if err == nil && st.cfg.CarriesFolds() && st.best != nil {
+		err = restoreRun(store, 0, st.best) // the store holds the carried weights
+	}
+	if err != nil {
+		return err
+	}
+	out.models[st.want] = newTrained(j.backend, j.chains[st.si].m, store, st.fr.SelectedPhase)
+	return nil
 }
 
 // finish ends the training of a round's runs: each run that did not fail

@@ -98,17 +98,11 @@ func newJob(backend compute.Backend, chains []*chainSpec, refShapeLen int) (*job
 	return j, nil
 }
 
-// newRunJob returns the job of one run of m on a run axis of one (R = 1):
-// the chain of seed starting at fold first, with no folds yet (a caller
-// appends those it trains, or steps and evaluates on data of its own).
-func newRunJob(backend compute.Backend, m *Model, seed int64, first, refShapeLen int) (*job, error) {
-	chain := &chainSpec{cfg: m.Config, seed: seed, folds: []int{first}, m: m}
-	j, err := newJob(backend, []*chainSpec{chain}, refShapeLen)
-	if err != nil {
-		return nil, err
-	}
-	chain.folds = nil
-	return j, nil
+// newRunJob returns the job of one run of m on a run axis of one (R = 1),
+// seeded as fold 1 of a run of seed, with no folds: for stepping and
+// evaluating on data of the caller's (Stepper).
+func newRunJob(backend compute.Backend, m *Model, seed int64, refShapeLen int) (*job, error) {
+	return newJob(backend, []*chainSpec{{cfg: m.Config, seed: seed, folds: []int{0}, m: m}}, refShapeLen)
 }
 
 // storeFor returns a store holding m's settings and data sizes, as a

@@ -24,7 +24,7 @@ type Stepper struct{ job *job }
 // Train seeds fold 1 of a run of seed. Its variables are created at the
 // first step of each phase, as Train creates them.
 func NewStepper(backend compute.Backend, m *Model, seed int64, refShapeLen int) (*Stepper, error) {
-	rj, err := newRunJob(backend, m, seed, 0, refShapeLen)
+	rj, err := newRunJob(backend, m, seed, refShapeLen)
 	if err != nil {
 		return nil, fmt.Errorf("stepper: %w", err)
 	}

@@ -52,6 +52,17 @@ type RunOptions struct {
 	// first) in CheckpointDir/fold-N, N the 1-based fold number (fold-1 …
 	// fold-5; GoMLX checkpoint format): see checkpointdir.FoldDir.
 	CheckpointDir string
+	// CarryIn, under fold_reset=carry, is a folder holding the state the
+	// chain carried out of the fold before the first one requested (CarryOut
+	// of an earlier run of the same dataset, configuration and seed): the
+	// chain continues from it, as if it had not stopped, instead of training
+	// the folds before again. A state it cannot continue from is a
+	// *CarriedStateError.
+	CarryIn string
+	// CarryOut, under fold_reset=carry, receives the state the chain carries
+	// out of the last fold requested, for a later CarryIn (a GoMLX
+	// checkpoint; SaveCheckpoint's rules; not saved is a *SaveError).
+	CarryOut string
 	// OnEpoch, when set, is called after every epoch (progress bars, live curves).
 	OnEpoch func(EpochStats)
 	// MaxRuns caps the runs Train, TrainRuns and the sweeps train at a time
@@ -296,17 +307,18 @@ func batchSize(cfg Config, n int) (int, error) {
 	return data.BatchSize(n, rule), nil
 }
 
-// FirstFold sets up a run of cfg on ds as Train does (opts.Backend, or
+// SetUpFold sets up a run of cfg on ds as Train does (opts.Backend, or
 // backends.New(""); the model, in the forms opts.Fast selects; opts' folds)
-// and prepares its fold 1. It returns the backend, the model, fold 1's data
-// and the protocol's batch size for its training split: what the tools that
-// look at one epoch need (experiments/flops).
-func FirstFold(ds *data.Dataset, cfg Config, opts RunOptions) (compute.Backend, *Model, *data.FoldData, int, error) {
+// and prepares its fold (0-based). It returns the backend, the model, the
+// fold's data and the protocol's batch size for its training split: what
+// the tools that look at one epoch (experiments/flops) or time a trained
+// model (experiments/sweep) need.
+func SetUpFold(ds *data.Dataset, cfg Config, opts RunOptions, fold int) (compute.Backend, *Model, *data.FoldData, int, error) {
 	backend, m, splits, err := setUp(ds, cfg, &opts)
 	if err != nil {
 		return nil, nil, nil, 0, err
 	}
-	fd, err := prepareFold(ds, splits, 0)
+	fd, err := prepareFold(ds, splits, fold)
 	if err != nil {
 		return nil, nil, nil, 0, err
 	}

@@ -258,7 +258,7 @@ func TestOneRunEvaluatesOnOneGraph(t *testing.T) {
 		t.Fatal(err)
 	}
 	backend := testBackend(t)
-	job, err := newRunJob(backend, m, 3, 0, 0)
+	job, err := newRunJob(backend, m, 3, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
 
-	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/softshape/fit"
 )
 
@@ -30,18 +29,6 @@ func (t *Trained) Model() *Model { return t.model }
 
 // Store returns the GoMLX store holding the weights and hyperparameters.
 func (t *Trained) Store() *model.Store { return t.store }
-
-// TrainFold trains one fold of ds (0-based) with the same protocol as Train and
-// returns its result and the selected model. Under fold_reset=carry it first
-// trains the folds before it (see FoldChain). As with FoldChain.Fold, a
-// checkpoint not saved is an error returned with the result and model.
-func TrainFold(ds *data.Dataset, cfg Config, fold int, opts RunOptions) (*FoldResult, *Trained, error) {
-	chain, err := NewFoldChain(ds, cfg, opts)
-	if err != nil {
-		return nil, nil, err
-	}
-	return chain.Fold(fold)
-}
 
 // Evaluate returns the accuracy and the mean cross-entropy on (x, y).
 func (t *Trained) Evaluate(x [][]float32, y []int) (acc, meanCE float64, err error) {

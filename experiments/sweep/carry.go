@@ -1,20 +1,16 @@
 package sweep
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 
-	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/internal/checkpointdir"
-	"github.com/softshape-go/softshape/softshape"
 )
 
 // carrySuffix ends the name of a carried state: the folder beside a
 // fold_reset=carry run's record of fold f that holds what fold f+1 starts from
-// (softshape.FoldChain.SaveCarried).
+// (softshape.RunOptions.CarryOut).
 const carrySuffix = ".carry"
 
 // CarryPath returns the folder of the state a fold_reset=carry run carries
@@ -24,29 +20,49 @@ func (s *Store) CarryPath(k Key) string {
 	return filepath.Join(s.root, k.Dir(), k.base()+carrySuffix)
 }
 
-// saveCarried saves chain's carried state after the fold of k, atomically (a
-// temporary folder renamed into place), and then removes the state carried
-// out of the fold before, which nothing needs any more. Nothing is saved
-// after a chain's last fold.
-func (s *Store) saveCarried(chain *softshape.FoldChain, k Key) error {
-	if k.Fold < chain.NumFolds() {
+// carriedIn returns the folder of the state carried out of the fold before
+// cell k's, or "" when there is none (k is a first fold, or no state was
+// saved).
+func (s *Store) carriedIn(k Key) string {
+	if k.Fold <= 1 {
+		return ""
+	}
+	prev := k
+	prev.Fold--
+	path := s.CarryPath(prev)
+	if _, err := os.Stat(path); err != nil {
+		return ""
+	}
+	return path
+}
+
+// carryOut returns a temporary folder to save the state carried out of the
+// fold of k in (keepCarried moves it into place), or "" after a chain's
+// last fold (of n), whose state nothing needs.
+func (s *Store) carryOut(k Key, n int) (string, error) {
+	if k.Fold >= n {
+		return "", nil
+	}
+	path := s.CarryPath(k)
+	if err := s.mkdirAll(filepath.Dir(path)); err != nil {
+		return "", err
+	}
+	return s.tmpPath(path), nil
+}
+
+// keepCarried renames tmp, the state saved after the fold of k (if any),
+// into place (CarryPath), atomically, and then removes the state carried
+// out of the fold before, which nothing needs any more.
+func (s *Store) keepCarried(tmp string, k Key) error {
+	if tmp != "" {
 		path := s.CarryPath(k)
-		dir := filepath.Dir(path)
-		if err := s.mkdirAll(dir); err != nil {
-			return err
-		}
-		tmp := s.tmpPath(path)
-		defer checkpointdir.Remove(tmp) // nothing left to remove once renamed
-		if err := chain.SaveCarried(tmp); err != nil {
-			return err
-		}
 		if err := checkpointdir.Remove(path); err != nil {
 			return err
 		}
 		if err := os.Rename(tmp, path); err != nil {
 			return fmt.Errorf("saving the carried state %s: %w", path, err)
 		}
-		if err := syncDir(dir); err != nil {
+		if err := syncDir(filepath.Dir(path)); err != nil {
 			return err
 		}
 	}
@@ -56,22 +72,4 @@ func (s *Store) saveCarried(chain *softshape.FoldChain, k Key) error {
 		return checkpointdir.Remove(s.CarryPath(prev))
 	}
 	return nil
-}
-
-// resumeChain returns the fold chain of cell c continued from the state
-// carried out of the fold before c's, or nil when there is none (c is a
-// first fold, or no state was saved). A state that cannot be used is an
-// error; the caller then trains the earlier folds again.
-func (s *Store) resumeChain(c Cell, ds *data.Dataset, opts softshape.RunOptions) (*softshape.FoldChain, string, error) {
-	if c.Fold <= 1 {
-		return nil, "", nil
-	}
-	prev := c.Key
-	prev.Fold--
-	path := s.CarryPath(prev)
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return nil, "", nil
-	}
-	chain, err := softshape.ResumeFoldChain(ds, c.Config, opts, path, prev.Fold-1)
-	return chain, path, err
 }

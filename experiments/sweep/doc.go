@@ -55,10 +55,10 @@
 // previous fold ended with. Trained one cell at a time, such a run keeps that
 // state in the store (Store.CarryPath: <record base>.carry/, a GoMLX
 // checkpoint, saved atomically and removed once the next fold has trained),
-// so a sweep resumed in the middle of a chain continues from it instead of
-// training the earlier folds again; a missing or unusable state means they
-// are trained again (logged). Batched jobs always train a chain's folds from
-// the first.
+// and its next fold continues from it (softshape.RunOptions.CarryIn,
+// CarryOut), in the same sweep or in one resumed after a kill; a missing or
+// unusable state means the earlier folds are trained again (logged).
+// Batched jobs always train a chain's folds from the first.
 //
 // # Running
 //

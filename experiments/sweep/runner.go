@@ -16,6 +16,7 @@ import (
 
 	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/internal/backends"
+	"github.com/softshape-go/softshape/internal/checkpointdir"
 	"github.com/softshape-go/softshape/softshape"
 )
 
@@ -118,11 +119,6 @@ type loadedDataset struct {
 type worker struct {
 	st      *runState
 	backend compute.Backend // started by r.NewBackend, nil until the first cell trained
-	// chain is the fold chain of the last fold_reset=carry cell trained by
-	// DefaultTrain, so the next fold of the same run continues it instead of
-	// training the folds before it again; chainKey identifies its run.
-	chain    *softshape.FoldChain
-	chainKey string
 }
 
 // Run trains every cell that has no record yet, Workers at a time, skipping
@@ -566,8 +562,8 @@ func safeTrain(f TrainFunc, ds *data.Dataset, cfg softshape.Config, fold int, op
 	return out, err
 }
 
-// trainFunc is Runner.Train, or DefaultTrain through the worker's fold
-// chain, for cell c.
+// trainFunc is Runner.Train, or DefaultTrain continuing a fold_reset=carry
+// run's chain (trainFold), for cell c.
 func (w *worker) trainFunc(c Cell) TrainFunc {
 	if w.st.r.Train != nil {
 		return w.st.r.Train
@@ -577,39 +573,46 @@ func (w *worker) trainFunc(c Cell) TrainFunc {
 	}
 }
 
-// trainFold is DefaultTrain, except that a fold_reset=carry run continues a
-// fold chain: the worker's own when it trained the run's previous fold, else
-// the state the store holds from that fold (Store.CarryPath), else a new
-// chain that trains the earlier folds again. After each fold but the last it
-// saves the chain's state in the store, so that a sweep killed or stopped
-// between two folds resumes without training the earlier folds again.
+// trainFold is DefaultTrain, except that a fold_reset=carry run continues
+// from the state the store holds from the run's previous fold
+// (Store.CarryPath), else trains the earlier folds again. After each fold
+// but the last it saves the state carried out of it in the store, so that
+// the next fold, in this sweep or in one resumed after a kill, continues
+// without training the earlier folds again.
 func (w *worker) trainFold(c Cell, ds *data.Dataset, cfg softshape.Config, fold int, opts softshape.RunOptions) (*Outcome, error) {
 	if !cfg.CarriesFolds() {
 		return DefaultTrain(ds, cfg, fold, opts)
 	}
-	st := w.st
-	key := fmt.Sprintf("%s\x00%s\x00%d\x00%d\x00%p", ds.Name, cfg.String(), opts.Seed, opts.NumFolds, opts.Backend)
-	if w.chain == nil || w.chainKey != key || !w.chain.CanTrain(fold) {
-		chain, path, err := st.r.Store.resumeChain(c, ds, opts)
-		switch {
-		case err != nil:
-			st.logf("carried state %s not used (%v): training folds 1–%d of %s again", path, err, fold, c.Key)
-		case chain != nil:
-			st.logf("resume %s from the state carried out of fold %d (%s)", c.Key, fold, path)
-		}
-		if chain == nil || err != nil {
-			if chain, err = softshape.NewFoldChain(ds, cfg, opts); err != nil {
-				return nil, err
-			}
-		}
-		w.chain, w.chainKey = chain, key
+	st, store := w.st, w.st.r.Store
+	n := opts.NumFolds
+	if n == 0 {
+		n = softshape.ProtocolFolds
 	}
-	out, err := trainOnChain(w.chain, ds, fold)
+	tmp, err := store.carryOut(c.Key, n)
 	if err != nil {
-		w.chain, w.chainKey = nil, ""
 		return nil, err
 	}
-	if err := st.r.Store.saveCarried(w.chain, c.Key); err != nil {
+	if tmp != "" {
+		defer checkpointdir.Remove(tmp) // nothing left to remove once renamed
+	}
+	opts.CarryIn, opts.CarryOut = store.carriedIn(c.Key), tmp
+	if opts.CarryIn != "" {
+		st.logf("resume %s from the state carried out of fold %d (%s)", c.Key, fold, opts.CarryIn)
+	}
+	out, err := trainAndTime(ds, cfg, fold, opts)
+	var bad *softshape.CarriedStateError
+	if opts.CarryIn != "" && errors.As(err, &bad) {
+		st.logf("carried state %s not used (%v): training folds 1–%d of %s again", bad.Dir, bad.Err, fold, c.Key)
+		opts.CarryIn = ""
+		out, err = trainAndTime(ds, cfg, fold, opts)
+	}
+	if out == nil {
+		return nil, err
+	}
+	if err == nil {
+		err = store.keepCarried(tmp, c.Key)
+	}
+	if err != nil {
 		st.logf("%s: carried state not saved (%v): a resumed sweep trains this chain's folds again", c.Key, err)
 	}
 	return out, nil

@@ -27,22 +27,22 @@ type TrainFunc func(ds *data.Dataset, cfg softshape.Config, fold int, opts softs
 // and selection by validation loss), and then times the evaluation of the
 // fold's test split with the selected model.
 func DefaultTrain(ds *data.Dataset, cfg softshape.Config, fold int, opts softshape.RunOptions) (*Outcome, error) {
-	chain, err := softshape.NewFoldChain(ds, cfg, opts)
+	out, err := trainAndTime(ds, cfg, fold, opts)
 	if err != nil {
 		return nil, err
 	}
-	return trainOnChain(chain, ds, fold)
+	return out, nil
 }
 
-// trainOnChain trains fold (0-based) on chain and times the evaluation of its
-// test split with the selected model.
-func trainOnChain(chain *softshape.FoldChain, ds *data.Dataset, fold int) (*Outcome, error) {
-	fr, trained, err := chain.Fold(fold)
-	if err != nil {
-		return nil, err
+// trainAndTime is DefaultTrain, except that it returns the outcome together
+// with an error joining *softshape.SaveError values (a checkpoint or
+// carried state not saved), as softshape.TrainFold does.
+func trainAndTime(ds *data.Dataset, cfg softshape.Config, fold int, opts softshape.RunOptions) (*Outcome, error) {
+	fr, trained, saveErr := softshape.TrainFold(ds, cfg, fold, opts)
+	if fr == nil {
+		return nil, saveErr
 	}
-	out := &Outcome{Result: *fr}
-	fd, err := chain.FoldData(fold)
+	_, _, fd, _, err := softshape.SetUpFold(ds, cfg, opts, fold)
 	if err != nil {
 		return nil, err
 	}
@@ -50,6 +50,5 @@ func trainOnChain(chain *softshape.FoldChain, ds *data.Dataset, fold int) (*Outc
 	if _, _, err := trained.Evaluate(fd.TestX, fd.TestY); err != nil {
 		return nil, fmt.Errorf("dataset %s fold %d: timing inference: %w", ds.Name, fold, err)
 	}
-	out.InferenceSeconds = time.Since(start).Seconds()
-	return out, nil
+	return &Outcome{Result: *fr, InferenceSeconds: time.Since(start).Seconds()}, saveErr
 }
