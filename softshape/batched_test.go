@@ -316,7 +316,7 @@ func TestTrainRunsRejectsBadRuns(t *testing.T) {
 	bad := cfg
 	bad.ShapeLength = 65
 	_, err := TrainRuns(ds, []RunSpec{{cfg, 1, 0}, {bad, 1, 1}}, RunOptions{Backend: testBackend(t), MaxRuns: testMaxRuns, RunAxis: RunAxisOff})
-	if err == nil || err.Error() != "dataset CBF-generated run 1: shape_length: m=65 is longer than the series (T=64)" {
+	if err == nil || err.Error() != "run 1: dataset CBF-generated: shape_length: m=65 is longer than the series (T=64)" {
 		t.Errorf("got %v", err)
 	}
 	// A run-axis mode set in code, not parsed, is checked too.

@@ -303,11 +303,10 @@ func planChains(ds *data.Dataset, runs []RunSpec, opts RunOptions) ([]*chainSpec
 	var chains []*chainSpec
 	carry := map[string]*chainSpec{}
 	for i, r := range runs {
-		m, err := New(r.Config, ds.Length, ds.NumClasses(), opts.RefShapeLen)
+		m, err := newModel(ds, r.Config, opts)
 		if err != nil {
-			return nil, fmt.Errorf("dataset %s run %d: %w", ds.Name, i, err)
+			return nil, fmt.Errorf("run %d: %w", i, err)
 		}
-		m.Fast = opts.Fast
 		if _, err := prepare(r.Seed, r.Fold); err != nil {
 			return nil, fmt.Errorf("run %d: %w", i, err)
 		}

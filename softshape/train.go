@@ -201,17 +201,20 @@ var ErrNonFinite = errors.New("non-finite loss")
 // error joining one *SaveError per fold not saved. Any other error (a
 // *RunError per failed fold) returns no result.
 func Train(ds *data.Dataset, cfg Config, opts RunOptions) (*Result, error) {
-	backend, m, splits, err := setUp(ds, cfg, &opts)
+	if err := opts.withDefaults(); err != nil {
+		return nil, err
+	}
+	m, err := newModel(ds, cfg, opts)
 	if err != nil {
 		return nil, err
 	}
 	folds := opts.Folds
 	if folds == nil {
-		folds = span(0, len(splits))
+		folds = span(0, opts.NumFolds)
 	}
 	runs := make([]RunSpec, len(folds))
 	for i, f := range folds {
-		if err := checkFold(f, len(splits)); err != nil {
+		if err := checkFold(f, opts.NumFolds); err != nil {
 			return nil, err
 		}
 		runs[i] = RunSpec{Config: cfg, Seed: opts.Seed, Fold: f}
@@ -220,7 +223,7 @@ func Train(ds *data.Dataset, cfg Config, opts RunOptions) (*Result, error) {
 	if err != nil && !onlySaveErrors(err) {
 		return nil, err
 	}
-	return newResult(ds, backend, cfg, m, frs), err // err: checkpoints not saved (*SaveError)
+	return newResult(ds, opts.Backend, cfg, m, frs), err // err: checkpoints not saved (*SaveError)
 }
 
 // newResult returns the Result of the folds frs of m trained on ds: their
@@ -238,24 +241,15 @@ func newResult(ds *data.Dataset, backend compute.Backend, cfg Config, m *Model, 
 	return res
 }
 
-// setUp resolves what every training entry point needs: the backend (opts.Backend
-// or backends.New), the validated model, and the dataset's folds (opts.NumFolds,
-// default 5, is filled in).
-func setUp(ds *data.Dataset, cfg Config, opts *RunOptions) (compute.Backend, *Model, []data.Split, error) {
-	if err := opts.withDefaults(); err != nil {
-		return nil, nil, nil, err
-	}
-	backend := opts.Backend
+// newModel is the model of cfg for ds (New), in the forms opts.Fast
+// selects.
+func newModel(ds *data.Dataset, cfg Config, opts RunOptions) (*Model, error) {
 	m, err := New(cfg, ds.Length, ds.NumClasses(), opts.RefShapeLen)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("dataset %s: %w", ds.Name, err)
+		return nil, fmt.Errorf("dataset %s: %w", ds.Name, err)
 	}
 	m.Fast = opts.Fast
-	splits, err := data.Folds(ds, opts.NumFolds, opts.Seed)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("dataset %s: %w", ds.Name, err)
-	}
-	return backend, m, splits, nil
+	return m, nil
 }
 
 // withDefaults fills in what opts leaves to defaults: Backend
@@ -314,16 +308,23 @@ func batchSize(cfg Config, n int) (int, error) {
 // the tools that look at one epoch (experiments/flops) or time a trained
 // model (experiments/sweep) need.
 func SetUpFold(ds *data.Dataset, cfg Config, opts RunOptions, fold int) (compute.Backend, *Model, *data.FoldData, int, error) {
-	backend, m, splits, err := setUp(ds, cfg, &opts)
+	if err := opts.withDefaults(); err != nil {
+		return nil, nil, nil, 0, err
+	}
+	m, err := newModel(ds, cfg, opts)
 	if err != nil {
 		return nil, nil, nil, 0, err
+	}
+	splits, err := data.Folds(ds, opts.NumFolds, opts.Seed)
+	if err != nil {
+		return nil, nil, nil, 0, fmt.Errorf("dataset %s: %w", ds.Name, err)
 	}
 	fd, err := prepareFold(ds, splits, fold)
 	if err != nil {
 		return nil, nil, nil, 0, err
 	}
 	bs, err := batchSize(cfg, len(fd.TrainY))
-	return backend, m, fd, bs, err
+	return opts.Backend, m, fd, bs, err
 }
 
 func meanOf(x []float64) float64 {
