@@ -65,7 +65,7 @@ func TestCarryInMatchesUninterrupted(t *testing.T) {
 		t.Errorf("resumed fold 3: best epoch %d, test acc %.4f, history %v; uninterrupted: %d, %.4f, %v",
 			got.BestEpoch, got.TestAcc, got.History, want.BestEpoch, want.TestAcc, want.History)
 	}
-	fd, err := prepareFoldOf(ds, opts, 2)
+	fd, err := PrepareFold(ds, opts, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,12 +90,6 @@ func TestCarryInMatchesUninterrupted(t *testing.T) {
 	if sameHistory(alone, want) || math.IsNaN(alone.History[0].ValLoss) {
 		t.Error("fold 3 trained from fresh weights has the carried chain's history: nothing was carried")
 	}
-}
-
-// prepareFoldOf prepares fold f of ds as opts' runs split it.
-func prepareFoldOf(ds *data.Dataset, opts RunOptions, f int) (*data.FoldData, error) {
-	_, _, fd, _, err := SetUpFold(ds, DefaultConfig(), opts, f)
-	return fd, err
 }
 
 // TestCarriedStateRefusesMismatches: CarryIn refuses, as a

@@ -36,7 +36,7 @@ func TestStepperIsTrainStep(t *testing.T) {
 	if len(hist) != cfg.Epochs {
 		t.Fatalf("Train ran %d epochs, want %d", len(hist), cfg.Epochs)
 	}
-	backend, m, fd, bs, err := SetUpFold(ds, cfg, opts, 0)
+	backend, m, fd, bs, err := FirstFold(ds, cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

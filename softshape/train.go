@@ -252,6 +252,26 @@ func newModel(ds *data.Dataset, cfg Config, opts RunOptions) (*Model, error) {
 	return m, nil
 }
 
+// FoldCount is the number of cross-validation folds of opts' runs:
+// NumFolds, or ProtocolFolds when it is 0.
+func (opts RunOptions) FoldCount() int {
+	if opts.NumFolds == 0 {
+		return ProtocolFolds
+	}
+	return opts.NumFolds
+}
+
+// PrepareFold prepares fold (0-based) of ds as the runs of opts split it
+// (opts.FoldCount folds, seeded by opts.Seed) and Train prepares it
+// (data.Prepare): for scoring a trained model on the fold's splits.
+func PrepareFold(ds *data.Dataset, opts RunOptions, fold int) (*data.FoldData, error) {
+	splits, err := data.Folds(ds, opts.FoldCount(), opts.Seed)
+	if err != nil {
+		return nil, fmt.Errorf("dataset %s: %w", ds.Name, err)
+	}
+	return prepareFold(ds, splits, fold)
+}
+
 // withDefaults fills in what opts leaves to defaults: Backend
 // (backends.New("")), NumFolds (ProtocolFolds) and MaxRuns
 // (backends.DefaultMaxRuns).
@@ -263,9 +283,7 @@ func (opts *RunOptions) withDefaults() error {
 		}
 		opts.Backend = b
 	}
-	if opts.NumFolds == 0 {
-		opts.NumFolds = ProtocolFolds
-	}
+	opts.NumFolds = opts.FoldCount()
 	if opts.MaxRuns <= 0 {
 		opts.MaxRuns = backends.DefaultMaxRuns(opts.Backend)
 	}
@@ -301,13 +319,12 @@ func batchSize(cfg Config, n int) (int, error) {
 	return data.BatchSize(n, rule), nil
 }
 
-// SetUpFold sets up a run of cfg on ds as Train does (opts.Backend, or
+// FirstFold sets up a run of cfg on ds as Train does (opts.Backend, or
 // backends.New(""); the model, in the forms opts.Fast selects; opts' folds)
-// and prepares its fold (0-based). It returns the backend, the model, the
-// fold's data and the protocol's batch size for its training split: what
-// the tools that look at one epoch (experiments/flops) or time a trained
-// model (experiments/sweep) need.
-func SetUpFold(ds *data.Dataset, cfg Config, opts RunOptions, fold int) (compute.Backend, *Model, *data.FoldData, int, error) {
+// and prepares its fold 1. It returns the backend, the model, fold 1's data
+// and the protocol's batch size for its training split: what the tools that
+// look at one epoch need (experiments/flops).
+func FirstFold(ds *data.Dataset, cfg Config, opts RunOptions) (compute.Backend, *Model, *data.FoldData, int, error) {
 	if err := opts.withDefaults(); err != nil {
 		return nil, nil, nil, 0, err
 	}
@@ -315,11 +332,7 @@ func SetUpFold(ds *data.Dataset, cfg Config, opts RunOptions, fold int) (compute
 	if err != nil {
 		return nil, nil, nil, 0, err
 	}
-	splits, err := data.Folds(ds, opts.NumFolds, opts.Seed)
-	if err != nil {
-		return nil, nil, nil, 0, fmt.Errorf("dataset %s: %w", ds.Name, err)
-	}
-	fd, err := prepareFold(ds, splits, fold)
+	fd, err := PrepareFold(ds, opts, 0)
 	if err != nil {
 		return nil, nil, nil, 0, err
 	}

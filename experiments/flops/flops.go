@@ -171,7 +171,7 @@ type Report struct {
 // as the paper's operations need them (UsefulFLOPs). The model is the one
 // opts.Fast selects.
 func Count(ds *data.Dataset, cfg softshape.Config, opts softshape.RunOptions) (*Report, error) {
-	backend, m, fd, bs, err := softshape.SetUpFold(ds, cfg, opts, 0)
+	backend, m, fd, bs, err := softshape.FirstFold(ds, cfg, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,7 @@ import (
 // Runtime's own per-operator profile (scripts/ort-profile.sh). It returns
 // the files written.
 func SaveStepModels(ds *data.Dataset, cfg softshape.Config, opts softshape.RunOptions, dir string) ([]string, error) {
-	backend, m, fd, bs, err := softshape.SetUpFold(ds, cfg, opts, 0)
+	backend, m, fd, bs, err := softshape.FirstFold(ds, cfg, opts)
 	if err != nil {
 		return nil, err
 	}

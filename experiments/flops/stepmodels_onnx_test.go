@@ -45,7 +45,7 @@ func TestSaveStepModelsWritesTheEpochGraphs(t *testing.T) {
 				t.Fatal(err)
 			}
 			opts := softshape.RunOptions{Backend: backend, Seed: 1}
-			_, _, fd, bs, err := softshape.SetUpFold(ds, cfg, opts, 0)
+			_, _, fd, bs, err := softshape.FirstFold(ds, cfg, opts)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,7 +1,9 @@
 package sweep
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -22,7 +24,8 @@ func (s *Store) CarryPath(k Key) string {
 
 // carriedIn returns the folder of the state carried out of the fold before
 // cell k's, or "" when there is none (k is a first fold, or no state was
-// saved).
+// saved). A folder it cannot look at is returned: training then reports it
+// (softshape.CarriedStateError) and trains the earlier folds again.
 func (s *Store) carriedIn(k Key) string {
 	if k.Fold <= 1 {
 		return ""
@@ -30,7 +33,7 @@ func (s *Store) carriedIn(k Key) string {
 	prev := k
 	prev.Fold--
 	path := s.CarryPath(prev)
-	if _, err := os.Stat(path); err != nil {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return ""
 	}
 	return path

@@ -584,11 +584,7 @@ func (w *worker) trainFold(c Cell, ds *data.Dataset, cfg softshape.Config, fold 
 		return DefaultTrain(ds, cfg, fold, opts)
 	}
 	st, store := w.st, w.st.r.Store
-	n := opts.NumFolds
-	if n == 0 {
-		n = softshape.ProtocolFolds
-	}
-	tmp, err := store.carryOut(c.Key, n)
+	tmp, err := store.carryOut(c.Key, opts.FoldCount())
 	if err != nil {
 		return nil, err
 	}

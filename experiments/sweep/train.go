@@ -42,7 +42,7 @@ func trainAndTime(ds *data.Dataset, cfg softshape.Config, fold int, opts softsha
 	if fr == nil {
 		return nil, saveErr
 	}
-	_, _, fd, _, err := softshape.SetUpFold(ds, cfg, opts, fold)
+	fd, err := softshape.PrepareFold(ds, opts, fold)
 	if err != nil {
 		return nil, err
 	}

@@ -71,9 +71,7 @@ func CompareBatched(ds *data.Dataset, cfg softshape.Config, seeds []int64, rs []
 // is softshape.Train, fold after fold and seed after seed; r > 1 is softshape.TrainRuns, with
 // opts.RunAxis. It is one measurement of CompareBatched.
 func TimeRuns(ds *data.Dataset, cfg softshape.Config, seeds []int64, r int, opts softshape.RunOptions) (BatchTiming, error) {
-	if opts.NumFolds == 0 {
-		opts.NumFolds = softshape.ProtocolFolds
-	}
+	opts.NumFolds = opts.FoldCount()
 	if opts.Backend == nil {
 		b, err := backends.New("")
 		if err != nil {
