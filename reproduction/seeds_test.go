@@ -14,15 +14,16 @@ import (
 )
 
 // TestPlanMoreSeeds: the plan holds every table under every preset with
-// seed 42, and Tables 3 and 5 under reference_fresh with seeds 0 and 1
-// besides: Table 3, 6 datasets × 6 settings × 5 folds × 2 seeds = 360 runs;
-// Table 5, 6 datasets × 5 settings (q = 1, 2, 3, 4, m) × 5 folds × 2 seeds
-// = 300 runs; none of seed 42.
+// seed 42, and Tables 3, 6 and 5 (Plan's order) under reference_fresh with
+// seeds 0 and 1 besides: Table 3, 6 datasets × 6 settings × 5 folds × 2
+// seeds = 360 runs; Table 6, 6 datasets × 6 settings (L = 1 … 6) × 5 folds
+// × 2 seeds = 360 runs; Table 5, 6 datasets × 5 settings (q = 1, 2, 3, 4,
+// m) × 5 folds × 2 seeds = 300 runs; none of seed 42.
 func TestPlanMoreSeeds(t *testing.T) {
 	want := []struct {
 		table string
 		runs  int
-	}{{"sparse_ratio", 360}, {"stride_q", 300}}
+	}{{"sparse_ratio", 360}, {"depth_L", 360}, {"stride_q", 300}}
 	plan := Plan()
 	if n := len(Tables)*len(Presets) + len(want); len(plan) != n {
 		t.Fatalf("%d planned items, want %d", len(plan), n)
@@ -38,7 +39,7 @@ func TestPlanMoreSeeds(t *testing.T) {
 		}
 	}
 	if len(extra) != len(want) {
-		t.Fatalf("items of more seeds %+v, want Tables 3 and 5 under reference_fresh", extra)
+		t.Fatalf("items of more seeds %+v, want Tables 3, 6 and 5 under reference_fresh", extra)
 	}
 	for i, w := range want {
 		it := extra[i]
