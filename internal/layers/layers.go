@@ -15,20 +15,22 @@ const Module = "github.com/softshape-go/softshape"
 // order lists the layers bottom to top, each by the package paths (relative
 // to Module) it holds; a path also holds the packages below it unless a
 // longer path places them.
-var order = [][]string{
-	{"internal"},
-	{"data", "softshape/fit", "internal/ucrtest"},
-	{"softshape"},
-	{"paper", "ablations", "plots"},
-	{"experiments", "reproduction"},
-	{"cmd"},
+func order() [][]string {
+	return [][]string{
+		{"internal"},
+		{"data", "softshape/fit", "internal/ucrtest"},
+		{"softshape"},
+		{"paper", "ablations", "plots"},
+		{"experiments", "reproduction"},
+		{"cmd"},
+	}
 }
 
 // Of returns the layer (0 at the bottom) of the module's package rel, a path
 // relative to Module, by the longest path of order that holds it.
 func Of(rel string) (int, error) {
 	layer, best := -1, -1
-	for l, paths := range order {
+	for l, paths := range order() {
 		for _, p := range paths {
 			if (rel == p || strings.HasPrefix(rel, p+"/")) && len(p) > best {
 				layer, best = l, len(p)

@@ -1,6 +1,7 @@
 package layers
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"os/exec"
@@ -16,7 +17,7 @@ func TestNoUpwardImports(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
-	dec := json.NewDecoder(strings.NewReader(string(out)))
+	dec := json.NewDecoder(bytes.NewReader(out))
 	checked := 0
 	for {
 		var p struct {
