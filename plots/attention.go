@@ -90,6 +90,9 @@ type scoreBars struct {
 	scores []float64
 	base   float64
 	cm     palette.ColorMap
+	// kept, when set, marks the shapes kept as tokens; the others' bars are
+	// drawn hollow.
+	kept []bool
 }
 
 // Plot implements plot.Plotter.
@@ -100,10 +103,15 @@ func (b scoreBars) Plot(c draw.Canvas, p *plot.Plot) {
 		half = 0.5 // touching bars read better when there are many
 	}
 	edge := lineStyle(rgb(0x555555), 0.4, nil)
+	hollow := lineStyle(rgb(0x555555), 0.8, nil)
 	for j, s := range b.scores {
 		xa, xb := trX(float64(j)-half), trX(float64(j)+half)
 		ya, yb := trY(b.base), trY(s)
 		pts := []vg.Point{{X: xa, Y: ya}, {X: xb, Y: ya}, {X: xb, Y: yb}, {X: xa, Y: yb}}
+		if b.kept != nil && !b.kept[j] {
+			c.StrokeLines(hollow, c.ClipLinesXY(append(pts, pts[0]))...)
+			continue
+		}
 		c.FillPolygon(colourAt(b.cm, s), c.ClipPolygonXY(pts))
 		if len(b.scores) <= 60 {
 			c.StrokeLines(edge, c.ClipLinesXY(append(pts, pts[0]))...)
@@ -155,6 +163,9 @@ func AttentionMap(meta Meta, series []float64, scores []float64, shapeLen, strid
 	if cfg.agg != AggMean && cfg.agg != AggMax {
 		return nil, fmt.Errorf("%w: AttentionMap aggregation %v", ErrValue, cfg.agg)
 	}
+	if cfg.kept != nil && len(cfg.kept) != len(scores) {
+		return nil, fmt.Errorf("%w: AttentionMap has %d kept marks for %d shapes", ErrLength, len(cfg.kept), len(scores))
+	}
 	ser := slices.Clone(series)
 	sc := slices.Clone(scores)
 	steps := stepScores(len(ser), sc, shapeLen, stride, cfg.agg)
@@ -192,11 +203,14 @@ func AttentionMap(meta Meta, series []float64, scores []float64, shapeLen, strid
 
 		bottom := newPlot()
 		bottom.Title.Text = fmt.Sprintf("Attention score per shape (m = %d, q = %d)", shapeLen, stride)
+		if cfg.kept != nil {
+			bottom.Title.Text = fmt.Sprintf("Attention score per shape (m = %d, q = %d; %d of %d kept)", shapeLen, stride, countTrue(cfg.kept), len(sc))
+		}
 		bottom.X.Label.Text = "Shape index j"
 		bottom.Y.Label.Text = "Score"
 		bottom.X.Tick.Marker = readableTicks{integers: true}
 		addGrid(bottom)
-		bottom.Add(scoreBars{scores: sc, base: base, cm: cm})
+		bottom.Add(scoreBars{scores: sc, base: base, cm: cm, kept: cfg.kept})
 
 		bar := newPlot()
 		bar.HideX()
@@ -227,7 +241,22 @@ func AttentionMap(meta Meta, series []float64, scores []float64, shapeLen, strid
 	}
 	f := newFigure(meta, "MIL attention map", 8*vg.Inch, 6*vg.Inch, body)
 	f.addCaption(scaleNote)
+	if cfg.kept != nil {
+		k := countTrue(cfg.kept)
+		f.addCaption(fmt.Sprintf("Filled bars: the %d of %d shapes kept as tokens; hollow bars: the %d fused into one token.", k, len(sc), len(sc)-k))
+	}
 	return cfg.apply(f), nil
+}
+
+// countTrue counts the true entries of b.
+func countTrue(b []bool) int {
+	n := 0
+	for _, v := range b {
+		if v {
+			n++
+		}
+	}
+	return n
 }
 
 // formatScore writes v with the decimals that tell lo and hi apart (at

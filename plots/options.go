@@ -43,6 +43,7 @@ type config struct {
 	agg        Aggregation
 	scoreRange [2]float64
 	hasRange   bool
+	kept       []bool
 
 	bestOnRight bool
 	cd          float64
@@ -112,6 +113,14 @@ func WithScoreRange(lo, hi float64) Option {
 			c.scoreRange, c.hasRange = [2]float64{lo, hi}, true
 		}
 	}
+}
+
+// WithKept marks which shapes AttentionMap's model keeps as tokens of their
+// own (true) and which it fuses into one token (false): kept shapes' bars are
+// filled, fused ones hollow, and the caption counts both. kept needs one entry
+// per shape score.
+func WithKept(kept []bool) Option {
+	return func(c *config) { c.kept = kept }
 }
 
 // WithBestOnRight puts rank 1 at the right end of CDDiagram's axis, as

@@ -39,6 +39,17 @@ type Outputs struct {
 	// ShapeScores [B, J]: the attention score of every input shape in layer 0
 	// (before any merging), for MIL-style heat maps over the series.
 	ShapeScores *Node
+	// Kept [B, J]: 1 where the first layer that sparsifies (KeptLayer) keeps
+	// the shape as a token of its own, 0 where it fuses it into the one fused
+	// token (Eq. 5). The layers before it keep every token, so its tokens are
+	// still the J shapes in order. Nil in the dense phase, and where no layer
+	// sparsifies.
+	Kept *Node
+	// KeptScores [B, J] are the attention scores that layer KeptLayer ranked
+	// to choose Kept (ShapeScores when that is layer 0).
+	KeptScores *Node
+	// KeptLayer is the layer (0-based) that Kept is of.
+	KeptLayer int
 	// Stages are token-mean-pooled embeddings [B, d] at four stages, for t-SNE:
 	// the input shape embeddings, and the last layer's intra-shape (MoE) output,
 	// inter-shape (shared expert) output and final output.
@@ -154,7 +165,13 @@ func (m *Model) body(scope *model.Scope, x *Node, phase Phase) (out *Outputs, h,
 			out.ShapeScores = Reshape(s, s.Shape().Dimensions[0], s.Shape().Dimensions[1])
 		}
 		if sparse {
-			u = merge(u, s, KeptTokens(r, u.Shape().Dimensions[1]), cfg.FusedToken)
+			k := KeptTokens(r, u.Shape().Dimensions[1])
+			scores := Reshape(s, s.Shape().Dimensions[0], s.Shape().Dimensions[1])
+			keep := topKMaskLinear(scores, k) // [B, n], 1 where kept
+			if out.Kept == nil {
+				out.Kept, out.KeptScores, out.KeptLayer = keep, scores, l
+			}
+			u = mergeKept(u, s, keep, k, cfg.FusedToken)
 		} else {
 			u = Mul(u, s)
 		}
@@ -237,10 +254,16 @@ func attnDimOf(scope *model.Scope) int {
 // come out in a varying order, and now and then one is lost
 // (TestONNXMergeIsExactAndRepeatable).
 func merge(u, s *Node, k int, fused bool) *Node {
+	b, n := u.Shape().Dimensions[0], u.Shape().Dimensions[1]
+	return mergeKept(u, s, topKMaskLinear(Reshape(s, b, n), k), k, fused)
+}
+
+// mergeKept is merge given keep [B, n], the 0/1 mask of the K tokens with the
+// highest scores (topKMaskLinear of s), which Forward also reports.
+func mergeKept(u, s, keep *Node, k int, fused bool) *Node {
 	g := u.Graph()
 	b, n, d := u.Shape().Dimensions[0], u.Shape().Dimensions[1], u.Shape().Dimensions[2]
 	w := Mul(u, s)
-	keep := topKMaskLinear(Reshape(s, b, n), k) // [B, n], 1 where kept
 	drop := OneMinus(keep)
 	// Slot of a kept token: the number of kept tokens before it; of a dropped
 	// token: K plus the number of dropped tokens before it.

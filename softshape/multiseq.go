@@ -17,8 +17,8 @@ import (
 //
 // The paper gives no more detail than "cross-scale residual fusion"; this is the
 // fine-to-coarse residual form of Scale-teaching written down in one place. The
-// auxiliary MoE loss is the sum over the scales; ShapeScores are the first
-// scale's (Model.Shape), Stages the last scale's.
+// auxiliary MoE loss is the sum over the scales; ShapeScores and Kept are the
+// first scale's (Model.Shape), Stages the last scale's.
 func (m *Model) forwardMultiSeq(scope *model.Scope, x *Node, phase Phase) *Outputs {
 	res := &Outputs{AuxLoss: ScalarZero(x.Graph(), x.DType())}
 	var fused *Node
@@ -29,7 +29,7 @@ func (m *Model) forwardMultiSeq(scope *model.Scope, x *Node, phase Phase) *Outpu
 		z := ReduceMean(Mul(h, sEnd), 1) // [B, d]
 		if i == 0 {
 			fused = z
-			res.ShapeScores = out.ShapeScores
+			res.ShapeScores, res.Kept, res.KeptScores, res.KeptLayer = out.ShapeScores, out.Kept, out.KeptScores, out.KeptLayer
 		} else {
 			cat := Concatenate([]*Node{z, fused}, -1)
 			fused = Add(z, m.gelu(m.linear(scope.In("fusion_%d", i), cat, m.Config.EmbedDim, true)))

@@ -136,8 +136,59 @@ func TestCheckpointRoundTripAndInterpret(t *testing.T) {
 			t.Errorf("stage %q: %dx%d, want 5x32", StageNames()[st], len(rows), len(rows[0]))
 		}
 	}
+	checkKept(t, loaded, fd.TestX[:5])
 	if _, err := LoadCheckpoint(filepath.Join(t.TempDir(), "missing"), backend); err == nil {
 		t.Error("loading a missing checkpoint succeeded")
+	}
+}
+
+// checkKept checks Interpret's kept marks in both phases: the dense phase
+// fuses nothing (no marks, every shape counted as kept); the sparse phase
+// marks, in every series, exactly KeptTokens of the shapes at the first layer
+// that sparsifies (layer 1 of 2 with the paper's schedule), and they are those
+// of that layer's highest scores (no fused shape scores above a kept one).
+func checkKept(t *testing.T, tr *Trained, x [][]float32) {
+	t.Helper()
+	saved := tr.Phase
+	defer func() { tr.Phase = saved }()
+	n := tr.Model().Shape.NumShapes
+	tr.Phase = Dense
+	in, err := tr.Interpret(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Kept != nil || in.NumKept != n {
+		t.Errorf("dense phase: kept marks %v, %d kept; want none and all %d", in.Kept != nil, in.NumKept, n)
+	}
+	tr.Phase = Sparse
+	if in, err = tr.Interpret(x); err != nil {
+		t.Fatal(err)
+	}
+	remain := tr.Model().Config.RemainFractions()
+	first := slices.IndexFunc(remain, func(r float64) bool { return r < 1 })
+	if first < 0 {
+		t.Fatalf("no layer sparsifies (keeps %v): the test needs one that does", remain)
+	}
+	want := KeptTokens(remain[first], n)
+	if in.KeptLayer != first {
+		t.Errorf("kept marks of layer %d, want %d, the first that sparsifies (keeps %v)", in.KeptLayer, first, remain)
+	}
+	if len(in.Kept) != len(x) || in.NumKept != want {
+		t.Fatalf("sparse phase: %d rows of marks for %d series, %d kept; want %d", len(in.Kept), len(x), in.NumKept, want)
+	}
+	for i, row := range in.Kept {
+		kept, minKept, maxFused := 0, float32(math.Inf(1)), float32(math.Inf(-1))
+		for j, k := range row {
+			if k {
+				kept++
+				minKept = min(minKept, in.KeptScores[i][j])
+			} else {
+				maxFused = max(maxFused, in.KeptScores[i][j])
+			}
+		}
+		if kept != want || maxFused > minKept {
+			t.Errorf("series %d: %d kept (want %d); lowest kept score %v, highest fused %v", i, kept, want, minKept, maxFused)
+		}
 	}
 }
 

@@ -64,6 +64,20 @@ type Interpretation struct {
 	ShapeScores [][]float32
 	// Stages[s][i] is series i's token-mean embedding [d] at stage s (StageNames).
 	Stages [4][][]float32
+	// Kept[i][j] reports whether layer KeptLayer, the first that sparsifies,
+	// keeps shape j of series i as a token of its own (the top NumKept scores
+	// of that layer's attention); the others are fused into one token (Eq. 5).
+	// With the paper's schedule layer 0 keeps every shape and layer 1 keeps
+	// half. Nil when the model runs the dense phase (selected during the
+	// warm-up) or no layer sparsifies: every shape is then a token, weighted
+	// by its score.
+	Kept [][]bool
+	// KeptScores[i][j] is the attention score by which layer KeptLayer ranked
+	// shape j of series i (nil with Kept).
+	KeptScores [][]float32
+	// NumKept is the number of shapes layer KeptLayer keeps (every shape when
+	// Kept is nil).
+	NumKept, KeptLayer int
 	// Predictions[i] is the predicted class of series i.
 	Predictions      []int
 	ShapeLen, Stride int
@@ -76,11 +90,17 @@ func (t *Trained) Interpret(x [][]float32) (*Interpretation, error) {
 		return nil, err
 	}
 	m, phase := t.model, t.Phase
+	keptLayer := 0
 	exec, err := model.NewExec(t.backend, t.store, func(scope *model.Scope, xs *graph.Node) []*graph.Node {
 		out := m.Forward(scope, xs, phase)
+		keptLayer = out.KeptLayer
 		// The logits keep every parameter live: the pure-Go backend of GoMLX v0.28.8
 		// fails at run time on graphs whose outputs leave parameters unused.
-		return append([]*graph.Node{out.Logits, out.ShapeScores}, out.Stages[:]...)
+		outs := append([]*graph.Node{out.Logits, out.ShapeScores}, out.Stages[:]...)
+		if out.Kept != nil {
+			outs = append(outs, out.Kept, out.KeptScores)
+		}
+		return outs
 	})
 	if err != nil {
 		return nil, err
@@ -132,6 +152,34 @@ func (t *Trained) Interpret(x [][]float32) (*Interpretation, error) {
 				return nil, err
 			}
 			res.Stages[st] = append(res.Stages[st], r...)
+		}
+		if len(outs) > 6 {
+			mask, err := rows(outs[6])
+			if err != nil {
+				return nil, err
+			}
+			for _, r := range mask {
+				kept := make([]bool, len(r))
+				for j, v := range r {
+					kept[j] = v != 0
+				}
+				res.Kept = append(res.Kept, kept)
+			}
+			ks, err := rows(outs[7])
+			if err != nil {
+				return nil, err
+			}
+			res.KeptScores = append(res.KeptScores, ks...)
+		}
+	}
+	res.KeptLayer = keptLayer // known once the graph is built, at the first call
+	res.NumKept = len(res.ShapeScores[0])
+	if len(res.Kept) > 0 {
+		res.NumKept = 0
+		for _, k := range res.Kept[0] {
+			if k {
+				res.NumKept++
+			}
 		}
 	}
 	return res, nil

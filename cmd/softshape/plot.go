@@ -400,7 +400,7 @@ func plotModel(kind string, args []string, stdout io.Writer) error {
 		r := rows[*index]
 		meta.Title = "MIL attention"
 		meta.Dataset = fmt.Sprintf("%s fold %d test #%d (class %s)", ds.Name, *fold, r, ds.ClassNames[c])
-		fig, err := modelplots.Attention(meta, m, fd.TestX[r])
+		fig, err := modelplots.Attention(meta, m, fd.TestX, r)
 		if err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ package modelplots
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/softshape-go/softshape/plots"
 	"github.com/softshape-go/softshape/plots/tsne"
@@ -32,26 +33,38 @@ func TrainingCurves(meta plots.Meta, fr *softshape.FoldResult, warmUp int) (*plo
 	return plots.TrainingCurves(meta, c)
 }
 
-// Attention draws the MIL attention map of series x (already normalised as the
-// model saw it): each region coloured by the attention score of the shapes
-// covering it, with the per-shape scores below. The scores are sigmoids, so
-// the colour scale is fixed at their range 0–1 (white at 0.5): near-uniform
-// attention (0.50–0.52) looks uniform, not sharply localised, and two maps
+// Attention draws the MIL attention map of series x[i] (x already normalised as
+// the model saw it): each region coloured by the attention score of the shapes
+// covering it, with the per-shape scores below, filled where layer 0 keeps the
+// shape as a token and hollow where it fuses it into the one fused token (a
+// model selected in the dense warm-up phase keeps every shape). The colour
+// scale spans the lowest to the highest score over all of x (the series whose
+// maps are compared, e.g. a fold's test set): the scores are sigmoids that
+// often sit in a narrow band, which a fixed 0–1 scale would paint uniformly,
+// while one scale per series would make near-uniform scores look sharply
+// localised; one scale per model shows the real spread and lets its maps
 // compare colour for colour.
-func Attention(meta plots.Meta, m *softshape.Trained, x []float32) (*plots.Figure, error) {
-	in, err := m.Interpret([][]float32{x})
+func Attention(meta plots.Meta, m *softshape.Trained, x [][]float32, i int) (*plots.Figure, error) {
+	if i < 0 || i >= len(x) {
+		return nil, fmt.Errorf("attention map: series %d of %d", i, len(x))
+	}
+	in, err := m.Interpret(x)
 	if err != nil {
 		return nil, fmt.Errorf("attention map: %w", err)
 	}
-	return plots.AttentionMap(meta, toF64(x), toF64(in.ShapeScores[0]), in.ShapeLen, in.Stride, plots.WithScoreRange(ScoreMin, ScoreMax))
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, row := range in.ShapeScores {
+		for _, v := range row {
+			lo, hi = math.Min(lo, float64(v)), math.Max(hi, float64(v))
+		}
+	}
+	kept := make([]bool, len(in.ShapeScores[i]))
+	for j := range kept {
+		kept[j] = in.Kept == nil || in.Kept[i][j]
+	}
+	return plots.AttentionMap(meta, toF64(x[i]), toF64(in.ShapeScores[i]), in.ShapeLen, in.Stride,
+		plots.WithScoreRange(lo, hi), plots.WithKept(kept))
 }
-
-// ScoreMin and ScoreMax are the range of SoftShape's attention scores (a
-// sigmoid), the fixed colour scale of Attention.
-const (
-	ScoreMin = 0.0
-	ScoreMax = 1.0
-)
 
 // FirstOfClass returns the index of the first series of class c in y, or an
 // error naming the class when there is none.

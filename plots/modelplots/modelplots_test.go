@@ -2,7 +2,12 @@ package modelplots
 
 import (
 	"bytes"
+	"fmt"
 	"image/png"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -52,10 +57,41 @@ func TestFiguresFromATrainedModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err = Attention(meta, trained, fd.TestX[i])
+	f, err = Attention(meta, trained, fd.TestX, i)
 	check("attention", f, err)
-	if !strings.Contains(f.Caption(), "Colour scale fixed at 0.00–1.00") {
-		t.Errorf("attention caption %q: the colour scale should be the sigmoid's fixed range", f.Caption())
+	// The colour scale spans the scores of every series given, and the
+	// caption counts the kept and fused shapes of the one drawn.
+	in, err := trained.Interpret(fd.TestX)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, hi := float32(math.Inf(1)), float32(math.Inf(-1))
+	for _, row := range in.ShapeScores {
+		lo, hi = min(lo, slices.Min(row)), max(hi, slices.Max(row))
+	}
+	if lo == hi {
+		t.Fatalf("every attention score is %v", lo)
+	}
+	m := regexp.MustCompile(`Colour scale fixed at (-?[0-9.]+)–(-?[0-9.]+)`).FindStringSubmatch(f.Caption())
+	if m == nil {
+		t.Fatalf("attention caption %q names no colour scale", f.Caption())
+	}
+	for k, want := range []float32{lo, hi} {
+		got, err := strconv.ParseFloat(m[k+1], 64)
+		decimals := len(m[k+1]) - strings.Index(m[k+1], ".") - 1
+		if err != nil || math.Abs(got-float64(want)) > 0.5*math.Pow(10, -float64(decimals))+1e-12 {
+			t.Errorf("colour scale end %q, want the scores' %v", m[k+1], want)
+		}
+	}
+	kept := in.NumKept
+	counts := fmt.Sprintf("the %d of %d shapes kept as tokens; hollow bars: the %d fused", kept, len(in.ShapeScores[i]), len(in.ShapeScores[i])-kept)
+	for _, want := range []string{counts} {
+		if !strings.Contains(f.Caption(), want) {
+			t.Errorf("attention caption %q lacks %q", f.Caption(), want)
+		}
+	}
+	if _, err := Attention(meta, trained, fd.TestX, len(fd.TestX)); err == nil {
+		t.Error("an attention map of a series past the end rendered")
 	}
 	f, err = StageTSNE(meta, trained, fd.TrainX, fd.TrainY, ds.ClassNames, tsne.Options{Seed: 1, Iterations: 300})
 	check("t-SNE", f, err)
