@@ -21,7 +21,7 @@ func runTrain(args []string, stdout io.Writer) error {
 	dataset := fs.String("dataset", data.CBFName, "dataset name: any UCR name, or "+data.CBFName+" (generated, needs no files)")
 	seed := fs.Int64("seed", 42, "seed for folds, initial weights, dropout and batch order")
 	schedule := addScheduleFlags(fs)
-	settings := fs.String("set", "", "hyperparameters, e.g. \"sparse_ratio=0.3;experts_k=2;depth=3\"; -set help lists them with defaults")
+	settings := addSettingsFlag(fs, "", "hyperparameters, e.g. \"sparse_ratio=0.3;experts_k=2;depth=3\"; -set help lists them with defaults")
 	checkpoints := fs.String("checkpoint", "", "folder to save the selected model and the per-epoch history of each fold (subfolders fold-1 … fold-5, numbered like -folds; plot curves/attention/tsne -checkpoint read them)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr (a bar on a terminal; elsewhere a line per finished fold and at most one every 10 s)")
 	gf := addGraphFlags(fs, "; the folds of a fold_reset=fresh configuration then train together")
