@@ -111,6 +111,13 @@ func runSweep(args []string, stdout io.Writer) error {
 		}
 		return fmt.Errorf("%d cells left without a record (listed above)", len(rep.Errors))
 	}
+	if err := store.CheckNotAllInvalid(cells); err != nil {
+		return fmt.Errorf("sweep %s: %w", *table, err)
+	}
+	if inv := store.InvalidCells(cells); len(inv) > 0 {
+		fmt.Fprintf(stdout, "sweep %s: %d of %d cells recorded invalid (the dataset rejects the configuration; softshape status lists them), e.g. %s · %s: %s\n",
+			*table, len(inv), len(cells), inv[0].Key.Dataset, inv[0].Key.Variant, inv[0].Detail)
+	}
 	return nil
 }
 
