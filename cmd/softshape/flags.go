@@ -66,7 +66,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 }
 
 // switchValueHint explains the first argument fs left unparsed in args when
-// it is the value of a switch written with a space (-run-axis off): a
+// it is a switch's value written with a space (-run-axis off, -quiet false): a
 // switch, a flag that may stand alone, takes a value only after "=", so
 // the parser stopped at the value. It returns "" otherwise.
 func switchValueHint(fs *flag.FlagSet, args []string) string {
@@ -85,7 +85,20 @@ func switchValueHint(fs *flag.FlagSet, args []string) string {
 	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
 		return ""
 	}
+	if !looksLikeSwitchValue(args[i]) {
+		return "" // a stray argument after a switch, not its value
+	}
 	return fmt.Sprintf("-%s is a switch: give its value with \"=\", as -%s=%s (alone, -%s means on)", name, name, args[i], name)
+}
+
+// looksLikeSwitchValue reports whether s is a value some switch takes: a
+// boolean (true, false, 1, 0, …) or a -run-axis mode (auto, on, off).
+func looksLikeSwitchValue(s string) bool {
+	if _, err := strconv.ParseBool(s); err == nil {
+		return true
+	}
+	_, err := softshape.ParseRunAxis(s)
+	return err == nil
 }
 
 // settingsFlag is a -set flag: hyperparameters "name=value;…". Given more
