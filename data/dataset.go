@@ -3,6 +3,8 @@ package data
 import (
 	"fmt"
 	"math"
+	"math/big"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -183,13 +185,15 @@ func padNaN(row []float64, length int) []float64 {
 // remapLabels maps label text to class ids 0..C-1 in sorted order of the
 // distinct labels: numeric order when all labels parse as finite numbers
 // (so "1" and "1.0" are the same class, named by its first spelling),
-// lexical order otherwise. It returns the ids and the class names.
+// lexical order otherwise. Numbers are compared exactly, as the decimals
+// they spell (math/big.Rat), not as float64: 9007199254740993 and
+// 9007199254740992 are two classes. It returns the ids and the class names.
 func remapLabels(labels []string) (ids []int, names []string) {
-	values := make([]float64, len(labels))
+	values := make([]*big.Rat, len(labels))
 	numeric := true
 	for i, l := range labels {
-		v, err := strconv.ParseFloat(l, 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		v, ok := labelValue(l)
+		if !ok {
 			numeric = false
 			break
 		}
@@ -197,24 +201,22 @@ func remapLabels(labels []string) (ids []int, names []string) {
 	}
 	ids = make([]int, len(labels))
 	if numeric {
-		first := map[float64]string{}
+		first := map[string]int{} // exact value → its first row
+		var keys []*big.Rat
 		for i, v := range values {
-			if _, ok := first[v]; !ok {
-				first[v] = labels[i]
+			if _, ok := first[v.RatString()]; !ok {
+				first[v.RatString()] = i
+				keys = append(keys, v)
 			}
 		}
-		keys := make([]float64, 0, len(first))
-		for v := range first {
-			keys = append(keys, v)
-		}
-		sort.Float64s(keys)
-		index := make(map[float64]int, len(keys))
+		slices.SortFunc(keys, (*big.Rat).Cmp)
+		index := make(map[string]int, len(keys))
 		for c, v := range keys {
-			index[v] = c
-			names = append(names, first[v])
+			index[v.RatString()] = c
+			names = append(names, labels[first[v.RatString()]])
 		}
 		for i, v := range values {
-			ids[i] = index[v]
+			ids[i] = index[v.RatString()]
 		}
 		return ids, names
 	}
@@ -234,6 +236,18 @@ func remapLabels(labels []string) (ids []int, names []string) {
 		ids[i] = index[l]
 	}
 	return ids, names
+}
+
+// labelValue returns the exact value of a label that is a finite number in
+// Go's syntax (strconv.ParseFloat: "3", "-1.5", "2e3"), and false for any
+// other label.
+func labelValue(l string) (*big.Rat, bool) {
+	f, err := strconv.ParseFloat(l, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil, false
+	}
+	v, ok := new(big.Rat).SetString(strings.ReplaceAll(l, "_", ""))
+	return v, ok
 }
 
 // rowPlacer locates row i of a dataset for messages: the file and 1-based

@@ -103,8 +103,9 @@ func TestLabelSpellingsMerged(t *testing.T) {
 		t.Errorf("warnings\n%q\nwant\n%q", d.Warnings, want)
 	}
 
-	// One label is not a number: text comparison, three classes, no warning.
-	root, _, _ = writeDataset(t, "Text", "1\t1\t2\na\t3\t5\n", "1.0\t1\t3\na\t4\t2\n")
+	// One label is not a number: text comparison, three classes; "1.0",
+	// then, is a class of TEST only, which the warning names.
+	root, _, testPath = writeDataset(t, "Text", "1\t1\t2\na\t3\t5\n", "1.0\t1\t3\na\t4\t2\n")
 	d, err = Load(root, "Text")
 	if err != nil {
 		t.Fatal(err)
@@ -112,7 +113,9 @@ func TestLabelSpellingsMerged(t *testing.T) {
 	if !reflect.DeepEqual(d.ClassNames, []string{"1", "1.0", "a"}) {
 		t.Errorf("classes %q, want [1 1.0 a]", d.ClassNames)
 	}
-	wantNoWarnings(t, d)
+	if want := fmt.Sprintf(`dataset Text: label "1.0" (%s:1) of TEST absent from TRAIN`, testPath); len(d.Warnings) != 1 || !strings.HasPrefix(d.Warnings[0], want) {
+		t.Errorf("warnings %q, want one starting %q", d.Warnings, want)
+	}
 
 	// NewDataset names rows by index.
 	d, err = NewDataset("hand", "test", [][]float64{{1, 2}, {2, 1}, {1, 3}}, []string{"1", "2", "01"})

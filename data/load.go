@@ -190,7 +190,34 @@ func merge(name string, train, test *fileRows) (*Dataset, error) {
 		return nil, fmt.Errorf("%s + %s: %w", train.path, test.path, err)
 	}
 	d.NumTrain = len(train.series)
+	if w := testOnlyClasses(d, place); w != "" {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("dataset %s: %s", name, w))
+	}
 	return d, nil
+}
+
+// testOnlyClasses describes the classes of d that no TRAIN row has (the
+// rows before d.NumTrain), each by its label and first TEST row: `label "7"
+// (b.tsv:3)`; "" when every TEST label is in TRAIN. Such a class is
+// accepted (the protocol draws its folds from TRAIN and TEST together), but
+// it likely says that the two files do not belong together.
+func testOnlyClasses(d *Dataset, place rowPlacer) string {
+	inTrain := make([]bool, d.NumClasses())
+	for _, c := range d.Labels[:d.NumTrain] {
+		inTrain[c] = true
+	}
+	var parts []string
+	for i := d.NumTrain; i < len(d.Labels); i++ {
+		if c := d.Labels[i]; !inTrain[c] {
+			inTrain[c] = true // name each class once
+			parts = append(parts, fmt.Sprintf("label %q (%s)", d.ClassNames[c], place.at(i)))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s of TEST absent from TRAIN: a class the model never sees in the TRAIN file; check that the two files belong together",
+		strings.Join(parts, ", "))
 }
 
 // anyNaN reports whether any value of rows is NaN.

@@ -125,7 +125,9 @@ func settingParts(settings string) []string {
 }
 
 // SettingNames returns the names a settings string ("epochs=3;depth=2", the
-// syntax of Config.WithSettings) sets, in order. A setting given twice is an
+// syntax of Config.WithSettings) sets, in order. An item that is not
+// name=value (no "=", or no name: "=1") is an error naming it, except
+// GoMLX's "file:path", which reads settings from a file. A setting given twice is an
 // error naming it and both values, since only one of them could win; so are
 // ParamProtocol and ParamReferenceCompat together, which both choose the
 // protocol preset.
@@ -134,6 +136,10 @@ func SettingNames(settings string) ([]string, error) {
 	first := map[string]string{}
 	for _, part := range settingParts(settings) {
 		name := settingName(part)
+		if _, _, ok := strings.Cut(part, "="); (!ok || name == "") && !strings.HasPrefix(strings.TrimSpace(part), "file:") {
+			return nil, fmt.Errorf("settings %q: item %q is not name=value (e.g. depth=3; items are separated by \";\")",
+				settings, strings.TrimSpace(part))
+		}
 		if prev, ok := first[name]; ok {
 			return nil, fmt.Errorf("settings %q: %s is given twice (%s and %s): give each setting once",
 				settings, name, strings.TrimSpace(prev), strings.TrimSpace(part))

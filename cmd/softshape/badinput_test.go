@@ -125,7 +125,7 @@ func TestBadInputs(t *testing.T) {
 		// -set values.
 		{name: "train -set unknown", cmd: train, args: []string{"-set", "bogus=1"}, want: []string{"bogus"}},
 		{name: "train -set epochs=abc", cmd: train, args: []string{"-set", "epochs=abc"}, want: []string{`"abc"`, "epochs"}},
-		{name: "train -set no value", cmd: train, args: []string{"-set", "epochs"}, want: []string{`"<param>=<value>"`}},
+		{name: "train -set no value", cmd: train, args: []string{"-set", "epochs"}, want: []string{`item "epochs" is not name=value`}},
 		{name: "train -set sparse_ratio=1.5", cmd: train, args: []string{"-set", "sparse_ratio=1.5", "-epochs", "2", "-warmup", "1"}, want: []string{"sparse_ratio=1.5", "[0, 1)"}},
 		{name: "train -set experts_k=0", cmd: train, args: []string{"-set", "experts_k=0", "-epochs", "2", "-warmup", "1"}, want: []string{"experts_k=0: k must be ≥ 1"}},
 		{name: "train -set depth=0", cmd: train, args: []string{"-set", "depth=0", "-epochs", "2", "-warmup", "1"}, want: []string{"depth=0", "≥ 1"}},

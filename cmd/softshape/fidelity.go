@@ -32,7 +32,7 @@ func runFidelity(args []string, stdout io.Writer) error {
 	seeds := fs.String("seeds", "42,0,1,2", "comma-separated run seeds (the reference runs used 42, 0, 1, 2)")
 	presets := fs.String("presets", softshape.ProtocolReferenceFresh+","+softshape.ProtocolReferenceCompat+","+softshape.ProtocolDefault,
 		"comma-separated protocol presets")
-	settings := fs.String("set", "", "extra settings after the preset (the report then names them; leave empty for the benchmark proper)")
+	settings := addSettingsFlag(fs, "", "extra settings after the preset (the report then names them; leave empty for the benchmark proper)")
 	results := fs.String("results", filepath.Join(sweep.DefaultRoot, "fidelity"), "results folder; one subfolder per preset (resumable)")
 	reference := fs.String("reference", defaultReferenceRuns(), "the authors' per-seed runs (reference-runs.csv); empty: compare with the paper only")
 	reportOnly := fs.Bool("report", false, "train nothing: report what -results holds")

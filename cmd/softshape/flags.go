@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -56,8 +57,85 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
+		if hint := switchValueHint(fs, args); hint != "" {
+			return fmt.Errorf("unexpected arguments %q: %s", fs.Args(), hint)
+		}
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
+	return nil
+}
+
+// switchValueHint explains the first argument fs left unparsed in args when
+// it is a switch's value written with a space (-run-axis off, -quiet false): a
+// switch, a flag that may stand alone, takes a value only after "=", so
+// the parser stopped at the value. It returns "" otherwise.
+func switchValueHint(fs *flag.FlagSet, args []string) string {
+	i := len(args) - fs.NArg() // the first argument left
+	if i < 1 || i > len(args) {
+		return ""
+	}
+	name := strings.TrimLeft(args[i-1], "-")
+	if name == "" || strings.Contains(name, "=") || !strings.HasPrefix(args[i-1], "-") {
+		return ""
+	}
+	f := fs.Lookup(name)
+	if f == nil {
+		return ""
+	}
+	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
+		return ""
+	}
+	if !looksLikeSwitchValue(args[i]) {
+		return "" // a stray argument after a switch, not its value
+	}
+	return fmt.Sprintf("-%s is a switch: give its value with \"=\", as -%s=%s (alone, -%s means on)", name, name, args[i], name)
+}
+
+// looksLikeSwitchValue reports whether s is a value some switch takes: a
+// boolean (true, false, 1, 0, …) or a -run-axis mode (auto, on, off).
+func looksLikeSwitchValue(s string) bool {
+	if _, err := strconv.ParseBool(s); err == nil {
+		return true
+	}
+	_, err := softshape.ParseRunAxis(s)
+	return err == nil
+}
+
+// settingsFlag is a -set flag: hyperparameters "name=value;…". Given more
+// than once, the values are joined, so that -set depth=3 -set embed_dim=64
+// sets both; a setting given in two of them is then reported as given twice
+// (softshape.SettingNames). The first -set replaces the flag's default.
+type settingsFlag struct {
+	value *string
+	given bool
+}
+
+// addSettingsFlag declares -set on fs with default value and help usage,
+// and returns the merged settings it holds after parsing.
+func addSettingsFlag(fs *flag.FlagSet, value, usage string) *string {
+	f := &settingsFlag{value: new(string)}
+	*f.value = value
+	fs.Var(f, "set", usage+" (several -set flags are joined)")
+	return f.value
+}
+
+// String returns the settings.
+func (f *settingsFlag) String() string {
+	if f == nil || f.value == nil {
+		return ""
+	}
+	return *f.value
+}
+
+// Set adds s to the settings given before, or replaces the default.
+func (f *settingsFlag) Set(s string) error {
+	switch {
+	case !f.given || strings.TrimSpace(*f.value) == "":
+		*f.value = s
+	case strings.TrimSpace(s) != "":
+		*f.value += ";" + s
+	}
+	f.given = true
 	return nil
 }
 
@@ -69,6 +147,9 @@ func parseDatasetFlags(fs *flag.FlagSet, args []string, settings *string, stdout
 		return false, err
 	}
 	if fs.NArg() > 0 {
+		if hint := switchValueHint(fs, args); hint != "" {
+			return false, fmt.Errorf("unexpected argument %q: %s", fs.Arg(0), hint)
+		}
 		return false, fmt.Errorf("unexpected argument %q (name the dataset with -dataset)", fs.Arg(0))
 	}
 	if *settings == "help" {
@@ -234,7 +315,7 @@ func addScheduleFlags(fs *flag.FlagSet) *scheduleFlags {
 	s := &scheduleFlags{}
 	def := softshape.DefaultConfig()
 	fs.Var(&s.epochs, "epochs", fmt.Sprintf("maximum epochs, ≥ 1 (default: the epochs setting, %d)", def.Epochs))
-	fs.Var(&s.warmup, "warmup", fmt.Sprintf("warm-up (dense) epochs, ≥ 0 (default: the warmup_epochs setting, %d)", def.WarmUpEpochs))
+	fs.Var(&s.warmup, "warmup", fmt.Sprintf("warm-up (dense) epochs, ≥ 0 (default: the warmup_epochs setting, %d; with -epochs N alone, its share of the epochs setting's %d, scaled to N and said on stderr: 12 for -epochs 40)", def.WarmUpEpochs, def.Epochs))
 	return s
 }
 
@@ -261,14 +342,14 @@ func (s *scheduleFlags) apply(cfg *softshape.Config) (warning string, err error)
 }
 
 // commandConfig is configFromFlags for the command "softshape name": it
-// writes the warning, if any, to stderr.
+// writes its notes, if any, to stderr, one line each.
 func commandConfig(name, settings string, s *scheduleFlags) (softshape.Config, error) {
-	cfg, warning, err := configFromFlags(settings, s)
+	cfg, notes, err := configFromFlags(settings, s)
 	if err != nil {
 		return cfg, err
 	}
-	if warning != "" {
-		fmt.Fprintln(os.Stderr, "softshape "+name+": "+warning)
+	for _, n := range notes {
+		fmt.Fprintln(os.Stderr, "softshape "+name+": "+n)
 	}
 	return cfg, nil
 }
@@ -276,16 +357,18 @@ func commandConfig(name, settings string, s *scheduleFlags) (softshape.Config, e
 // configFromFlags returns the configuration of a command with -set settings
 // and the schedule flags -epochs and -warmup: the default configuration, the
 // settings, then the flags. A flag and a setting that disagree (-epochs 3
-// with epochs=100) is an error naming both, as is a setting given twice; a
-// schedule whose warm-up covers every epoch returns a warning line.
-func configFromFlags(settings string, s *scheduleFlags) (cfg softshape.Config, warning string, err error) {
+// with epochs=100) is an error naming both, as is a setting given twice.
+// An -epochs given without -warmup or a warmup_epochs setting scales the
+// warm-up with it (scaledWarmUp), which a note line says; a schedule whose
+// warm-up covers every epoch returns a warning line.
+func configFromFlags(settings string, s *scheduleFlags) (cfg softshape.Config, notes []string, err error) {
 	cfg, err = softshape.DefaultConfig().WithSettings(settings)
 	if err != nil {
-		return cfg, "", err
+		return cfg, nil, err
 	}
 	names, err := softshape.SettingNames(settings)
 	if err != nil {
-		return cfg, "", err
+		return cfg, nil, err
 	}
 	for _, c := range []struct {
 		flag, setting string
@@ -296,11 +379,31 @@ func configFromFlags(settings string, s *scheduleFlags) (cfg softshape.Config, w
 		{"-warmup", softshape.ParamWarmUpEpochs, s.warmup, cfg.WarmUpEpochs},
 	} {
 		if c.f.set && slices.Contains(names, c.setting) && c.f.v != c.v {
-			return cfg, "", fmt.Errorf("%s %d and -set %s=%d disagree: give the value once, with %s or in -set", c.flag, c.f.v, c.setting, c.v, c.flag)
+			return cfg, nil, fmt.Errorf("%s %d and -set %s=%d disagree: give the value once, with %s or in -set", c.flag, c.f.v, c.setting, c.v, c.flag)
 		}
 	}
-	warning, err = s.apply(&cfg)
-	return cfg, warning, err
+	flags := *s
+	if s.epochs.set && s.epochs.v >= 1 && !s.warmup.set && !slices.Contains(names, softshape.ParamWarmUpEpochs) && s.epochs.v != cfg.Epochs {
+		w := scaledWarmUp(s.epochs.v, cfg.WarmUpEpochs, cfg.Epochs)
+		flags.warmup = optInt{v: w, set: true}
+		notes = append(notes, fmt.Sprintf("-epochs %d without -warmup: %d warm-up epochs, the warmup_epochs setting's %d of %d epochs scaled to %d (give -warmup to choose)",
+			s.epochs.v, w, cfg.WarmUpEpochs, cfg.Epochs, s.epochs.v))
+	}
+	warning, err := flags.apply(&cfg)
+	if warning != "" {
+		notes = append(notes, warning)
+	}
+	return cfg, notes, err
+}
+
+// scaledWarmUp is the warm-up of a run of epochs epochs that keeps the
+// share warmUp/of of a schedule of "of" epochs (the paper's 150 of 500),
+// rounded to the nearest epoch: 12 of 40 epochs.
+func scaledWarmUp(epochs, warmUp, of int) int {
+	if of < 1 {
+		return warmUp
+	}
+	return int(math.Round(float64(epochs) * float64(warmUp) / float64(of)))
 }
 
 // checkDataRoot checks the data folder root of -data on set. It must not be

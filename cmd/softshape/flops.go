@@ -23,7 +23,7 @@ func runFLOPs(args []string, stdout io.Writer) error {
 	dataRoot := fs.String("data", data.DefaultRoot(), dataRootHelp)
 	offline := fs.Bool("offline", false, offlineHelp)
 	backendName := fs.String("backend", "", backendHelp)
-	settings := fs.String("set", "", "hyperparameters and protocol, e.g. \"protocol=reference_fresh\"; -set help lists them")
+	settings := addSettingsFlag(fs, "", "hyperparameters and protocol, e.g. \"protocol=reference_fresh\"; -set help lists them")
 	seed := fs.Int64("seed", 42, "seed of the folds (fold 1 gives the training and validation sizes)")
 	fast := fs.Bool("fast", false, "count the model's speed forms (softshape.RunOptions.Fast) instead of its plain graphs")
 	ops := fs.Int("ops", 8, "list this many operations per graph, by elements written (0: none)")

@@ -26,7 +26,7 @@ func runGolden(args []string, stdout io.Writer) error {
 	out := fs.String("o", "", "write the record to this file (default: stdout)")
 	force := fs.Bool("force", false, "let -o replace a file that exists")
 	backends := fs.String("backends", golden.BackendGo+","+golden.BackendONNX, "comma-separated backends of the standard cases (onnx:cpu needs a build with -tags onnx)")
-	settings := fs.String("set", golden.Protocol, "settings of the standard cases, applied after each one's preset (its protocol)")
+	settings := addSettingsFlag(fs, golden.Protocol, "settings of the standard cases, applied after each one's preset (its protocol)")
 	pattern := fs.String("cases", "", "record (or -check, or -compare) only the cases whose names this regular expression matches")
 	list := fs.Bool("list", false, "list the cases' names and exit")
 	check := fs.String("check", "", "record the cases of this record file (those -cases matches) with this build and compare them with it")

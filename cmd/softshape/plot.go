@@ -233,7 +233,7 @@ func plotCurves(args []string, stdout io.Writer) error {
 	fold := fs.Int("fold", 1, "fold to train (1-5)")
 	seed := fs.Int64("seed", 42, "seed (folds, weights, batches)")
 	schedule := addScheduleFlags(fs)
-	settings := fs.String("set", "", "hyperparameters, e.g. \"embed_dim=64\"")
+	settings := addSettingsFlag(fs, "", "hyperparameters, e.g. \"embed_dim=64\"")
 	save := fs.String("save", "", "folder to save the trained model and its history (for later plot curves/attention/tsne -checkpoint)")
 	if err := parseFigFlags(fs, ff, args); err != nil {
 		return err

@@ -65,17 +65,32 @@ func runStatus(args []string, stdout io.Writer) error {
 			fmt.Fprintf(stdout, "  unreadable: %v\n", e)
 		}
 	}
-	sts, err := store.Status(*table)
+	sts, unreadable, err := store.Status(*table)
 	if err != nil {
 		return err
 	}
+	for _, e := range unreadable {
+		fmt.Fprintf(stdout, "unreadable, left out: %v\n", e)
+	}
+	if err := printStatus(stdout, store, sts, *table, *limit, *shards, *retry); err != nil {
+		return err
+	}
+	if len(unreadable) > 0 {
+		return fmt.Errorf("results folder %s: %d grid files unreadable (named above; move them aside, e.g. rename to .bad): the other grids are reported", store.Root(), len(unreadable))
+	}
+	return nil
+}
+
+// printStatus prints the status of each table of sts, then with shards > 0
+// the state of each shard (shardStatus).
+func printStatus(stdout io.Writer, store *sweep.Store, sts []sweep.TableStatus, table string, limit, shards int, retry bool) error {
 	if len(sts) == 0 {
 		what := "any table"
-		if *table != "" {
-			what = "table " + *table
+		if table != "" {
+			what = "table " + table
 		}
 		fmt.Fprintf(stdout, "no sweep recorded for %s in %s\n", what, store.Root())
-		if hint := sweep.NestedHint(store.Root(), *table); hint != "" {
+		if hint := sweep.NestedHint(store.Root(), table); hint != "" {
 			fmt.Fprintln(stdout, hint)
 		}
 		return nil
@@ -95,7 +110,7 @@ func runStatus(args []string, stdout io.Writer) error {
 			fmt.Fprintf(stdout, "  not run: %s\n", v.Blocked)
 		}
 		for i, c := range ts.Cells {
-			if *limit > 0 && i == *limit {
+			if limit > 0 && i == limit {
 				fmt.Fprintf(stdout, "  … and %d more (-list 0 lists all)\n", len(ts.Cells)-i)
 				break
 			}
@@ -106,8 +121,8 @@ func runStatus(args []string, stdout io.Writer) error {
 			fmt.Fprintf(stdout, "  %-8s %s · %s · seed %d fold %d%s\n", c.State, c.Key.Dataset, c.Key.Variant, c.Key.Seed, c.Key.Fold, detail)
 		}
 	}
-	if *shards > 0 {
-		return shardStatus(stdout, store, *table, *shards, *retry)
+	if shards > 0 {
+		return shardStatus(stdout, store, table, shards, retry)
 	}
 	return nil
 }
@@ -115,7 +130,7 @@ func runStatus(args []string, stdout io.Writer) error {
 // shardStatus prints, for every recorded grid, the state of each of its n
 // shards and the --array value of those with cells left to run.
 func shardStatus(w io.Writer, store *sweep.Store, table string, n int, retry bool) error {
-	grids, err := store.LoadGrids(table)
+	grids, _, err := store.ReadGrids(table) // the unreadable ones were named above
 	if err != nil {
 		return err
 	}

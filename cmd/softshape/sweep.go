@@ -29,7 +29,7 @@ func runSweep(args []string, stdout io.Writer) error {
 	gf := addGraphFlags(fs, "")
 	results := fs.String("results", sweep.DefaultRoot, "results folder (one JSON record per run)")
 	seeds := fs.String("seeds", "42", "comma-separated run seeds")
-	settings := fs.String("set", "", "hyperparameters applied before each variant, e.g. \"embed_dim=64\" (part of every run's key)")
+	settings := addSettingsFlag(fs, "", "hyperparameters applied before each variant, e.g. \"embed_dim=64\" (part of every run's key)")
 	dryRun := fs.Bool("dry-run", false, "list the cells of this shard and their state; train nothing, write nothing")
 	retry := fs.Bool("retry-failed", false, "run again the cells whose record says failed")
 	fast := fs.Bool("fast", false, speedFormsHelp+"; each record says which form trained it (speed_forms)")
@@ -110,6 +110,13 @@ func runSweep(args []string, stdout io.Writer) error {
 			fmt.Fprintf(stdout, "  %v\n", e)
 		}
 		return fmt.Errorf("%d cells left without a record (listed above)", len(rep.Errors))
+	}
+	if err := store.CheckNotAllInvalid(cells); err != nil {
+		return fmt.Errorf("sweep %s: %w", *table, err)
+	}
+	if inv := store.InvalidCells(cells); len(inv) > 0 {
+		fmt.Fprintf(stdout, "sweep %s: %d of %d cells recorded invalid (the dataset rejects the configuration; softshape status lists them), e.g. %s · %s: %s\n",
+			*table, len(inv), len(cells), inv[0].Key.Dataset, inv[0].Key.Variant, inv[0].Detail)
 	}
 	return nil
 }

@@ -88,9 +88,11 @@ func TestSweepCommand(t *testing.T) {
 		}
 	}
 
-	// A configuration that every dataset rejects is recorded as invalid, not an error.
+	// A configuration that every dataset rejects is recorded as invalid, and
+	// the sweep, with nothing trained, is an error saying so.
 	out, err = sweepCLI(t, filepath.Join(t.TempDir(), "r"), "-set", "experts_k=0")
-	if err != nil || !strings.Contains(out, "2 trained (0 failed, 2 invalid)") || !strings.Contains(out, "workers: "+autoPlan(t, 2)+"\n") {
+	if err == nil || !strings.Contains(err.Error(), "all 2 cells are recorded invalid") ||
+		!strings.Contains(out, "2 trained (0 failed, 2 invalid)") || !strings.Contains(out, "workers: "+autoPlan(t, 2)+"\n") {
 		t.Errorf("experts_k=0: %v\n%s", err, out)
 	}
 	for _, c := range []struct {

@@ -33,7 +33,7 @@ func runTiming(args []string, stdout io.Writer) error {
 	steps := fs.Int("steps", 3, "timed training steps per point (after one compile and one warm-up step)")
 	backendName := fs.String("backend", "", backendHelp)
 	dataRoot := fs.String("data", data.DefaultRoot(), "UCR folder searched for "+timing.BaseDataset+" (the generated CBF data is used when it is missing)")
-	settings := fs.String("set", "", "hyperparameters of the timed model, e.g. \"embed_dim=64;depth=3\"")
+	settings := addSettingsFlag(fs, "", "hyperparameters of the timed model, e.g. \"embed_dim=64;depth=3\"")
 	out := fs.String("out", "timing", "folder for the figures, timing.csv and timing.md; \"\" writes no files")
 	figures := fs.String("figures", defaultFigureFormats, "comma-separated file formats of the figures: "+strings.Join(plots.Formats(), ", "))
 	dpi := fs.Int("dpi", plots.FileDPI, "PNG resolution of the figures in dots per inch")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -21,8 +22,9 @@ func runTrain(args []string, stdout io.Writer) error {
 	dataset := fs.String("dataset", data.CBFName, "dataset name: any UCR name, or "+data.CBFName+" (generated, needs no files)")
 	seed := fs.Int64("seed", 42, "seed for folds, initial weights, dropout and batch order")
 	schedule := addScheduleFlags(fs)
-	settings := fs.String("set", "", "hyperparameters, e.g. \"sparse_ratio=0.3;experts_k=2;depth=3\"; -set help lists them with defaults")
-	checkpoints := fs.String("checkpoint", "", "folder to save the selected model and the per-epoch history of each fold (subfolders fold-1 … fold-5, numbered like -folds; plot curves/attention/tsne -checkpoint read them)")
+	settings := addSettingsFlag(fs, "", "hyperparameters, e.g. \"sparse_ratio=0.3;experts_k=2;depth=3\"; -set help lists them with defaults")
+	checkpoints := fs.String("checkpoint", "", "folder to save the selected model and the per-epoch history of each fold (subfolders fold-1 … fold-5, numbered like -folds; plot curves/attention/tsne -checkpoint read them); a folder holding an earlier run is refused unless -overwrite")
+	overwrite := fs.Bool("overwrite", false, "with -checkpoint: replace the earlier run that folder holds (the checkpoints of its every fold-N, trained now or not, are removed before training; anything else in it is kept, and a fold-N holding other files is refused)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr (a bar on a terminal; elsewhere a line per finished fold and at most one every 10 s)")
 	gf := addGraphFlags(fs, "; the folds of a fold_reset=fresh configuration then train together")
 	fast := fs.Bool("fast", false, speedFormsHelp)
@@ -43,8 +45,11 @@ func runTrain(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *overwrite && *checkpoints == "" {
+		return fmt.Errorf("-overwrite replaces the run of a -checkpoint folder: give -checkpoint too")
+	}
 	if *checkpoints != "" {
-		if err := checkCheckpointFolders(*checkpoints, foldList); err != nil {
+		if err := checkCheckpointFolders(*checkpoints, foldList, *overwrite); err != nil {
 			return err
 		}
 	}
@@ -108,8 +113,12 @@ func runTrain(args []string, stdout io.Writer) error {
 // N the 1-based fold number (checkpointdir.FoldDir): dir is a folder
 // (or missing), was not written with the older 0-based fold folders, and
 // each fold-N holds nothing but an earlier checkpoint (see
-// softshape.SaveCheckpoint).
-func checkCheckpointFolders(dir string, folds []int) error {
+// softshape.SaveCheckpoint). A dir holding an earlier run (a fold-N with a
+// checkpoint, checkpointdir.Held) is refused unless overwrite; with
+// overwrite, the checkpoints of every held fold-N are removed, so that the
+// folder never mixes the new run's folds with the earlier run's, and
+// nothing is removed unless every held fold-N holds checkpoint files only.
+func checkCheckpointFolders(dir string, folds []int, overwrite bool) error {
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
 		return fmt.Errorf("-checkpoint %s is a file, not a folder", dir)
 	}
@@ -119,6 +128,28 @@ func checkCheckpointFolders(dir string, folds []int) error {
 	for _, f := range folds {
 		if err := checkpointdir.Check(checkpointdir.FoldDir(dir, f)); err != nil {
 			return fmt.Errorf("-checkpoint: %w", err)
+		}
+	}
+	held, err := checkpointdir.Held(dir)
+	if err != nil || len(held) == 0 {
+		return err
+	}
+	names := make([]string, len(held))
+	for i, h := range held {
+		names[i] = filepath.Base(h)
+	}
+	if !overwrite {
+		return fmt.Errorf("-checkpoint %s holds an earlier run (%s): not replacing it; give -overwrite to replace that run "+
+			"(the checkpoints of all its folds are removed first), or choose a new folder", dir, strings.Join(names, ", "))
+	}
+	for _, h := range held {
+		if _, err := checkpointdir.Files(h); err != nil {
+			return fmt.Errorf("-checkpoint -overwrite: %w", err)
+		}
+	}
+	for _, h := range held {
+		if err := checkpointdir.Remove(h); err != nil {
+			return fmt.Errorf("-checkpoint -overwrite: %w", err)
 		}
 	}
 	return nil

@@ -23,7 +23,7 @@ func runVariants(args []string, stdout io.Writer) error {
 	dataset := fs.String("dataset", data.CBFName, "dataset whose series length, classes and authors' m size the models (UCR registry name, or "+data.CBFName+")")
 	length := fs.Int("length", 0, "series length T (overrides -dataset's)")
 	classes := fs.Int("classes", 0, "number of classes C (overrides -dataset's)")
-	settings := fs.String("set", "", "base hyperparameters before each variant, e.g. \"embed_dim=64\"")
+	settings := addSettingsFlag(fs, "", "base hyperparameters before each variant, e.g. \"embed_dim=64\"")
 	backendName := fs.String("backend", "", backendHelp)
 	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -92,6 +92,9 @@ func Table(ctx context.Context, name string, p Params) (*TableResult, error) {
 			fmt.Fprintf(log, "  no record: %v\n", e)
 		}
 	}
+	if err := store.CheckNotAllInvalid(grid.Cells); err != nil {
+		return nil, fmt.Errorf("table %s: %w", name, err)
+	}
 	if res.Table, err = pipeline.Build(store, grid); err != nil {
 		return nil, err
 	}

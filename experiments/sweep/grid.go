@@ -128,6 +128,9 @@ func NewGrid(spec GridSpec) (*Grid, error) {
 		if err != nil {
 			return nil, fmt.Errorf("sweep %s: %w", spec.Table, err)
 		}
+		if err := sweptSetting(spec.Settings, base, cfg, v.Name); err != nil {
+			return nil, fmt.Errorf("sweep %s: %w", spec.Table, err)
+		}
 		gv := GridVariant{Name: v.Name, Config: cfg.String(), Hash: ConfigHash(cfg, spec.Quick)}
 		g.Variants = append(g.Variants, gv)
 		for _, ds := range spec.Datasets {
@@ -141,6 +144,28 @@ func NewGrid(spec GridSpec) (*Grid, error) {
 	}
 	sortCells(g.Cells)
 	return g, nil
+}
+
+// sweptSetting returns an error when variant, which turned base into cfg,
+// changes a setting that settings (the grid's, applied before every
+// variant) names: the table sweeps that setting, so the variant would
+// override the value given without a word, an invalid one included. The
+// protocol preset is left out: it names no one field.
+func sweptSetting(settings string, base, cfg softshape.Config, variant string) error {
+	names, err := softshape.SettingNames(settings)
+	if err != nil {
+		return err
+	}
+	for _, p := range softshape.Settings() {
+		if p.Name == softshape.ParamProtocol || !slices.Contains(names, p.Name) {
+			continue
+		}
+		if given, swept := p.Value(base), p.Value(cfg); given != swept {
+			return fmt.Errorf("settings %s=%v and variant %q, which sets %s=%v, conflict: the table sweeps %s, so leave it out of the settings (-set, $SOFTSHAPE_SETTINGS) and choose its values with the variants",
+				p.Name, given, variant, p.Name, swept, p.Name)
+		}
+	}
+	return nil
 }
 
 // checkSpec rejects empty, repeated or malformed grid dimensions.

@@ -45,33 +45,48 @@ func (s *Store) SaveGrid(g *Grid) error {
 }
 
 // LoadGrids returns the grids recorded for table (every table when ""),
-// rebuilt from their grid files, sorted by table and id.
+// rebuilt from their grid files, sorted by table and id. A grid file that
+// cannot be read is an error naming it (ReadGrids reports it and goes on).
 func (s *Store) LoadGrids(table string) ([]*Grid, error) {
+	grids, unreadable, err := s.ReadGrids(table)
+	if err != nil {
+		return nil, err
+	}
+	if len(unreadable) > 0 {
+		return nil, unreadable[0]
+	}
+	return grids, nil
+}
+
+// ReadGrids is LoadGrids that goes on past a grid file it cannot read (not
+// JSON, a foreign file, another schema): it returns the other grids and one
+// error per such file, naming it.
+func (s *Store) ReadGrids(table string) (grids []*Grid, unreadable []error, err error) {
 	pattern := filepath.Join(s.root, table, "grid-*.json")
 	if table == "" {
 		pattern = filepath.Join(s.root, "*", "grid-*.json")
 	}
 	files, err := filepath.Glob(pattern)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sort.Strings(files)
-	var out []*Grid
 	for _, path := range files {
 		g, err := readGridFile(path)
 		if err != nil {
-			return nil, err
+			unreadable = append(unreadable, err)
+			continue
 		}
-		out = append(out, g)
+		grids = append(grids, g)
 	}
-	return out, nil
+	return grids, unreadable, nil
 }
 
 // readGridFile parses a grid file and rebuilds its cells.
 func readGridFile(path string) (*Grid, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("grid file %s: %w", path, err)
 	}
 	var f gridFile
 	if err := json.Unmarshal(b, &f); err != nil {

@@ -122,7 +122,8 @@ type worker struct {
 }
 
 // Run trains every cell that has no record yet, Workers at a time, skipping
-// cells held by other processes. It first removes stale locks and temporary
+// cells held by other processes. It first fixes, or checks, the form of the
+// store's runs (Store.ClaimForm), then removes stale locks and temporary
 // files of dead processes in the cells' tables. Cancelling ctx stops starting
 // new cells; cells in training finish. Every backend Run started (per worker
 // with NewBackend, or the default one) is finalized before it returns. The
@@ -132,6 +133,9 @@ func (r *Runner) Run(ctx context.Context, cells []Cell) (Report, error) {
 	st := &runState{r: r, total: len(cells), datasets: map[string]*loadedDataset{}}
 	if r.Store == nil {
 		return st.rep, errors.New("sweep runner: no store")
+	}
+	if err := r.Store.ClaimForm(r.SpeedForms); err != nil {
+		return st.rep, err
 	}
 	tables := map[string]bool{}
 	for _, c := range cells {

@@ -62,10 +62,12 @@ type TableStatus struct {
 // Status reports, for every recorded sweep of table (every table when ""),
 // how many expected cells are done, running, failed, invalid or missing, and
 // lists those not done. Sweeps whose shards wrote to this folder are merged.
-func (s *Store) Status(table string) ([]TableStatus, error) {
-	grids, err := s.LoadGrids(table)
+// A grid file it cannot read does not stop it: unreadable holds one error
+// per such file, naming it (ReadGrids), and the other grids are reported.
+func (s *Store) Status(table string) (_ []TableStatus, unreadable []error, err error) {
+	grids, unreadable, err := s.ReadGrids(table)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	type group struct {
 		table string
@@ -119,7 +121,7 @@ func (s *Store) Status(table string) ([]TableStatus, error) {
 		}
 		out = append(out, *ts)
 	}
-	return out, nil
+	return out, unreadable, nil
 }
 
 // CellStatus returns the state of one cell.
@@ -230,4 +232,30 @@ func (s *Store) Merge(src string) (MergeReport, error) {
 		return nil
 	})
 	return rep, err
+}
+
+// InvalidCells returns the state of each of cells that is recorded invalid
+// (the dataset rejects its configuration), in the order of cells.
+func (s *Store) InvalidCells(cells []Cell) []CellStatus {
+	var out []CellStatus
+	for _, c := range cells {
+		if cs := s.CellStatus(c.Key); cs.State == StateInvalid {
+			out = append(out, cs)
+		}
+	}
+	return out
+}
+
+// CheckNotAllInvalid returns an error when every one of cells (at least
+// one) is recorded invalid: such a sweep or table has nothing to show, and
+// its settings are wrong, which must not read as success. The error says how
+// many and why the first was rejected.
+func (s *Store) CheckNotAllInvalid(cells []Cell) error {
+	inv := s.InvalidCells(cells)
+	if len(cells) == 0 || len(inv) < len(cells) {
+		return nil
+	}
+	first := inv[0]
+	return fmt.Errorf("all %d cells are recorded invalid, none trained: the datasets reject the configuration (e.g. %s · %s: %s); fix the settings (-set, $SOFTSHAPE_SETTINGS) and move the invalid records aside (or use another results folder) to run again",
+		len(cells), first.Key.Dataset, first.Key.Variant, first.Detail)
 }

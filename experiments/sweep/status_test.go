@@ -49,7 +49,7 @@ func TestStatusCountsEveryState(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	sts, err := s.Status("")
+	sts, _, err := s.Status("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestMergeShards(t *testing.T) {
 	if total != len(g.Cells) {
 		t.Errorf("copied %d records for %d cells", total, len(g.Cells))
 	}
-	sts, err := dst.Status("depth_L")
+	sts, _, err := dst.Status("depth_L")
 	if err != nil || len(sts) != 1 || sts[0].Counts[StateDone] != len(g.Cells) || len(sts[0].Grids) != 1 {
 		t.Fatalf("merged status %+v %v", sts, err)
 	}

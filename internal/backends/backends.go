@@ -145,7 +145,8 @@ func Description(b compute.Backend) string {
 // installed by scripts/install-onnxruntime.sh is used when present. A backend
 // that cannot start (e.g. XLA with no PJRT plugin, ONNX Runtime not compiled in
 // or without its library) is an error naming it, the backends compiled in, and
-// what to do.
+// what to do. A missing PJRT plugin is downloaded only when $SOFTSHAPE_XLA_INSTALL
+// is 1 (ensureXLAPlugin).
 func New(config string) (compute.Backend, error) {
 	if config == "" {
 		config = os.Getenv(compute.ConfigEnvVar)
@@ -210,7 +211,7 @@ func startBackend(asked, config string) (backend compute.Backend, err error) {
 		}
 		hint += ")"
 	case name == "xla":
-		hint = " (the XLA backend needs a PJRT plugin: set PJRT_PLUGIN_LIBRARY_PATH, or let the auto-installer download it; see environment.md)"
+		hint = " (the XLA backend needs a PJRT plugin: set PJRT_PLUGIN_LIBRARY_PATH, or set " + XLAInstallEnv + "=1 to download it; see environment.md)"
 	}
 	if ONNXOnCPU(config) {
 		if err := setONNXThreads(); err != nil {
@@ -220,6 +221,11 @@ func startBackend(asked, config string) (backend compute.Backend, err error) {
 	var locks map[string]bool // the auto-installer's lock files before the start
 	if name == "xla" {
 		locks = installLocks(xlaInstallDir())
+	}
+	if name == "xla" && slices.Contains(compiled, "xla") {
+		if err := ensureXLAPlugin(asked, config); err != nil {
+			return nil, installLocksNote(err, xlaInstallDir(), locks)
+		}
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -258,7 +264,7 @@ func newFastest() (compute.Backend, error) {
 // (always ending with Default), and a note on how to get a faster one
 // ("" when nothing faster is within reach).
 func FastestCandidates() ([]string, string) {
-	return fastestCandidates(ONNXCompiledIn(), FindONNXRuntime(), slices.Contains(compute.List(), "xla"), findPJRTPlugin("cpu") != "")
+	return fastestCandidates(ONNXCompiledIn(), FindONNXRuntime(), slices.Contains(compute.List(), "xla"), xlaHasPlugin("cpu"))
 }
 
 func fastestCandidates(onnxIn bool, onnxLib string, xlaIn, xlaPlugin bool) ([]string, string) {
@@ -324,31 +330,44 @@ func FindONNXRuntime() string {
 	return ""
 }
 
-// findPJRTPlugin returns the path of an installed PJRT plugin for platform
-// ("cpu", "cuda") in the folders go-xla searches ($PJRT_PLUGIN_LIBRARY_PATH,
-// ~/.local/lib/go-xla, /usr/local/lib/go-xla, $LD_LIBRARY_PATH), or "".
-func findPJRTPlugin(platform string) string {
-	var dirs []string
-	for _, env := range []string{"PJRT_PLUGIN_LIBRARY_PATH", "LD_LIBRARY_PATH"} {
-		for d := range strings.SplitSeq(os.Getenv(env), ":") {
-			if filepath.IsAbs(d) {
-				dirs = append(dirs, d)
-			}
-		}
+// XLAInstallEnv, set to 1, lets softshape download a missing PJRT plugin
+// with go-xla's installer (into ~/.local/lib/go-xla) when an XLA backend is
+// asked for; unset, a missing plugin is an error and nothing is downloaded
+// or created.
+const XLAInstallEnv = "SOFTSHAPE_XLA_INSTALL"
+
+// xlaPlatform is the PJRT plugin an XLA config names: "cuda" for
+// "xla:cuda,tf32=false", "" for "xla" (any plugin).
+func xlaPlatform(config string) string {
+	_, opts, _ := strings.Cut(config, ":")
+	platform, _, _ := strings.Cut(opts, ",")
+	return strings.TrimSpace(platform)
+}
+
+// ensureXLAPlugin checks, before go-xla starts, that the PJRT plugin the
+// XLA config names is installed. A missing one is installed when
+// $SOFTSHAPE_XLA_INSTALL is 1, and is otherwise a one-line error (asked is
+// the config as the user gave it) saying what is missing and how to
+// install it, with nothing downloaded or created. A plugin given by its
+// path is left to go-xla.
+func ensureXLAPlugin(asked, config string) error {
+	platform := xlaPlatform(config)
+	if filepath.IsAbs(platform) || xlaHasPlugin(platform) {
+		return nil
 	}
-	if dir := xlaInstallDir(); dir != "" {
-		dirs = append(dirs, dir, filepath.Join(filepath.Dir(dir), "gomlx", "pjrt"))
+	what := "a PJRT plugin"
+	if platform != "" {
+		what = fmt.Sprintf("the PJRT %q plugin (pjrt_c_api_%s_plugin.so)", platform, platform)
 	}
-	dirs = append(dirs, "/usr/local/lib/go-xla", "/usr/local/lib/gomlx/pjrt")
-	for _, d := range dirs {
-		matches, _ := filepath.Glob(filepath.Join(d, "pjrt_c_api_"+platform+"*plugin.so"))
-		for _, m := range matches {
-			if isFile(m) {
-				return m
-			}
-		}
+	if os.Getenv(XLAInstallEnv) != "1" {
+		return fmt.Errorf("backend %q: %s is not installed (searched $PJRT_PLUGIN_LIBRARY_PATH, ~/.local/lib/go-xla, /usr/local/lib/go-xla and the system library paths): "+
+			"point PJRT_PLUGIN_LIBRARY_PATH at a folder holding it, or set %s=1 to download it into ~/.local/lib/go-xla (needs network; environment.md, docs/gpu.md)",
+			asked, what, XLAInstallEnv)
 	}
-	return ""
+	if err := installXLAPlugin(platform); err != nil {
+		return fmt.Errorf("backend %q: %s is not installed, and installing it (%s=1) failed: %v", asked, what, XLAInstallEnv, err)
+	}
+	return nil
 }
 
 // xlaInstallDir is the folder where go-xla's auto-installer puts the PJRT

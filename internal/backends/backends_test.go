@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gomlx/compute"
+
 	"github.com/softshape-go/softshape/internal/testfs"
 )
 
@@ -251,5 +253,38 @@ func TestInstallLocksNote(t *testing.T) {
 	}
 	if err := installLocksNote(cause, t.TempDir(), map[string]bool{}); err != cause {
 		t.Errorf("no lock files: %v, want the cause alone", err)
+	}
+}
+
+// TestXLAMissingPluginNoDownload: an XLA backend whose PJRT plugin is not
+// installed is a one-line error saying what is missing and how to install
+// it; nothing is downloaded and no folder appears in the user's home.
+func TestXLAMissingPluginNoDownload(t *testing.T) {
+	if !slices.Contains(compute.List(), "xla") {
+		t.Skip("XLA is not compiled in (CGO_ENABLED=0 or -tags noxla)")
+	}
+	if xlaHasPlugin("cuda") {
+		t.Skip("a CUDA PJRT plugin is installed here")
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("SOFTSHAPE_XLA_INSTALL", "")
+	b, err := New("xla:cuda")
+	if err == nil {
+		b.Finalize()
+		t.Fatal("xla:cuda started without a CUDA plugin")
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "\n") {
+		t.Errorf("the error is %d lines, want one:\n%s", strings.Count(msg, "\n")+1, msg)
+	}
+	for _, want := range []string{`backend "xla:cuda": the PJRT "cuda" plugin (pjrt_c_api_cuda_plugin.so) is not installed`,
+		"PJRT_PLUGIN_LIBRARY_PATH", "SOFTSHAPE_XLA_INSTALL=1"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q does not say %q", msg, want)
+		}
+	}
+	if entries, _ := os.ReadDir(home); len(entries) > 0 {
+		t.Errorf("starting xla:cuda created %s in the home folder", filepath.Join(home, entries[0].Name()))
 	}
 }

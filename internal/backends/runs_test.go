@@ -54,7 +54,7 @@ func TestDefaultMaxRunsPerBackend(t *testing.T) {
 // installed) one.
 func TestDefaultMaxRunsStartedBackends(t *testing.T) {
 	configs := map[string]int{Default: 10}
-	if slices.Contains(compute.List(), "xla") && findPJRTPlugin("cpu") != "" {
+	if slices.Contains(compute.List(), "xla") && xlaHasPlugin("cpu") {
 		configs["xla:cpu"] = 1
 	} else {
 		t.Log("xla:cpu not checked: XLA not compiled in or no PJRT CPU plugin installed")

@@ -196,3 +196,40 @@ func LegacyFoldDirs(dir string) bool {
 	st, err := os.Stat(filepath.Join(dir, "fold-0"))
 	return err == nil && st.IsDir()
 }
+
+// foldDirName matches the fold subfolders FoldDir names (and the older
+// fold-0).
+var foldDirName = regexp.MustCompile(`^fold-\d+$`)
+
+// Held returns the fold subfolders of dir (fold-N, in name order) that hold
+// a saved checkpoint: at least one checkpoint file, whatever else they
+// hold. A dir that does not exist holds none. A command that saves a new
+// run into dir uses it to tell an earlier run apart from an empty folder,
+// so that no run is replaced, or mixed with another, unasked.
+func Held(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint folder %s: %w", dir, err)
+	}
+	var held []string
+	for _, e := range entries {
+		if !e.IsDir() || !foldDirName.MatchString(e.Name()) {
+			continue
+		}
+		sub := filepath.Join(dir, e.Name())
+		files, err := os.ReadDir(sub)
+		if err != nil {
+			return nil, fmt.Errorf("checkpoint folder %s: %w", sub, err)
+		}
+		for _, f := range files {
+			if own(f) {
+				held = append(held, sub)
+				break
+			}
+		}
+	}
+	return held, nil
+}

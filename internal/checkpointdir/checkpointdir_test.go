@@ -237,3 +237,34 @@ func TestCheckWritable(t *testing.T) {
 		t.Errorf("the check left %v in an existing folder", got)
 	}
 }
+
+// TestHeld: the fold subfolders holding a checkpoint file are listed,
+// whatever else they hold; empty fold folders, other folders and a missing
+// dir hold none.
+func TestHeld(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []struct{ sub, name string }{
+		{"fold-1", "checkpoint-n0000001-20250101-000000-initial.json"},
+		{"fold-3", HistoryFile},
+		{"fold-3", "notes.txt"},
+		{"fold-4", "notes.txt"},
+		{"figures", "checkpoint-n0000001-20250101-000000-initial.json"},
+	} {
+		if err := os.MkdirAll(filepath.Join(dir, f.sub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f.sub, f.name), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "fold-2"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	held, err := Held(dir)
+	if want := []string{filepath.Join(dir, "fold-1"), filepath.Join(dir, "fold-3")}; err != nil || !slices.Equal(held, want) {
+		t.Errorf("Held: %v, %v; want %v", held, err, want)
+	}
+	if held, err := Held(filepath.Join(dir, "none")); err != nil || len(held) != 0 {
+		t.Errorf("missing dir: %v, %v", held, err)
+	}
+}
