@@ -16,8 +16,14 @@ import (
 	"github.com/softshape-go/softshape/plots"
 	"github.com/softshape-go/softshape/plots/modelplots"
 	"github.com/softshape-go/softshape/plots/tsne"
+	"github.com/softshape-go/softshape/reproduction"
 	"github.com/softshape-go/softshape/softshape"
 )
+
+// ModelSettings are the settings of the committed fold-1 models
+// (reproduction.ModelSettings): a notebook that passes them to TrainModel
+// reloads those models in full mode, training nothing.
+const ModelSettings = reproduction.ModelSettings
 
 // TrainedFold is one trained fold: its data, configuration, result and selected
 // model, kept on disk so that later notebook cells (each a new program under
@@ -66,10 +72,12 @@ func ModelConfig(p Params, settings string) (softshape.Config, error) {
 
 // TrainModel trains fold (1-based) of the named dataset with ModelConfig, or
 // reloads it when the same dataset, fold, seed and configuration were trained
-// before (under <Results>/models). With live set and inside a notebook, the
-// training curves are redrawn in place every few epochs. In full mode without
-// Train (Params.TrainingOff) it trains nothing: a model not saved before
-// comes back with NotTrained set.
+// before (under reproduction.ModelsDir(Results)). With live set and inside a
+// notebook, the training curves are redrawn in place every few epochs. In
+// full mode without Train (Params.TrainingOff) it trains nothing: a model not
+// saved before comes back with NotTrained set; with no results folder given it
+// reloads the committed models (reproduction.ModelsDir of the reproduction
+// folder, trained with reproduction.ModelSettings).
 func TrainModel(p Params, dataset string, fold int, settings string, live bool) (*TrainedFold, error) {
 	p, err := p.Resolve()
 	if err != nil {
@@ -87,7 +95,11 @@ func TrainModel(p Params, dataset string, fold int, settings string, live bool) 
 		return nil, err
 	}
 	m := &TrainedFold{Params: p, Dataset: ds, Fold: fold, Seed: p.Seeds[0], Config: cfg}
-	m.Dir = filepath.Join(p.Results, "models", sweep.Slug(dataset),
+	root := p.Results
+	if p.fullWithoutResults() {
+		root = committedDir() // the committed models (reproduction.ModelsDir)
+	}
+	m.Dir = filepath.Join(reproduction.ModelsDir(root), sweep.Slug(dataset),
 		fmt.Sprintf("fold%d-seed%d-%s", fold, m.Seed, sweep.CellHash(cfg, p.Quick, dataset)))
 	splits, err := data.Folds(ds, sweep.NumFolds, m.Seed)
 	if err != nil {
@@ -201,7 +213,7 @@ func (m *TrainedFold) Summary() string {
 	fr := m.Result
 	how := "trained now"
 	if m.Cached {
-		how = "reloaded from " + m.Dir
+		how = "reloaded from " + repoPath(m.Dir)
 	}
 	s := fmt.Sprintf("**%s**, fold %d (seed %d): test accuracy **%.4f** (model selected at epoch %d of %d, %s phase; %d parameters; batch %d; %.1f s). %s.",
 		m.Dataset.Name, m.Fold, m.Seed, fr.TestAcc, fr.BestEpoch+1, fr.EpochsRun, fr.SelectedPhase, fr.Params, fr.BatchSize, fr.Wall.Seconds(), how)
@@ -290,7 +302,7 @@ func (m *TrainedFold) AttentionFigures(maxClasses int) ([]Named, error) {
 			continue
 		}
 		meta := m.meta(fmt.Sprintf("MIL attention, test series %d (class %s)", i, m.Dataset.ClassNames[c]))
-		f, err := modelplots.Attention(meta, m.Trained, m.Data.TestX[i])
+		f, err := modelplots.Attention(meta, m.Trained, m.Data.TestX, i)
 		out = append(out, Named{Name: fmt.Sprintf("%s_attention_class%d", sweep.Slug(m.Dataset.Name), c), Figure: f, Err: err})
 	}
 	if len(out) == 0 {
