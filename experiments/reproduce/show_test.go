@@ -253,19 +253,29 @@ func TestFullModeTrainsNothing(t *testing.T) {
 		t.Error("Train: true still turns training off")
 	}
 
-	// Without a results folder, a table nobody committed (Table 1) is one
-	// line naming the command that makes it, and each of its figures' places
-	// says why it is empty: no archive needed, nothing trained.
+	// Without a results folder, a table nobody committed (the appendix's
+	// number of experts) is one line naming the command that makes it, and
+	// each of its figures' places says why it is empty: no archive needed,
+	// nothing trained.
 	full, err := Params{Quick: false, DataRoot: t.TempDir()}.Resolve()
 	if err != nil {
 		t.Fatal(err)
 	}
 	out = captureStdout(t, func() {
-		ShowTable(context.Background(), "main", full)
-		ShowFigures(context.Background(), "main", full)
+		ShowTable(context.Background(), "num_experts", full)
+		ShowFigures(context.Background(), "num_experts", full)
 	})
-	for _, want := range []string{"no committed full-protocol runs of main", "`TABLES=main reproduction/run-sweeps.sh`",
-		"*Figure main_ranks not drawn: no figure: no committed full-protocol runs of main yet", "*Figure main_cd not drawn:"} {
+	for _, want := range []string{"no committed full-protocol runs of num_experts", "`TABLES=num_experts reproduction/run-sweeps.sh`",
+		"*Figure num_experts_ranks not drawn: no figure: no committed full-protocol runs of num_experts yet", "*Figure num_experts_sweep not drawn:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	// Table 1 renders its section of docs/reproduction.md from the
+	// committed runs, however many there are (none: it says so, and names
+	// the command), beside the paper's printed summary.
+	out = captureStdout(t, func() { ShowTable(context.Background(), "main", full) })
+	for _, want := range []string{"the SoftShape column", "**The 17 baselines are the paper's printed numbers**", "The paper's printed summary, over all its datasets"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)
 		}
