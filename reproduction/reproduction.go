@@ -201,9 +201,13 @@ func (e Entry) Complete() bool { return e.Expected > 0 && e.Recorded == e.Expect
 // reproduction folder) and checks every record it holds: full protocol (not
 // quick mode, the paper's 500 epochs with 150 warm-up) under the preset of its
 // folder. A record that fails the check is an error naming its file.
-func Load(dir string) ([]Entry, error) {
+func Load(dir string) ([]Entry, error) { return loadItems(dir, Plan()) }
+
+// loadItems reads the state of the given items from dir (LoadItem), in
+// their order.
+func loadItems(dir string, items []Item) ([]Entry, error) {
 	var out []Entry
-	for _, it := range Plan() {
+	for _, it := range items {
 		e, err := LoadItem(dir, it)
 		if err != nil {
 			return nil, err

@@ -351,13 +351,15 @@ func (h *Headline) Markdown(b *strings.Builder, figs map[string]Figure) error {
 	}
 	b.WriteString(BaselinesNote + "\n\n")
 	b.WriteString("#### Verdict\n\n")
+	verdicts := h.Verdicts()
 	for i, e := range h.Entries {
 		fmt.Fprintf(b, "- %s: ", e.Preset)
-		if h.Summaries[i] == nil {
+		k := slices.IndexFunc(verdicts, func(v Verdict) bool { return v.Preset == e.Preset })
+		if k < 0 {
 			fmt.Fprintf(b, "no verdict yet (%s).\n", h.Problems[i])
 			continue
 		}
-		b.WriteString(h.Verdicts()[slices.IndexFunc(h.Verdicts(), func(v Verdict) bool { return v.Preset == e.Preset })].String() + ".\n")
+		b.WriteString(verdicts[k].String() + ".\n")
 	}
 	b.WriteString("\n")
 	h.markdownRows(b)
@@ -368,6 +370,9 @@ func (h *Headline) Markdown(b *strings.Builder, figs map[string]Figure) error {
 			continue
 		}
 		h.markdownSummary(b, i)
+		if _, paperLine := rankLine(e); paperLine != "—" {
+			fmt.Fprintf(b, "The paper's own SoftShape figures on the datasets of ours' summary: %s.\n\n", paperLine)
+		}
 		if f, ok := figs[e.Preset]; ok {
 			fmt.Fprintf(b, "![Table 1 under %s: critical-difference diagram of SoftShape (ours) and the paper's baselines over %d datasets](%s/%s)\n\n",
 				e.Preset, len(h.Acc[i]), FigureDir, f.Name)
@@ -557,12 +562,14 @@ func (h *Headline) cdFigure(i int, e Entry) (Figure, bool) {
 		return Figure{}, false
 	}
 	acc, datasets := h.Acc[i], h.SummaryDatasets[i]
-	fig, err := tablefigures.CDOf(e.Built, s.Methods, acc, datasets, tablefigures.DefaultAlpha, "baselines from the paper")
+	methods := slices.Clone(s.Methods)
+	methods[slices.Index(methods, s.Reference)] += " (ours)"
+	fig, err := tablefigures.CDOf(e.Built, methods, acc, datasets, tablefigures.DefaultAlpha, "the baselines: the paper's printed numbers")
 	if err != nil {
 		return Figure{}, false
 	}
 	var key strings.Builder
-	fmt.Fprintf(&key, "%s|%s|%s\n%v\n", Table1CD, e.Preset, fig.Title(), s.Methods)
+	fmt.Fprintf(&key, "%s|%s|%s\n%v\n", Table1CD, e.Preset, fig.Title(), methods)
 	for r, row := range acc {
 		fmt.Fprintf(&key, "%s %v\n", datasets[r], row)
 	}
@@ -575,17 +582,7 @@ const Table1CD = "main_cd"
 // LoadTable1 reads the state of Table 1 and of the LightTS/Shapeformer
 // table read from its runs (Table1Items) from dir (the reproduction folder),
 // checking every record as Load does.
-func LoadTable1(dir string) ([]Entry, error) {
-	var out []Entry
-	for _, it := range Table1Items() {
-		e, err := LoadItem(dir, it)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	return out, nil
-}
+func LoadTable1(dir string) ([]Entry, error) { return loadItems(dir, Table1Items()) }
 
 // Table1Markdown is the Table 1 section of docs/reproduction.md without its
 // figure links, for a notebook that draws the figures itself

@@ -117,6 +117,24 @@ func TestTable1Headline(t *testing.T) {
 			t.Errorf("the Table 1 section lacks %q:\n%s", want, md.String())
 		}
 	}
+	// A baseline trained on the same folds joins as one more column: the
+	// summary is over the datasets it holds too, ranking 19 methods.
+	hs, err := NewHeadline(entries, SameFold{Name: "MiniRocket", Acc: map[string]float64{"SmoothSubspace": 1, "ECG200": 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := hs.Summaries[0]; s == nil || len(s.Methods) != 19 || s.Methods[18] != "MiniRocket" || !slices.Equal(hs.SummaryDatasets[0], []string{"SmoothSubspace", "ECG200"}) {
+		t.Errorf("with a same-fold column: summary %+v over %v, want 19 methods over SmoothSubspace and ECG200", s, hs.SummaryDatasets[0])
+	} else if v := hs.Verdicts()[0]; v.Rank != 1 || v.Methods != 19 || v.Leads[0].Column != "MiniRocket" || v.Leads[0].Mean != 0 {
+		t.Errorf("with a same-fold column: verdict %+v, want 1st of 19, tied with MiniRocket (difference 0)", v)
+	}
+	md.Reset()
+	if err := hs.Markdown(&md, nil); err != nil {
+		t.Fatal(err)
+	}
+	if want := "| ECG200 | 1.0000 | 0.2500 | +0.7500 | 1.0000 | 0.9475 |"; !strings.Contains(md.String(), want) || !strings.Contains(md.String(), "| MiniRocket (same folds) |") {
+		t.Errorf("with a same-fold column, the section lacks %q or its column:\n%s", want, md.String())
+	}
 	// One CD diagram per preset: both have at least 3 complete datasets.
 	figs := Table1Figures(entries)
 	if len(figs) != 2 {
