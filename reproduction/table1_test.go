@@ -171,6 +171,19 @@ func TestTable1Headline(t *testing.T) {
 			}
 		}
 	}
+	// Fold 1 is the same computation under both presets: the check of the
+	// runs pairs Table 1's too (these made-up accuracies differ).
+	pairs, _ := Fold1Pairs(entries)
+	var table1Pairs []string
+	for _, p := range pairs {
+		if p.Table == Table1 && !p.Same() {
+			table1Pairs = append(table1Pairs, p.Compat.Dataset)
+		}
+	}
+	slices.Sort(table1Pairs)
+	if !slices.Equal(table1Pairs, []string{"BirdChicken", "ECG200", "SmoothSubspace"}) {
+		t.Errorf("Table 1's fold-1 pairs that differ: %v, want SmoothSubspace, ECG200, BirdChicken", table1Pairs)
+	}
 	status := RenderStatus(entries)
 	if !strings.Contains(status, "| "+compat+" | **22 of 310 (partial)**, 4 of 62 datasets | 0.06 h | partial (22 of 310 runs): SoftShape ranks 1st of 18") {
 		t.Errorf("no status row of Table 1 with 4 of 62 datasets:\n%s", status)
