@@ -92,6 +92,10 @@ func SweepCommand(preset string) string {
 // seed (a baseline this project trains on them), for Table 1 beside the
 // paper's printed baselines: Acc maps a dataset to its mean test accuracy
 // over the folds. A dataset it lacks leaves the dataset out of the summary.
+// To add one, load its per-dataset means from its records and pass it to
+// NewHeadline where writeTable1 and Table1Markdown build the headline: the
+// per-dataset table, the summary rows, the verdict and the CD diagrams take
+// it in as one more method.
 type SameFold struct {
 	Name string
 	Acc  map[string]float64
