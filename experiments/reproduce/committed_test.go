@@ -47,8 +47,8 @@ func TestFullModeRendersCommittedStore(t *testing.T) {
 			t.Errorf("%q: rendering changed the committed store", c.settings)
 		}
 	}
-	if _, err := CommittedTable("main", CommittedPreset); !errors.Is(err, ErrNotCommitted) || !strings.Contains(err.Error(), "reproduction/run-sweeps.sh") {
-		t.Errorf("main: %v", err)
+	if _, err := CommittedTable("moe_expert_network", CommittedPreset); !errors.Is(err, ErrNotCommitted) || !strings.Contains(err.Error(), "reproduction/run-sweeps.sh") {
+		t.Errorf("moe_expert_network: %v", err)
 	}
 }
 
@@ -78,8 +78,8 @@ func TestNotebookFullModeUsesCommittedStore(t *testing.T) {
 			t.Errorf("%s: full mode without a results folder does not use the committed store (results %s)", name, p.Results)
 		}
 	}
-	if p.UsesCommitted("main") {
-		t.Error("main is not part of the reproduction, yet UsesCommitted")
+	if p.UsesCommitted("moe_expert_network") {
+		t.Error("moe_expert_network is not part of the reproduction, yet UsesCommitted")
 	}
 	if !strings.Contains(p.String(), "committed reproduction") {
 		t.Errorf("parameter line %q does not say the tables come from the committed reproduction", p.String())
@@ -144,13 +144,13 @@ func TestCommittedMessagesAreRepoRelative(t *testing.T) {
 			t.Errorf("repoPath(%q) = %q, want %q", c.path, got, c.want)
 		}
 	}
-	_, err := CommittedTable("main", "reference_fresh")
-	if !errors.Is(err, ErrNotCommitted) || !strings.Contains(err.Error(), "(reproduction/results/reference_fresh/main)") || strings.Contains(err.Error(), root) {
-		t.Errorf("CommittedTable(main): %v", err)
+	_, err := CommittedTable("moe_expert_network", "reference_fresh")
+	if !errors.Is(err, ErrNotCommitted) || !strings.Contains(err.Error(), "(reproduction/results/reference_fresh/moe_expert_network)") || strings.Contains(err.Error(), root) {
+		t.Errorf("CommittedTable(moe_expert_network): %v", err)
 	}
-	_, err = CommittedTables("main")
-	if !errors.Is(err, ErrNotCommitted) || !strings.Contains(err.Error(), "of main under reproduction/results: ") || strings.Contains(err.Error(), root) {
-		t.Errorf("CommittedTables(main): %v", err)
+	_, err = CommittedTables("moe_expert_network")
+	if !errors.Is(err, ErrNotCommitted) || !strings.Contains(err.Error(), "of moe_expert_network under reproduction/results: ") || strings.Contains(err.Error(), root) {
+		t.Errorf("CommittedTables(moe_expert_network): %v", err)
 	}
 	if !IsCommitted("sparse_ratio") {
 		return

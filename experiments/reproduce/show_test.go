@@ -129,12 +129,12 @@ func TestCommittedTablesBothPresets(t *testing.T) {
 			t.Errorf("%s: %v, not over the datasets complete under both presets %v", n.Name, n.Err, c.Comparison.Common)
 		}
 	}
-	if _, err := CommittedTables("main"); !errors.Is(err, ErrNotCommitted) || !strings.Contains(err.Error(), "TABLES=main reproduction/run-sweeps.sh") {
+	if _, err := CommittedTables("moe_expert_network"); !errors.Is(err, ErrNotCommitted) || !strings.Contains(err.Error(), "TABLES=moe_expert_network reproduction/run-sweeps.sh") {
 		t.Errorf("a table without committed runs: %v", err)
 	}
 	// Its figures' places: rank bars and a CD diagram, no line chart over
 	// its (not swept) columns.
-	if figs := uncommittedFigures("main"); len(figs) != 2 || figs[0].Name != "main_ranks" || figs[1].Name != "main_cd" || !errors.Is(figs[0].Err, ErrNoFigure) {
+	if figs := uncommittedFigures("moe_expert_network"); len(figs) != 2 || figs[0].Name != "moe_expert_network_ranks" || figs[1].Name != "moe_expert_network_cd" || !errors.Is(figs[0].Err, ErrNoFigure) {
 		t.Errorf("the places of an uncommitted table's figures: %+v", figs)
 	}
 }
