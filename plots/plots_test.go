@@ -555,6 +555,29 @@ func TestCDDiagram(t *testing.T) {
 	wantErr(t, "NaN CD", err, ErrValue)
 }
 
+// TestCDDiagramWidth: the default width is 7.5 in up to 10 methods, then
+// 0.35 in more per method (19 methods: 4 + 0.35 × 19 = 10.65 in), so that
+// Table 1's 18 methods and a same-fold baseline keep their lines apart.
+func TestCDDiagramWidth(t *testing.T) {
+	for _, tc := range []struct {
+		k    int
+		want vg.Length
+	}{{5, 7.5 * vg.Inch}, {10, 7.5 * vg.Inch}, {19, 10.65 * vg.Inch}} {
+		methods := make([]string, tc.k)
+		ranks := make([]float64, tc.k)
+		for i := range methods {
+			methods[i], ranks[i] = fmt.Sprintf("method %d", i), float64(i+1)
+		}
+		f, err := CDDiagram(meta, methods, ranks, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w, _ := f.Size(); math.Abs(float64(w-tc.want)) > 1e-9 {
+			t.Errorf("%d methods: width %v in, want %v in", tc.k, w/vg.Inch, tc.want/vg.Inch)
+		}
+	}
+}
+
 func TestStepScores(t *testing.T) {
 	// Shapes of length 4, stride 2 over 9 steps: shape j covers
 	// [2j, 2j+4); step 8 is covered by no shape.

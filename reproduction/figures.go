@@ -44,6 +44,9 @@ type Figure struct {
 	Name string
 	// Built is the table over its complete datasets, the one drawn.
 	Built *tables.Table
+	// fig is the figure drawn when it is not Built's sweep chart (Table 1's
+	// CD diagrams).
+	fig *plots.Figure
 }
 
 // The size of the figures: larger than plots' default, for their long
@@ -56,6 +59,9 @@ const (
 // Draw builds the figure at FigureWidth × FigureHeight (plots.Figure.PNG
 // renders it at Size()).
 func (f Figure) Draw() (*plots.Figure, error) {
+	if f.fig != nil {
+		return f.fig, nil // a CD diagram, at its own size (wider with more methods)
+	}
 	fig, err := tablefigures.Sweep(f.Built)
 	if err != nil {
 		return nil, err
@@ -74,12 +80,12 @@ func Figures(entries []Entry) []Figure {
 			out = append(out, f)
 		}
 	}
-	return out
+	return append(out, Table1Figures(entries)...)
 }
 
 // figureOf is the figure of one entry; ok is false when no dataset is complete.
 func figureOf(e Entry) (Figure, bool) {
-	if e.Built == nil || len(e.DatasetsDone) == 0 {
+	if e.Built == nil || len(e.DatasetsDone) == 0 || !slices.Contains(Tables, e.Table) {
 		return Figure{}, false
 	}
 	t := *e.Built
@@ -91,20 +97,26 @@ func figureOf(e Entry) (Figure, bool) {
 	if err != nil {
 		return Figure{}, false
 	}
-	h := sha256.New()
+	var h strings.Builder
 	label := presetLabel(e) // the preset alone for seed 42: the names stay
-	fmt.Fprintf(h, "%s|%s|%s|%v×%v\n", e.Table, label, fig.Title(), FigureWidth, FigureHeight)
+	fmt.Fprintf(&h, "%s|%s|%s|%v×%v\n", e.Table, label, fig.Title(), FigureWidth, FigureHeight)
 	for _, c := range t.Columns {
-		fmt.Fprintf(h, "%s %d;", c.Name, c.Kind)
+		fmt.Fprintf(&h, "%s %d;", c.Name, c.Kind)
 	}
 	for _, r := range t.Rows {
-		fmt.Fprintf(h, "\n%s", r.Dataset)
+		fmt.Fprintf(&h, "\n%s", r.Dataset)
 		for j := range t.Columns {
-			fmt.Fprintf(h, " %.6f/%.6f", r.Ours[j].Acc, r.Paper[j])
+			fmt.Fprintf(&h, " %.6f/%.6f", r.Ours[j].Acc, r.Paper[j])
 		}
 	}
-	name := fmt.Sprintf("%s-%s-%s.png", e.Table, e.Preset, hex.EncodeToString(h.Sum(nil))[:10])
-	return Figure{Table: e.Table, Preset: e.Preset, Label: label, Name: name, Built: &t}, true
+	return Figure{Table: e.Table, Preset: e.Preset, Label: label, Name: figureName(e.Table, e.Preset, h.String()), Built: &t}, true
+}
+
+// figureName is the file name of a figure: its name, preset and 10 hex
+// digits of the SHA-256 of key (what it draws).
+func figureName(name, preset, key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return fmt.Sprintf("%s-%s-%s.png", name, preset, hex.EncodeToString(sum[:])[:10])
 }
 
 // figureLink is the Markdown of a figure in the generated block.

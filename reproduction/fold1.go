@@ -3,6 +3,7 @@ package reproduction
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/softshape-go/softshape/softshape"
@@ -26,7 +27,7 @@ func (p Fold1Pair) Same() bool { return math.Abs(p.Compat.Acc-p.Fresh.Acc) <= sa
 // sameBackend holds the pairs trained on one backend, otherBackend those
 // trained on two (a different computation).
 func Fold1Pairs(entries []Entry) (sameBackend, otherBackend []Fold1Pair) {
-	for _, table := range Tables {
+	for _, table := range fold1Tables() {
 		var compat, fresh *Entry
 		for i := range entries {
 			e := &entries[i]
@@ -67,6 +68,10 @@ func Fold1Pairs(entries []Entry) (sameBackend, otherBackend []Fold1Pair) {
 	return sameBackend, otherBackend
 }
 
+// fold1Tables are the tables whose fold-1 runs are checked: the sweep
+// tables and Table 1 (the LightTS/Shapeformer table's runs are Table 1's).
+func fold1Tables() []string { return append(slices.Clone(Tables), Table1) }
+
 // settingName is the paper's column of a variant of e's table (Table 7's
 // Val-Select is the variant SoftShape), the variant itself without one.
 func settingName(e Entry, variant string) string {
@@ -105,7 +110,7 @@ func writeFold1(b *strings.Builder, entries []Entry) {
 		}
 		return same, sameEpoch
 	}
-	for _, table := range Tables {
+	for _, table := range fold1Tables() {
 		var ps []Fold1Pair
 		for _, p := range pairs {
 			if p.Table == table {

@@ -15,6 +15,7 @@ import (
 	"github.com/softshape-go/softshape/ablations"
 	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/paper"
 	"github.com/softshape-go/softshape/softshape"
 )
 
@@ -146,7 +147,29 @@ var proseFacts = []proseFact{
 	{text: "46% of the core", source: "perf"},
 	{text: "1.5–2.5× slower", source: "environment.md, \"Threads\""},
 	{text: "1.2–1.7 s at L = 6, against 2.8–3.7 s at L = 5", source: "the sweeps' logs"},
-	{text: "≈150 CPU-hours", source: "an estimate from the per-epoch times of the records"},
+	{text: "53 of fixed length, 9 of variable length", source: "Table1Datasets in the data registry", check: func() error {
+		variable := 0
+		for _, d := range Table1Datasets {
+			info, err := data.Lookup(d)
+			if err != nil {
+				return err
+			}
+			if info.VariableLength {
+				variable++
+			}
+		}
+		if variable != 9 || len(Table1Datasets)-variable != 53 {
+			return fmt.Errorf("Table1Datasets has %d of fixed length, %d of variable length", len(Table1Datasets)-variable, variable)
+		}
+		return nil
+	}},
+	{text: "other 66 UCR datasets", source: "the paper's Table 1 less Table1Datasets", check: func() error {
+		pt, err := paper.PerDataset(Table1)
+		if err == nil && len(pt.Datasets)-len(Table1Datasets) != 66 {
+			err = fmt.Errorf("the paper's Table 1 has %d datasets, the plan %d", len(pt.Datasets), len(Table1Datasets))
+		}
+		return err
+	}},
 	{text: "an NVIDIA H100, code b661c8e", source: "reproduction/manifest.json", check: func() error {
 		m, err := ReadManifest("manifest.json")
 		if err == nil && (!strings.Contains(m.Machine, "NVIDIA H100") || !strings.Contains(m.CodeCommit, "b661c8e (the five XLA CUDA runs)")) {

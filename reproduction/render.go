@@ -67,6 +67,11 @@ type ManifestEntry struct {
 	Hosts            []string `json:"hosts"`
 	CPUs             []string `json:"cpus"`
 	RunsWithoutCPU   int      `json:"runs_without_cpu,omitempty"`
+	// Datasets are the entry's planned datasets when they are not the
+	// manifest's (Table 1: Table1Datasets); RunsOf names the table whose
+	// runs it is read from when not its own (its wall time counted there).
+	Datasets []string `json:"datasets,omitempty"`
+	RunsOf   string   `json:"runs_of,omitempty"`
 	// Seeds are the seeds of the entry's runs: the manifest's Seeds, or
 	// those an item of MoreSeeds adds to the table and preset.
 	Seeds []int64 `json:"seeds"`
@@ -82,6 +87,13 @@ func NewManifest(entries []Entry, commit, machine string) Manifest {
 			RunsExpected: e.Expected, RunsRecorded: e.Recorded, RunsInvalid: e.Invalid, RunsReused: e.Reused, Complete: e.Complete(),
 			DatasetsComplete: nonNil(e.DatasetsDone), WallHours: math.Round(e.WallSeconds/36) / 100,
 			Backends: nonNil(e.Backends), Hosts: nonNil(e.Hosts), CPUs: nonNil(e.CPUs), RunsWithoutCPU: e.CPUUnrecorded, Seeds: e.item().Seeds})
+		me := &m.Entries[len(m.Entries)-1]
+		if ds := PlanDatasets(e.Table); !slices.Equal(ds, Datasets) {
+			me.Datasets = ds
+		}
+		if src := SourceTable(e.Table); src != e.Table {
+			me.RunsOf = src
+		}
 	}
 	return m
 }
@@ -185,6 +197,9 @@ func Render(entries []Entry) (string, error) {
 			b.WriteString(demote(sec.String()))
 		}
 		writeLeak(&b, byPreset)
+	}
+	if err := writeTable1(&b, entries); err != nil {
+		return "", err
 	}
 	writeFold1(&b, entries)
 	b.WriteString(EndMarker)

@@ -60,7 +60,8 @@ func MoreSeeds() []Item {
 }
 
 // Plan is every planned item, in the order of Tables and Presets, each
-// table's items of MoreSeeds after its seed-42 ones.
+// table's items of MoreSeeds after its seed-42 ones; then Table 1 and the
+// LightTS/Shapeformer table read from its runs (Table1Items).
 func Plan() []Item {
 	var out []Item
 	for _, table := range Tables {
@@ -73,20 +74,21 @@ func Plan() []Item {
 			}
 		}
 	}
-	return out
+	return append(out, Table1Items()...)
 }
 
 // Extra reports whether the item adds seeds to its table's seed-42 item (an
 // item of MoreSeeds).
 func (it Item) Extra() bool { return !slices.Equal(it.Seeds, Seeds) }
 
-// Grid is the full grid of the item.
+// Grid is the full grid of the item: its table's planned datasets
+// (PlanDatasets), in the sweep of the table that runs them (SourceTable).
 func (it Item) Grid() (*sweep.Grid, error) {
 	folds := make([]int, sweep.NumFolds)
 	for i := range folds {
 		folds[i] = i + 1
 	}
-	return sweep.NewGrid(sweep.GridSpec{Table: it.Table, Datasets: Datasets, Folds: folds, Seeds: it.Seeds,
+	return sweep.NewGrid(sweep.GridSpec{Table: SourceTable(it.Table), Datasets: PlanDatasets(it.Table), Folds: folds, Seeds: it.Seeds,
 		Settings: softshape.ParamProtocol + "=" + it.Preset})
 }
 
@@ -199,9 +201,13 @@ func (e Entry) Complete() bool { return e.Expected > 0 && e.Recorded == e.Expect
 // reproduction folder) and checks every record it holds: full protocol (not
 // quick mode, the paper's 500 epochs with 150 warm-up) under the preset of its
 // folder. A record that fails the check is an error naming its file.
-func Load(dir string) ([]Entry, error) {
+func Load(dir string) ([]Entry, error) { return loadItems(dir, Plan()) }
+
+// loadItems reads the state of the given items from dir (LoadItem), in
+// their order.
+func loadItems(dir string, items []Item) ([]Entry, error) {
 	var out []Entry
-	for _, it := range Plan() {
+	for _, it := range items {
 		e, err := LoadItem(dir, it)
 		if err != nil {
 			return nil, err
@@ -240,7 +246,8 @@ func LoadItem(dir string, it Item) (Entry, error) {
 	}
 	// Every record of the table in the folder, planned or not, must be a
 	// full-protocol run under the folder's preset.
-	err = store.Walk(table, func(path string, r *sweep.Record, err error) error {
+	source := SourceTable(table)
+	err = store.Walk(source, func(path string, r *sweep.Record, err error) error {
 		if err != nil {
 			return err
 		}
@@ -288,9 +295,11 @@ func LoadItem(dir string, it Item) (Entry, error) {
 			e.Reused++
 			continue
 		}
-		e.WallSeconds += rec.RunWallSeconds() // a batched job's time once
+		if source == table { // a table read from another's runs: timed there
+			e.WallSeconds += rec.RunWallSeconds() // a batched job's time once
+		}
 	}
-	for _, ds := range Datasets {
+	for _, ds := range PlanDatasets(table) {
 		if !missing[ds] {
 			e.DatasetsDone = append(e.DatasetsDone, ds)
 		}
@@ -306,8 +315,13 @@ func LoadItem(dir string, it Item) (Entry, error) {
 				return e, err
 			}
 		}
-		if e.Built, err = tables.Build(store, table, opts); err != nil {
+		if e.Built, err = tables.Build(store, source, opts); err != nil {
 			return e, fmt.Errorf("table %s under %s, %s: %w", table, preset, seedsText(it.Seeds), err)
+		}
+		if source != table {
+			if e.Built, err = tables.FromRuns(e.Built, table); err != nil {
+				return e, fmt.Errorf("table %s under %s: %w", table, preset, err)
+			}
 		}
 		// The table finds runs through the store's grid files: a record whose
 		// sweep's grid-*.json is missing (not committed with it) would be

@@ -25,7 +25,7 @@ func TestPlanMoreSeeds(t *testing.T) {
 		runs  int
 	}{{"sparse_ratio", 360}, {"depth_L", 360}, {"stride_q", 300}}
 	plan := Plan()
-	if n := len(Tables)*len(Presets) + len(want); len(plan) != n {
+	if n := len(Tables)*len(Presets) + len(want) + len(Table1Items()); len(plan) != n {
 		t.Fatalf("%d planned items, want %d", len(plan), n)
 	}
 	var extra []Item

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/softshape-go/softshape/experiments/stats"
 	"github.com/softshape-go/softshape/experiments/sweep"
 	"github.com/softshape-go/softshape/experiments/tables"
 )
@@ -25,7 +26,7 @@ func RenderStatus(entries []Entry) string {
 	b.WriteString(StatusBlock.Begin + "\n\n")
 	b.WriteString("| paper table | preset | runs | training wall time | ours: verdict (pp ± SE) | the paper's, same datasets (pp) | Avg. Acc, ours − paper |\n")
 	b.WriteString("|---|---|---|---:|---|---|---|\n")
-	for _, table := range Tables {
+	for _, table := range append(slices.Clone(Tables), Table1, LightTSShapeformer) {
 		for _, e := range entries {
 			if e.Table != table {
 				continue
@@ -34,7 +35,7 @@ func RenderStatus(entries []Entry) string {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", rowTitle(e), e.Preset, runsCell(e), wallCell(e), ours, paper, gapCell(e))
 		}
 	}
-	fmt.Fprintf(&b, "\nRuns: recorded of planned (%d datasets × %d folds × %s per setting; invalid: settings a dataset cannot take, recorded without training; "+
+	fmt.Fprintf(&b, "\nRuns: recorded of planned (%d datasets × %d folds × %s per setting; Table 1 and the LightTS/Shapeformer table: the datasets counted in the cell, one setting; invalid: settings a dataset cannot take, recorded without training; "+
 		"reused: the same computation as another table's run, copied from its record, its time counted there). "+
 		"Verdicts: each setting's paired difference from the table's default (or the paper's claims about the table) over every (dataset, seed, fold) run, "+
 		"a trend only beyond two standard errors; the paper's: the mean of its per-dataset differences over the same datasets. "+
@@ -88,6 +89,9 @@ func runsCell(e Entry) string {
 	default:
 		s = fmt.Sprintf("**%d of %d (partial)**", e.Recorded, e.Expected)
 	}
+	if ds := PlanDatasets(e.Table); !slices.Equal(ds, Datasets) {
+		s += fmt.Sprintf(", %d of %d datasets", len(e.DatasetsDone), len(ds))
+	}
 	var extra []string
 	if e.Invalid > 0 {
 		extra = append(extra, fmt.Sprintf("%d invalid", e.Invalid))
@@ -115,7 +119,9 @@ func verdictLine(e Entry) (ours, paper string) {
 	if e.Built == nil {
 		return fmt.Sprintf("not started: `%s` runs it", runCommand(e)), "—"
 	}
-	if cs := claimsOf(e.Table); len(cs) > 0 {
+	if !slices.Contains(Tables, e.Table) {
+		ours, paper = rankLine(e)
+	} else if cs := claimsOf(e.Table); len(cs) > 0 {
 		ours, paper = claimsLine(e, cs)
 	} else {
 		ours, paper = differencesLine(e.Built)
@@ -127,8 +133,12 @@ func verdictLine(e Entry) (ours, paper string) {
 }
 
 // runCommand is the command that runs an entry's sweeps: RunSweeps, with
-// the table, preset and seeds for an entry of MoreSeeds.
+// the table, preset and seeds for an entry of MoreSeeds; Table 1's sweep
+// for it and the table read from its runs.
 func runCommand(e Entry) string {
+	if SourceTable(e.Table) == Table1 {
+		return SweepCommand(e.Preset)
+	}
 	if !e.Extra() {
 		return RunSweeps
 	}
@@ -250,4 +260,27 @@ func seedsText(seeds []int64) string {
 		s[i] = fmt.Sprint(sd)
 	}
 	return "seeds " + strings.Join(s, ", ")
+}
+
+// rankLine is the one-line verdict of a table of methods (Table 1, the
+// LightTS/Shapeformer table): SoftShape's place by average rank among the
+// columns of its summary over its datasets, ours and the paper's figures.
+func rankLine(e Entry) (ours, paper string) {
+	s := e.Built.Summary
+	if s.Ours == nil {
+		return "no dataset complete yet", "—"
+	}
+	line := func(sum *stats.Summary, n int) string {
+		ref := slices.Index(sum.Methods, e.Built.Default)
+		if ref < 0 {
+			return "—"
+		}
+		return fmt.Sprintf("SoftShape ranks %s of %d (Avg. Rank %.2f) over %d dataset(s)", ordinal(place(sum.AvgRank, ref)), len(sum.Methods), sum.AvgRank[ref], n)
+	}
+	ours = line(s.Ours, len(s.Datasets)) + ", the baselines the paper's numbers"
+	paper = "—"
+	if s.Paper != nil {
+		paper = line(s.Paper, len(s.PaperDatasets))
+	}
+	return ours, paper
 }

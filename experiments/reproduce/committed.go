@@ -81,7 +81,7 @@ func CommittedTable(name, preset string) (*TableResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := Params{Quick: false, Datasets: reproduction.Datasets, Seeds: reproduction.Seeds, Results: dir,
+	p := Params{Quick: false, Datasets: reproduction.PlanDatasets(name), Seeds: reproduction.Seeds, Results: dir,
 		Settings: softshape.ParamProtocol + "=" + preset}
 	res := &TableResult{Name: name, Params: p, Grid: grid}
 	store, err := sweep.Open(dir)
@@ -143,7 +143,7 @@ func CommittedTables(name string) (*Committed, error) {
 		return nil, fmt.Errorf("%w of %s under %s: %s makes them", ErrNotCommitted, name,
 			repoPath(filepath.Join(committedDir(), "results")), MakeCommitted(name))
 	}
-	comp, err := tables.Compare(labels, built, reproduction.Datasets)
+	comp, err := tables.Compare(labels, built, reproduction.PlanDatasets(name))
 	if err != nil {
 		return nil, err
 	}

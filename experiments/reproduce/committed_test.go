@@ -3,6 +3,7 @@ package reproduce
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,8 +47,8 @@ func TestFullModeRendersCommittedStore(t *testing.T) {
 			t.Errorf("%q: rendering changed the committed store", c.settings)
 		}
 	}
-	if _, err := CommittedTable("main", CommittedPreset); !errors.Is(err, ErrNotCommitted) || !strings.Contains(err.Error(), "reproduction/run-sweeps.sh") {
-		t.Errorf("main: %v", err)
+	if _, err := CommittedTable("moe_expert_network", CommittedPreset); !errors.Is(err, ErrNotCommitted) || !strings.Contains(err.Error(), "reproduction/run-sweeps.sh") {
+		t.Errorf("moe_expert_network: %v", err)
 	}
 }
 
@@ -77,8 +78,8 @@ func TestNotebookFullModeUsesCommittedStore(t *testing.T) {
 			t.Errorf("%s: full mode without a results folder does not use the committed store (results %s)", name, p.Results)
 		}
 	}
-	if p.UsesCommitted("main") {
-		t.Error("main is not part of the reproduction, yet UsesCommitted")
+	if p.UsesCommitted("moe_expert_network") {
+		t.Error("moe_expert_network is not part of the reproduction, yet UsesCommitted")
 	}
 	if !strings.Contains(p.String(), "committed reproduction") {
 		t.Errorf("parameter line %q does not say the tables come from the committed reproduction", p.String())
@@ -143,13 +144,13 @@ func TestCommittedMessagesAreRepoRelative(t *testing.T) {
 			t.Errorf("repoPath(%q) = %q, want %q", c.path, got, c.want)
 		}
 	}
-	_, err := CommittedTable("main", "reference_fresh")
-	if !errors.Is(err, ErrNotCommitted) || !strings.Contains(err.Error(), "(reproduction/results/reference_fresh/main)") || strings.Contains(err.Error(), root) {
-		t.Errorf("CommittedTable(main): %v", err)
+	_, err := CommittedTable("moe_expert_network", "reference_fresh")
+	if !errors.Is(err, ErrNotCommitted) || !strings.Contains(err.Error(), "(reproduction/results/reference_fresh/moe_expert_network)") || strings.Contains(err.Error(), root) {
+		t.Errorf("CommittedTable(moe_expert_network): %v", err)
 	}
-	_, err = CommittedTables("main")
-	if !errors.Is(err, ErrNotCommitted) || !strings.Contains(err.Error(), "of main under reproduction/results: ") || strings.Contains(err.Error(), root) {
-		t.Errorf("CommittedTables(main): %v", err)
+	_, err = CommittedTables("moe_expert_network")
+	if !errors.Is(err, ErrNotCommitted) || !strings.Contains(err.Error(), "of moe_expert_network under reproduction/results: ") || strings.Contains(err.Error(), root) {
+		t.Errorf("CommittedTables(moe_expert_network): %v", err)
 	}
 	if !IsCommitted("sparse_ratio") {
 		return
@@ -178,7 +179,7 @@ func TestCommittedMessagesAreRepoRelative(t *testing.T) {
 // printed summary: every value paper.Summary holds, in its metric's row and
 // its method's column. Notebook 08's appendix tables have only that summary.
 func TestUncommittedShowsPaperSummary(t *testing.T) {
-	for _, name := range []string{"num_experts", "moe_expert_network", "shared_expert_network", "lambda", "params_inference_time", "main"} {
+	for _, name := range []string{"num_experts", "moe_expert_network", "shared_expert_network", "lambda", "params_inference_time"} {
 		if IsCommitted(name) {
 			continue
 		}
@@ -239,6 +240,58 @@ func TestUncommittedShowsPaperSummary(t *testing.T) {
 		}
 		if checked < 6 {
 			t.Errorf("%s: checked %d printed values", name, checked)
+		}
+	}
+}
+
+// TestTable1Outputs: in full mode Table 1 and the LightTS/Shapeformer table
+// render from the committed Table 1 runs whatever their number (the plan's
+// 62 datasets; labelled partial, with each preset's count of complete
+// datasets, until all are in), each beside the paper's printed summary; the
+// CD diagrams' places are one per preset, drawn or saying why not.
+func TestTable1Outputs(t *testing.T) {
+	entries, err := reproduction.LoadTable1(committedDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := reproduction.NewHeadline(entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{reproduction.Table1, reproduction.LightTSShapeformer} {
+		outs, err := committedOutputs(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(outs) != 2 || outs[0].mark != "table "+name || outs[1].mark != "table "+name+"_paper" {
+			t.Fatalf("%s: outputs %+v, want the table and the paper's printed summary", name, outs)
+		}
+		if !strings.Contains(outs[1].md, "**The paper's numbers, not ours**") {
+			t.Errorf("%s: the paper's summary is not labelled as the paper's:\n%s", name, outs[1].md)
+		}
+		md := outs[0].md
+		switch name {
+		case reproduction.Table1:
+			label := fmt.Sprintf("**PARTIAL: %d of 62 datasets under %s", h.DatasetsDone(0), reproduction.Presets[0])
+			if h.Complete() != !strings.Contains(md, label) || !strings.Contains(md, "**The 17 baselines are the paper's printed numbers**") {
+				t.Errorf("Table 1: want the partial label %q (complete: %v) and the baselines' note:\n%s", label, h.Complete(), md)
+			}
+		case reproduction.LightTSShapeformer:
+			if !strings.Contains(md, "from Table 1's runs") || !strings.Contains(md, "14 of the paper's 18 datasets") {
+				t.Errorf("LightTS/Shapeformer: not the section read from Table 1's runs:\n%s", md)
+			}
+		}
+	}
+	figs, err := CommittedTable1Figures()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(figs) != 2 || figs[0].Name != "main_cd_reference_compat" || figs[1].Name != "main_cd_reference_fresh" {
+		t.Fatalf("Table 1's figures %+v, want one CD diagram per preset", figs)
+	}
+	for i, f := range figs {
+		if drawn := f.Err == nil && f.Figure != nil; drawn != (h.DatasetsDone(i) >= 3) {
+			t.Errorf("%s: drawn %v (%v) with %d complete datasets; a CD diagram needs 3", f.Name, drawn, f.Err, h.DatasetsDone(i))
 		}
 	}
 }

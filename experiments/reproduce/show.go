@@ -53,15 +53,9 @@ func ShowTable(ctx context.Context, name string, p Params) {
 // (TableResult.Figures: quick mode draws the sweep chart only).
 func ShowFigures(ctx context.Context, name string, p Params) {
 	if p.fullWithoutResults() {
-		c, err := CommittedTables(name)
-		var figs []Named
-		switch {
-		case errors.Is(err, ErrNotCommitted):
-			figs = uncommittedFigures(name)
-		case err != nil:
+		figs, err := committedFigures(name)
+		if err != nil {
 			panic(err)
-		default:
-			figs = c.Figures()
 		}
 		for _, n := range figs {
 			ShowFigure(p.FigureDir(), n.Name, n.Figure, n.Err)
@@ -69,6 +63,33 @@ func ShowFigures(ctx context.Context, name string, p Params) {
 		return
 	}
 	MustTable(ctx, name, p).ShowFigures()
+}
+
+// committedFigures are the figures ShowFigures shows of the named table in
+// full mode without a results folder: Table 1's CD diagrams
+// (CommittedTable1Figures); none for the three-method LightTS/Shapeformer
+// table, whose summary rows say it all; otherwise those of the committed
+// table (Committed.Figures) or, without committed runs, why there are none.
+func committedFigures(name string) ([]Named, error) {
+	switch name {
+	case reproduction.Table1:
+		return CommittedTable1Figures()
+	case reproduction.LightTSShapeformer:
+		var figs []Named
+		for _, k := range tablefigures.Kinds(name) {
+			figs = append(figs, Named{Name: figureName(name, k, ""),
+				Err: fmt.Errorf("%w: three methods, read from Table 1's runs: the summary rows of the table above give their ranks", ErrNoFigure)})
+		}
+		return figs, nil
+	}
+	c, err := CommittedTables(name)
+	switch {
+	case errors.Is(err, ErrNotCommitted):
+		return uncommittedFigures(name), nil
+	case err != nil:
+		return nil, err
+	}
+	return c.Figures(), nil
 }
 
 // uncommittedFigures are the places of the named table's figures before it
@@ -156,6 +177,9 @@ type markedMarkdown struct{ mark, md string }
 // and, since the paper's numbers are still there to read, its printed
 // summary (PrintedSummary, marked printedMark(name)).
 func committedOutputs(name string) ([]markedMarkdown, error) {
+	if isTable1(name) {
+		return table1Outputs(name)
+	}
 	mark := markTable + " " + name
 	c, err := CommittedTables(name)
 	if err == nil {

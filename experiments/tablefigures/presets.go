@@ -133,7 +133,7 @@ func PresetCD(c *tables.Comparison, i int, alpha float64) (*plots.Figure, error)
 			ErrNoFigure, MinCDDatasets, c.Name, len(s.Methods), len(c.Common))
 	}
 	meta := tableMeta(t, "Critical difference, "+c.Labels[i], c.Common, cdRanksNote, wilcoxonHolm(alpha))
-	return cdFigure(meta, s.Methods, c.CommonAcc[i], alpha)
+	return CDMatrix(meta, s.Methods, c.CommonAcc[i], alpha)
 }
 
 // presetSummary returns the summary of ours under preset i of c and that

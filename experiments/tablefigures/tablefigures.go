@@ -406,11 +406,24 @@ func CD(t *tables.Table, alpha float64) (*plots.Figure, error) {
 		return nil, fmt.Errorf("%w: a critical-difference diagram needs at least 2 columns and %d datasets with complete results, table %s has %d and %d",
 			ErrNoFigure, MinCDDatasets, t.Name, len(s.OursColumns), len(s.Datasets))
 	}
-	notes := []string{cdRanksNote, wilcoxonHolm(alpha)}
+	var notes []string
 	if slices.Contains(s.FromPaper, true) {
 		notes = append(notes, "baselines from the paper")
 	}
-	return cdFigure(tableMeta(t, "Critical difference", s.Datasets, notes...), s.Ours.Methods, s.Acc, alpha)
+	return CDOf(t, s.Ours.Methods, s.Acc, s.Datasets, alpha, notes...)
+}
+
+// CDOf draws the critical-difference diagram of a matrix of t's (rows
+// datasets, columns methods), titled and captioned as CD's diagram of t
+// (its datasets, folds, seeds, protocol; its ranks and test; then notes):
+// CD's own matrix, or the summary's with more columns, such as a baseline
+// trained on the same folds as ours.
+func CDOf(t *tables.Table, methods []string, acc [][]float64, datasets []string, alpha float64, notes ...string) (*plots.Figure, error) {
+	if !(alpha > 0 && alpha < 1) {
+		return nil, fmt.Errorf("α = %g: want 0 < α < 1", alpha)
+	}
+	notes = append([]string{cdRanksNote, wilcoxonHolm(alpha)}, notes...)
+	return CDMatrix(tableMeta(t, "Critical difference", datasets, notes...), methods, acc, alpha)
 }
 
 // cdRanksNote says which ranks a diagram of a table shows.
@@ -434,7 +447,7 @@ func PaperCD(name string, alpha float64) (*plots.Figure, error) {
 	meta := plots.Meta{Title: "Critical difference, the paper's own numbers (" + ref + ")",
 		Config: fmt.Sprintf("%s with every column in the paper's table; the paper's accuracies; average ranks, ties averaged (the paper's printed Avg. Rank gives ties the best rank); %s.",
 			plural(len(acc), "UCR dataset"), wilcoxonHolm(alpha))}
-	return cdFigure(meta, pt.Methods, acc, alpha)
+	return CDMatrix(meta, pt.Methods, acc, alpha)
 }
 
 // PaperCDData returns the paper's per-dataset table name and the rows of
@@ -460,9 +473,12 @@ func PaperCDData(name string) (pt *paper.Table, acc [][]float64, err error) {
 // wilcoxonHolm names the test of the cliques.
 func wilcoxonHolm(alpha float64) string { return fmt.Sprintf("Wilcoxon–Holm α=%g", alpha) }
 
-// cdFigure computes the cliques of acc (rows datasets, columns methods) and
-// draws the diagram.
-func cdFigure(meta plots.Meta, methods []string, acc [][]float64, alpha float64) (*plots.Figure, error) {
+// CDMatrix computes the cliques of acc (rows datasets, columns methods:
+// two-sided Wilcoxon signed-rank, Holm-corrected at alpha) and draws the
+// critical-difference diagram described by meta: the diagram of a matrix
+// that no table's summary holds alone (e.g. ours beside the paper's
+// baselines and a baseline trained on the same folds).
+func CDMatrix(meta plots.Meta, methods []string, acc [][]float64, alpha float64) (*plots.Figure, error) {
 	cd, err := stats.CriticalDifference(methods, acc, alpha)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNoFigure, err)

@@ -206,8 +206,16 @@ func Build(store *sweep.Store, name string, opts Options) (*Table, error) {
 		t.Rows = append(t.Rows, row)
 	}
 	t.Missing, t.Invalid = cells.missing, cells.invalid
+	t.finish(pt, ps)
+	return t, nil
+}
+
+// finish computes what a table derives from its rows: the summary, the
+// parameter section of "params_inference_time" and the notes of the columns
+// without runs.
+func (t *Table) finish(pt *paper.Table, ps *paper.SummaryTable) {
 	t.Summary = summarize(t, pt, ps)
-	if name == "params_inference_time" {
+	if t.Name == "params_inference_time" {
 		t.Params = paramsSection(t, ps)
 	}
 	for _, c := range t.Columns {
@@ -215,6 +223,65 @@ func Build(store *sweep.Store, name string, opts Options) (*Table, error) {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s: %s.", c.Name, c.Note))
 		}
 	}
+}
+
+// FromRuns builds the named paper table from the runs of another table (src,
+// built by Build): each column of ours takes the values of src's column that
+// ran the same variant, on those datasets of src that the paper's table
+// holds; the paper's figures, summary and title are the named table's. It
+// reads a table whose runs are the same computation as another's, e.g. the
+// 18-dataset LightTS/Shapeformer table from Table 1's runs (both run
+// SoftShape's default configuration), without a sweep of its own.
+func FromRuns(src *Table, name string) (*Table, error) {
+	plan, err := ablations.ForTable(name)
+	if err != nil {
+		return nil, err
+	}
+	ps, err := paper.Summary(name)
+	if err != nil {
+		return nil, err
+	}
+	pt, err := paper.PerDataset(name)
+	if err != nil {
+		return nil, fmt.Errorf("table %s from the runs of %s: %w", name, src.Name, err)
+	}
+	t := &Table{Name: name, Title: pt.Title, Quick: src.Quick, Root: src.Root, Grids: src.Grids, Planned: src.Planned,
+		Folds: src.Folds, Seeds: src.Seeds, Reference: plan.Reference, Default: plan.Default, Protocol: src.Protocol, CDRanks: src.CDRanks}
+	srcCol := make([]int, len(plan.Columns)) // src's column of each column, -1 for none
+	for k, pc := range plan.Columns {
+		srcCol[k] = -1
+		c := Column{Name: pc.Name, Variant: pc.Variant}
+		switch j := slices.IndexFunc(src.Columns, func(sc Column) bool { return sc.Kind == Ours && sc.Variant == pc.Variant }); {
+		case pc.Baseline():
+			c.Kind = Baseline
+		case j >= 0:
+			c.Kind, srcCol[k] = Ours, j
+		default:
+			c.Kind, c.Note = NotRun, fmt.Sprintf("variant %q is not among the runs of table %s", pc.Variant, src.Name)
+		}
+		t.Columns = append(t.Columns, c)
+	}
+	var kept []string
+	for _, r := range src.Rows {
+		if !slices.Contains(pt.Datasets, r.Dataset) {
+			continue
+		}
+		kept = append(kept, r.Dataset)
+		row := Row{Dataset: r.Dataset}
+		for k, c := range t.Columns {
+			v := Value{Acc: math.NaN(), Params: math.NaN(), Inference: math.NaN()}
+			if j := srcCol[k]; j >= 0 {
+				v = r.Ours[j]
+			}
+			row.Ours = append(row.Ours, v)
+			row.Paper = append(row.Paper, paperValue(pt, r.Dataset, c.Name))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	outside := func(m MissingRun) bool { return !slices.Contains(kept, m.Key.Dataset) }
+	t.Missing = slices.DeleteFunc(slices.Clone(src.Missing), outside)
+	t.Invalid = slices.DeleteFunc(slices.Clone(src.Invalid), outside)
+	t.finish(pt, ps)
 	return t, nil
 }
 

@@ -319,7 +319,7 @@ func (c *Comparison) markdownRows(b *bufio.Writer) {
 				v, ok := c.value(i, ds, col)
 				cell := dash
 				if ok {
-					cell = ourCell(v)
+					cell = v.Cell()
 				}
 				fmt.Fprintf(b, " %s |", cell)
 			}

@@ -31,9 +31,10 @@ func orDash(x float64, format string) string {
 	return fmt.Sprintf(format, x)
 }
 
-// ourCell formats our value: the mean, with "(runs/expected)" when
-// incomplete, "invalid", or a dash (with "(0/expected)" when runs are due).
-func ourCell(v Value) string {
+// Cell formats our value as the tables print it: the mean, with
+// "(runs/expected)" when incomplete, "invalid", or a dash (with
+// "(0/expected)" when runs are due).
+func (v Value) Cell() string {
 	switch {
 	case v.Invalid != "":
 		return "invalid"

@@ -108,7 +108,7 @@ func (t *Table) markdownRows(b *bufio.Writer) {
 				if v.Runs > 0 {
 					diff = v.Acc - r.Paper[j]
 				}
-				fmt.Fprintf(b, " %s | %s | %s |", ourCell(v), fmtAcc(r.Paper[j]), fmtDiff(diff))
+				fmt.Fprintf(b, " %s | %s | %s |", v.Cell(), fmtAcc(r.Paper[j]), fmtDiff(diff))
 			} else {
 				fmt.Fprintf(b, " %s |", fmtAcc(r.Paper[j]))
 			}
