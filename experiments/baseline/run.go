@@ -116,8 +116,9 @@ func fitAndTest(x [][]float32, y []int, tx [][]float32, ty []int, seed int64, op
 	return FoldResult{TestAccuracy: rocket.Accuracy(pred, ty), Alpha: c.Ridge.Alpha, NumFit: len(x), NumTest: len(tx)}, c.Transform.NumFeatures(), nil
 }
 
-// Run runs the method on each dataset (loaded from dataRoot) and seed that
-// dir does not yet hold, storing each record as it finishes, and writes a
+// Run runs the method on each dataset and seed that dir does not yet hold
+// (each dataset loaded from dataRoot, else the copy bundled in package data;
+// nothing is downloaded), storing each record as it finishes, and writes a
 // line per record to log. It stops at the first error or when ctx is done,
 // keeping what it stored.
 func Run(ctx context.Context, dir, dataRoot string, datasets []string, seeds []int64, opts Options, log io.Writer) error {
@@ -135,7 +136,7 @@ func Run(ctx context.Context, dir, dataRoot string, datasets []string, seeds []i
 			}
 			if ds == nil {
 				var err error
-				if ds, err = data.Load(dataRoot, name); err != nil {
+				if ds, err = data.LoadOrDownloadContext(ctx, dataRoot, name, data.LoadOptions{Offline: true, Log: log}); err != nil {
 					return fmt.Errorf("baseline: %w", err)
 				}
 			}
