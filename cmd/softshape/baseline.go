@@ -84,20 +84,22 @@ func runBaseline(args []string, stdout io.Writer) error {
 }
 
 // printFoldRecords prints one line per dataset: the mean test accuracy
-// over the folds of each seed, their mean, and the wall seconds per seed.
+// over the folds of each seed, their mean, and the wall and CPU seconds
+// per seed.
 func printFoldRecords(w io.Writer, recs []baseline.Record) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "dataset\tseeds\taccuracy per seed\tmean\twall s per seed\t")
+	fmt.Fprintln(tw, "dataset\tseeds\taccuracy per seed\tmean\twall s per seed\tCPU s per seed\t")
 	for i := 0; i < len(recs); {
 		j := i
-		var accs, walls []string
+		var accs, walls, cpus []string
 		sum := 0.0
 		for ; j < len(recs) && recs[j].Dataset == recs[i].Dataset; j++ {
 			accs = append(accs, fmt.Sprintf("%.4f", recs[j].MeanAccuracy()))
 			walls = append(walls, fmt.Sprintf("%.1f", recs[j].WallSeconds))
+			cpus = append(cpus, fmt.Sprintf("%.1f", recs[j].CPUSeconds))
 			sum += recs[j].MeanAccuracy()
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%.4f\t%s\t\n", recs[i].Dataset, j-i, strings.Join(accs, " "), sum/float64(j-i), strings.Join(walls, " "))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%.4f\t%s\t%s\t\n", recs[i].Dataset, j-i, strings.Join(accs, " "), sum/float64(j-i), strings.Join(walls, " "), strings.Join(cpus, " "))
 		i = j
 	}
 	return tw.Flush()

@@ -35,6 +35,9 @@ type FoldResult struct {
 	// WallSeconds is the fold's wall time: input preparation, fit
 	// (transform and ridge) and test.
 	WallSeconds float64 `json:"wall_seconds"`
+	// CPUSeconds is the process's CPU time (all threads) over the same
+	// span: less disturbed than wall time by other load on the machine.
+	CPUSeconds float64 `json:"cpu_seconds"`
 }
 
 // Record is one method's run on one dataset with one seed.
@@ -49,8 +52,9 @@ type Record struct {
 	// Features is the number of features of the transform.
 	Features int          `json:"features"`
 	Folds    []FoldResult `json:"folds"`
-	// WallSeconds is the sum of the folds' wall times.
+	// WallSeconds and CPUSeconds are the sums of the folds'.
 	WallSeconds float64 `json:"wall_seconds"`
+	CPUSeconds  float64 `json:"cpu_seconds"`
 	// Processor and Workers say where it ran (hostinfo.Processor) and on
 	// how many goroutines; Commit is the code's git commit ("+dirty" when
 	// its Go sources had uncommitted changes).

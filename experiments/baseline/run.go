@@ -57,7 +57,7 @@ func RunOne(ds *data.Dataset, seed int64, opts Options) (*Record, error) {
 			return nil, fmt.Errorf("%s seed %d: %w", ds.Name, seed, err)
 		}
 		for _, s := range splits {
-			start := time.Now()
+			start, cpu := time.Now(), hostinfo.ProcessCPU()
 			fd, err := data.Prepare(ds, s)
 			if err != nil {
 				return nil, fmt.Errorf("%s seed %d fold %d: %w", ds.Name, seed, s.Fold, err)
@@ -68,13 +68,13 @@ func RunOne(ds *data.Dataset, seed int64, opts Options) (*Record, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s seed %d fold %d: %w", ds.Name, seed, s.Fold, err)
 			}
-			fr.Fold, fr.WallSeconds = s.Fold, time.Since(start).Seconds()
+			fr.Fold, fr.WallSeconds, fr.CPUSeconds = s.Fold, time.Since(start).Seconds(), (hostinfo.ProcessCPU() - cpu).Seconds()
 			r.Features = feats
 			r.Folds = append(r.Folds, fr)
 		}
 	case ProtocolStandard:
 		r.Fit = "train"
-		start := time.Now()
+		start, cpu := time.Now(), hostinfo.ProcessCPU()
 		if ds.NumTrain == 0 || ds.NumTest() == 0 {
 			return nil, fmt.Errorf("%s: no UCR train/test split (generated data?)", ds.Name)
 		}
@@ -93,12 +93,13 @@ func RunOne(ds *data.Dataset, seed int64, opts Options) (*Record, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s seed %d: %w", ds.Name, seed, err)
 		}
-		fr.WallSeconds = time.Since(start).Seconds()
+		fr.WallSeconds, fr.CPUSeconds = time.Since(start).Seconds(), (hostinfo.ProcessCPU() - cpu).Seconds()
 		r.Features = feats
 		r.Folds = []FoldResult{fr}
 	}
 	for _, f := range r.Folds {
 		r.WallSeconds += f.WallSeconds
+		r.CPUSeconds += f.CPUSeconds
 	}
 	return r, nil
 }
@@ -147,7 +148,7 @@ func Run(ctx context.Context, dir, dataRoot string, datasets []string, seeds []i
 			if err := Save(dir, r); err != nil {
 				return err
 			}
-			fmt.Fprintf(log, "%s %s %s seed %d: accuracy %.4f, %.1f s\n", opts.Method, opts.Protocol, name, seed, r.MeanAccuracy(), r.WallSeconds)
+			fmt.Fprintf(log, "%s %s %s seed %d: accuracy %.4f, %.1f s wall, %.1f s CPU\n", opts.Method, opts.Protocol, name, seed, r.MeanAccuracy(), r.WallSeconds, r.CPUSeconds)
 		}
 	}
 	return nil
