@@ -89,18 +89,8 @@ func runBaseline(args []string, stdout io.Writer) error {
 func printFoldRecords(w io.Writer, recs []baseline.Record) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "dataset\tseeds\taccuracy per seed\tmean\twall s per seed\tCPU s per seed\t")
-	for i := 0; i < len(recs); {
-		j := i
-		var accs, walls, cpus []string
-		sum := 0.0
-		for ; j < len(recs) && recs[j].Dataset == recs[i].Dataset; j++ {
-			accs = append(accs, fmt.Sprintf("%.4f", recs[j].MeanAccuracy()))
-			walls = append(walls, fmt.Sprintf("%.1f", recs[j].WallSeconds))
-			cpus = append(cpus, fmt.Sprintf("%.1f", recs[j].CPUSeconds))
-			sum += recs[j].MeanAccuracy()
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%.4f\t%s\t%s\t\n", recs[i].Dataset, j-i, strings.Join(accs, " "), sum/float64(j-i), strings.Join(walls, " "), strings.Join(cpus, " "))
-		i = j
+	for _, d := range baseline.PerDataset(recs) {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%.4f\t%s\t%s\t\n", d.Dataset, len(d.Seeds), joinFloats(d.Accuracy, "%.4f"), d.MeanAccuracy(), joinFloats(d.WallSeconds, "%.1f"), joinFloats(d.CPUSeconds, "%.1f"))
 	}
 	return tw.Flush()
 }
@@ -123,6 +113,15 @@ func printAgreement(w io.Writer, recs []baseline.Record, ref map[string]baseline
 	fmt.Fprintf(w, "%d datasets: mean difference %+.2f pp, mean absolute difference %.2f pp, %d within ±%.1f pp\n",
 		sum.Datasets, 100*sum.MeanDiff, 100*sum.MeanAbsDiff, sum.Within, 100*sum.Band)
 	return nil
+}
+
+// joinFloats formats each of xs with format, space-separated.
+func joinFloats(xs []float64, format string) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprintf(format, x)
+	}
+	return strings.Join(s, " ")
 }
 
 // gitHead returns the checkout's git commit, with "+dirty" when its Go

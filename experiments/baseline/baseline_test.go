@@ -152,3 +152,21 @@ func TestReference(t *testing.T) {
 		t.Errorf("%d datasets, GunPoint %+v", len(ref), ref["GunPoint"])
 	}
 }
+
+// TestPerDataset: records grouped by dataset, each seed's mean over its
+// folds, by hand.
+func TestPerDataset(t *testing.T) {
+	rec := func(ds string, seed int64, accs ...float64) Record {
+		r := Record{Dataset: ds, Seed: seed, WallSeconds: float64(seed) + 1, CPUSeconds: 0.5}
+		for i, a := range accs {
+			r.Folds = append(r.Folds, FoldResult{Fold: i, TestAccuracy: a})
+		}
+		return r
+	}
+	got := PerDataset([]Record{rec("A", 0, 1, 0.5), rec("A", 1, 0.25, 0.75), rec("B", 42, 0.9)})
+	if len(got) != 2 || got[0].Dataset != "A" || !slices.Equal(got[0].Seeds, []int64{0, 1}) ||
+		!slices.Equal(got[0].Accuracy, []float64{0.75, 0.5}) || got[0].MeanAccuracy() != 0.625 ||
+		!slices.Equal(got[0].WallSeconds, []float64{1, 2}) || got[1].MeanAccuracy() != 0.9 {
+		t.Errorf("PerDataset = %+v", got)
+	}
+}

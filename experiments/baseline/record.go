@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // MiniRocket is the method name of rocket's MiniRocket classifier.
@@ -158,4 +160,34 @@ func LoadProtocol(dir, method, protocol string) ([]Record, error) {
 		return int(a.Seed - b.Seed)
 	})
 	return out, nil
+}
+
+// DatasetResult is one dataset's records over its seeds.
+type DatasetResult struct {
+	Dataset string
+	// Seeds are the seeds, and Accuracy, WallSeconds and CPUSeconds each
+	// seed's mean test accuracy over its folds and its summed times, in
+	// the order of Seeds.
+	Seeds                             []int64
+	Accuracy, WallSeconds, CPUSeconds []float64
+}
+
+// MeanAccuracy returns the mean over seeds of the per-seed accuracies.
+func (d DatasetResult) MeanAccuracy() float64 { return stat.Mean(d.Accuracy, nil) }
+
+// PerDataset groups records (as Load returns them: sorted by dataset, then
+// seed) by dataset: the numbers a table's column takes.
+func PerDataset(recs []Record) []DatasetResult {
+	var out []DatasetResult
+	for _, r := range recs {
+		if len(out) == 0 || out[len(out)-1].Dataset != r.Dataset {
+			out = append(out, DatasetResult{Dataset: r.Dataset})
+		}
+		d := &out[len(out)-1]
+		d.Seeds = append(d.Seeds, r.Seed)
+		d.Accuracy = append(d.Accuracy, r.MeanAccuracy())
+		d.WallSeconds = append(d.WallSeconds, r.WallSeconds)
+		d.CPUSeconds = append(d.CPUSeconds, r.CPUSeconds)
+	}
+	return out
 }
