@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -83,14 +84,18 @@ func runBaseline(args []string, stdout io.Writer) error {
 	return printFoldRecords(stdout, recs)
 }
 
-// printFoldRecords prints one line per dataset: the mean test accuracy
-// over the folds of each seed, their mean, and the wall and CPU seconds
+// printFoldRecords prints one line per dataset: its seeds, the mean test
+// accuracy over the folds of each seed, their mean, and the wall and CPU seconds
 // per seed.
 func printFoldRecords(w io.Writer, recs []baseline.Record) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "dataset\tseeds\taccuracy per seed\tmean\twall s per seed\tCPU s per seed\t")
 	for _, d := range baseline.PerDataset(recs) {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%.4f\t%s\t%s\t\n", d.Dataset, len(d.Seeds), joinFloats(d.Accuracy, "%.4f"), d.MeanAccuracy(), joinFloats(d.WallSeconds, "%.1f"), joinFloats(d.CPUSeconds, "%.1f"))
+		seeds := make([]string, len(d.Seeds))
+		for i, seed := range d.Seeds {
+			seeds[i] = strconv.FormatInt(seed, 10)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.4f\t%s\t%s\t\n", d.Dataset, strings.Join(seeds, ","), joinFloats(d.Accuracy, "%.4f"), d.MeanAccuracy(), joinFloats(d.WallSeconds, "%.1f"), joinFloats(d.CPUSeconds, "%.1f"))
 	}
 	return tw.Flush()
 }
