@@ -40,6 +40,7 @@ func commands() map[string]command {
 		"fidelity":     {summary: "the full protocol on a few datasets and seeds per preset, beside the authors' code and the paper", run: runFidelity},
 		"flops":        {summary: "FLOPs of one epoch of a run on a dataset, as the graphs compute them and as the paper's operations need", run: runFLOPs},
 		"golden":       {summary: "record short training runs bit for bit, or compare records: what a refactor must reproduce", run: runGolden},
+		"baseline":     {summary: "a baseline (MiniRocket) on SoftShape's folds or the UCR split, resumable records, its table", run: runBaseline},
 	}
 }
 

@@ -18,7 +18,7 @@ const Module = "github.com/softshape-go/softshape"
 func order() [][]string {
 	return [][]string{
 		{"internal"},
-		{"data", "softshape/fit", "internal/ucrtest"},
+		{"data", "softshape/fit", "internal/ucrtest", "baselines"},
 		{"softshape"},
 		{"paper", "ablations", "plots"},
 		{"experiments", "reproduction"},

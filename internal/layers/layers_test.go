@@ -62,6 +62,9 @@ func TestCheck(t *testing.T) {
 		{"reproduction", "cmd/softshape", false},
 		{"plots/modelplots", "softshape", true},
 		{"softshape", "plots", false},
+		{"experiments/baseline", "baselines/rocket", true},
+		{"baselines/rocket", "data", true},
+		{"baselines/rocket", "softshape", false},
 	} {
 		if err := Check(c.from, c.to); (err == nil) != c.ok {
 			t.Errorf("Check(%s, %s) = %v, want ok %t", c.from, c.to, err, c.ok)
