@@ -159,6 +159,9 @@ type Entry struct {
 	// Fold1 are the ok runs of fold 1, which is the same computation under
 	// both presets (Fold1Check compares them).
 	Fold1 []Fold1Run
+	// SameFold are, for Table 1, the columns trained on SoftShape's own folds
+	// (SameFoldColumns), loaded with the entry.
+	SameFold []SameFold
 	// Built is the table rebuilt from the store over the entry's seeds, and
 	// for an entry of MoreSeeds over those and Seeds together, so that its
 	// differences pool every seed and give the standard error between seeds
@@ -231,6 +234,13 @@ func LoadEntry(dir, table, preset string) (Entry, error) {
 func LoadItem(dir string, it Item) (Entry, error) {
 	table, preset := it.Table, it.Preset
 	e := Entry{Table: table, Preset: preset, Seeds: it.Seeds}
+	if table == Table1 {
+		cols, err := SameFoldColumns(dir)
+		if err != nil {
+			return e, err
+		}
+		e.SameFold = cols
+	}
 	grid, err := it.Grid()
 	if err != nil {
 		return e, err

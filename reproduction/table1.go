@@ -3,10 +3,12 @@ package reproduction
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/softshape-go/softshape/experiments/baseline"
 	"github.com/softshape-go/softshape/experiments/stats"
 	"github.com/softshape-go/softshape/experiments/tablefigures"
 	"github.com/softshape-go/softshape/experiments/tables"
@@ -92,13 +94,41 @@ func SweepCommand(preset string) string {
 // seed (a baseline this project trains on them), for Table 1 beside the
 // paper's printed baselines: Acc maps a dataset to its mean test accuracy
 // over the folds. A dataset it lacks leaves the dataset out of the summary.
-// To add one, load its per-dataset means from its records and pass it to
-// NewHeadline where writeTable1 and Table1Markdown build the headline: the
-// per-dataset table, the summary rows, the verdict and the CD diagrams take
-// it in as one more method.
+// The per-dataset table, the summary rows, the verdict and the CD diagrams
+// take it in as one more method. SameFoldColumns loads them with Table 1's
+// entries.
 type SameFold struct {
 	Name string
 	Acc  map[string]float64
+}
+
+// MiniRocketSameFold names the column of MiniRocket trained on SoftShape's
+// folds (experiments/baseline), stored under BaselinesDir.
+const MiniRocketSameFold = "MiniRocket, same folds"
+
+// BaselinesDir is the folder of the baselines' records (experiments/baseline)
+// under the reproduction folder dir.
+func BaselinesDir(dir string) string { return filepath.Join(dir, "baselines") }
+
+// SameFoldColumns are the same-fold columns of Table 1 from the records under
+// BaselinesDir(dir): MiniRocket's mean test accuracy over the 5 folds of seed
+// Seeds[0], the folds and seed of ours, per dataset it has a record of. No
+// record gives no column.
+func SameFoldColumns(dir string) ([]SameFold, error) {
+	recs, err := baseline.Load(BaselinesDir(dir), baseline.MiniRocket)
+	if err != nil {
+		return nil, fmt.Errorf("table 1's same-fold columns: %w", err)
+	}
+	col := SameFold{Name: MiniRocketSameFold, Acc: map[string]float64{}}
+	for _, r := range recs {
+		if r.Seed == Seeds[0] {
+			col.Acc[r.Dataset] = r.MeanAccuracy()
+		}
+	}
+	if len(col.Acc) == 0 {
+		return nil, nil
+	}
+	return []SameFold{col}, nil
 }
 
 // Headline is Table 1 under both presets (Presets order): the entries of the
@@ -129,7 +159,7 @@ const minSummaryDatasets = 2
 
 // NewHeadline builds Table 1's report from the entries of Table 1 (Load):
 // each preset's summary over its complete datasets, with the same-fold
-// columns given, and the leak. Entries of other tables are ignored.
+// columns given (by default those loaded with the entries), and the leak. Entries of other tables are ignored.
 func NewHeadline(entries []Entry, sameFold ...SameFold) (*Headline, error) {
 	h := &Headline{SameFold: sameFold}
 	found := 0
@@ -146,6 +176,9 @@ func NewHeadline(entries []Entry, sameFold ...SameFold) (*Headline, error) {
 	}
 	if found != len(Presets) {
 		return nil, fmt.Errorf("table 1: %d of the %d presets' entries given", found, len(Presets))
+	}
+	if len(sameFold) == 0 {
+		h.SameFold = h.Entries[0].SameFold // loaded with the entries (LoadItem)
 	}
 	for i, e := range h.Entries {
 		h.summarize(i, e)
@@ -258,6 +291,9 @@ type Verdict struct {
 	// Leads are ours − each of the three best-ranked other methods, paired
 	// by dataset (mean ± SE over datasets; Trend: beyond 2 SE).
 	Leads []tables.Difference
+	// SameFold are ours − each same-fold column (trained on ours' folds and
+	// seed), paired by dataset as Leads.
+	SameFold []tables.Difference
 }
 
 // Verdicts returns the verdict of each preset with a summary.
@@ -277,15 +313,24 @@ func (h *Headline) Verdicts() []Verdict {
 		}
 		sort.SliceStable(others, func(a, b int) bool { return s.AvgRank[others[a]] < s.AvgRank[others[b]] })
 		for _, k := range others[:min(3, len(others))] {
-			pairs := make([]tables.Pair, len(h.Acc[i]))
-			for r, row := range h.Acc[i] {
-				pairs[r] = tables.Pair{Dataset: h.SummaryDatasets[i][r], Seed: Seeds[0], Diff: row[ref] - row[k]}
-			}
-			v.Leads = append(v.Leads, tables.DifferenceOf(s.Methods[k], pairs))
+			v.Leads = append(v.Leads, h.lead(i, ref, k))
+		}
+		for _, c := range h.SameFold {
+			v.SameFold = append(v.SameFold, h.lead(i, ref, slices.Index(s.Methods, c.Name)))
 		}
 		out = append(out, v)
 	}
 	return out
+}
+
+// lead is ours (column ref) − column k of preset i's summary matrix, paired
+// by dataset: the mean ± SE over datasets.
+func (h *Headline) lead(i, ref, k int) tables.Difference {
+	pairs := make([]tables.Pair, len(h.Acc[i]))
+	for r, row := range h.Acc[i] {
+		pairs[r] = tables.Pair{Dataset: h.SummaryDatasets[i][r], Seed: Seeds[0], Diff: row[ref] - row[k]}
+	}
+	return tables.DifferenceOf(h.Summaries[i].Methods[k], pairs)
 }
 
 // place is the place of method ref by average rank (1 best): one more than
@@ -302,19 +347,26 @@ func place(avgRanks []float64, ref int) int {
 
 // String is the verdict on one line.
 func (v Verdict) String() string {
-	var leads []string
-	for _, d := range v.Leads {
-		verdict := "within 2 SE"
-		switch d.Trend() {
-		case 1:
-			verdict = "ahead beyond 2 SE"
-		case -1:
-			verdict = "behind beyond 2 SE"
+	describe := func(ds []tables.Difference) string {
+		var leads []string
+		for _, d := range ds {
+			verdict := "within 2 SE"
+			switch d.Trend() {
+			case 1:
+				verdict = "ahead beyond 2 SE"
+			case -1:
+				verdict = "behind beyond 2 SE"
+			}
+			leads = append(leads, fmt.Sprintf("%s %s (%s)", d.Column, ppSE(d), verdict))
 		}
-		leads = append(leads, fmt.Sprintf("%s %s (%s)", d.Column, ppSE(d), verdict))
+		return strings.Join(leads, "; ")
 	}
-	return fmt.Sprintf("SoftShape ranks %s of %d methods (Avg. Rank %.2f) on %d dataset(s); ours − each of the three best-ranked others, paired over datasets: %s",
-		ordinal(v.Rank), v.Methods, v.AvgRank, v.Datasets, strings.Join(leads, "; "))
+	line := fmt.Sprintf("SoftShape ranks %s of %d methods (Avg. Rank %.2f) on %d dataset(s); ours − each of the three best-ranked others, paired over datasets: %s",
+		ordinal(v.Rank), v.Methods, v.AvgRank, v.Datasets, describe(v.Leads))
+	if len(v.SameFold) > 0 {
+		line += "; on the same folds and seed, ours − " + describe(v.SameFold)
+	}
+	return line
 }
 
 // ordinal is "1st", "2nd", "3rd", "11th", ...
@@ -336,7 +388,8 @@ func ordinal(n int) string {
 // BaselinesNote says plainly where the baselines' numbers come from.
 const BaselinesNote = "**The 17 baselines are the paper's printed numbers**, each produced under its own protocol (its authors' or the paper's runs: " +
 	"other splits, schedules and model selection), not trained here on SoftShape's folds; a difference from them mixes the method with the protocol. " +
-	"A baseline trained on the same folds (MiniRocket) is being added: it will enter this table as one more column beside ours."
+	"The column \"" + MiniRocketSameFold + "\" is MiniRocket trained here on exactly ours' folds and seed (`docs/baselines.md`): " +
+	"the one comparison in this table of like with like."
 
 // Markdown writes the Table 1 section: the partial label, where the
 // baselines come from, the verdict, per dataset ours under both presets with
