@@ -189,3 +189,36 @@ func DifferenceOf(column string, pairs []Pair) Difference {
 	d.SeedSE = StandardError(seedMeans)
 	return d
 }
+
+// Driver returns the dataset that one trend of column − base (Between)
+// rests on: a trend beyond two standard errors that vanishes (falls within
+// two standard errors, or changes sign) when that dataset's runs are left
+// out, with the difference without them. Of several such datasets it
+// returns the one whose omission moves the mean the most. ok is false when
+// the difference shows no trend, or no single dataset carries it.
+func (t *Table) Driver(column, base string) (dataset string, without Difference, ok bool) {
+	if !measured(t, column) || !measured(t, base) {
+		return "", Difference{}, false
+	}
+	pairs := PairRuns(t, t.columnIndex(column), t, t.columnIndex(base))
+	all := DifferenceOf(column, pairs)
+	trend := all.Trend()
+	if trend == 0 {
+		return "", Difference{}, false
+	}
+	best := math.Inf(-1)
+	for _, r := range t.Rows {
+		rest := slices.DeleteFunc(slices.Clone(pairs), func(p Pair) bool { return p.Dataset == r.Dataset })
+		if len(rest) == len(pairs) || len(rest) < 2 {
+			continue
+		}
+		d := DifferenceOf(column, rest)
+		if d.Trend() == trend {
+			continue
+		}
+		if shift := math.Abs(all.Mean - d.Mean); shift > best {
+			dataset, without, ok, best = r.Dataset, d, true, shift
+		}
+	}
+	return dataset, without, ok
+}
