@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/gonum/stat"
 )
@@ -26,6 +27,19 @@ type Difference struct {
 	// Paper is the paper's difference averaged over the same datasets, NaN
 	// when the paper has no per-dataset figures for them.
 	Paper float64
+	// Datasets counts the datasets of the pairs: a setting that some
+	// datasets cannot take (invalid) pairs fewer than the table holds.
+	Datasets int
+}
+
+// DatasetsString is String with the datasets paired: "+0.0123 ± 0.0045
+// (n=30, 6 datasets)", for tables whose rows pair different datasets.
+func (d Difference) DatasetsString() string {
+	s := d.String()
+	if d.N == 0 || !strings.HasSuffix(s, ")") {
+		return s
+	}
+	return fmt.Sprintf("%s, %d dataset%s)", strings.TrimSuffix(s, ")"), d.Datasets, map[bool]string{true: "", false: "s"}[d.Datasets == 1])
 }
 
 // Trend is +1 or −1 when the difference exceeds two standard errors, else 0
@@ -170,7 +184,9 @@ func DifferenceOf(column string, pairs []Pair) Difference {
 	x := make([]float64, len(pairs))
 	bySeed := map[int64][]float64{}
 	var seeds []int64
+	datasets := map[string]bool{}
 	for i, p := range pairs {
+		datasets[p.Dataset] = true
 		x[i] = p.Diff
 		if _, ok := bySeed[p.Seed]; !ok {
 			seeds = append(seeds, p.Seed)
@@ -181,6 +197,7 @@ func DifferenceOf(column string, pairs []Pair) Difference {
 		d.Mean = stat.Mean(x, nil)
 	}
 	d.SE = StandardError(x)
+	d.Datasets = len(datasets)
 	d.Seeds = len(seeds)
 	seedMeans := make([]float64, len(seeds))
 	for i, s := range seeds {

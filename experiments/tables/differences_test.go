@@ -2,6 +2,8 @@ package tables
 
 import (
 	"math"
+	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/softshape-go/softshape/experiments/sweep"
@@ -124,5 +126,34 @@ func TestDriver(t *testing.T) {
 	}
 	if _, _, ok := tb.Driver("50%", "50%"); ok {
 		t.Error("a difference without a trend has a driver")
+	}
+}
+
+// TestChangedSettings: a table names the settings its runs share that
+// differ from the paper's defaults under their preset (for a figure's
+// caption), not the swept one, which differs between variants, nor the
+// protocol's switches, which its protocol names. Here: quick runs with
+// epochs=4 and embed_dim=32 under reference_fresh; the quick schedule's
+// warm-up (sweep.QuickWarmUp, 15) differs from the paper's 150 too.
+func TestChangedSettings(t *testing.T) {
+	f := newFixture(t, sweep.GridSpec{Table: "sparse_ratio", Datasets: []string{"GunPoint"}, Variants: []string{"10%", "50%"},
+		Folds: []int{1}, Seeds: []int64{42}, Quick: true, Settings: "epochs=4;embed_dim=32;protocol=reference_fresh"})
+	for _, v := range []string{"10%", "50%"} {
+		f.put("GunPoint", v, 1, sweep.StatusOK, 0.8, 0.1)
+	}
+	tb, err := Build(f.store, "sparse_ratio", Options{Quick: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"embed_dim=32", "warmup_epochs=" + strconv.Itoa(sweep.QuickWarmUp), "epochs=4"}; !slices.Equal(tb.Changed, want) {
+		t.Errorf("changed settings %v, want %v", tb.Changed, want)
+	}
+}
+
+// TestDatasetsString counts the datasets a difference pairs.
+func TestDatasetsString(t *testing.T) {
+	d := DifferenceOf("k=3", []Pair{{Dataset: "A", Diff: 0.01}, {Dataset: "A", Diff: 0.03}, {Dataset: "B", Diff: 0.02}})
+	if d.Datasets != 2 || d.DatasetsString() != "+0.0200 ± 0.0058 (n=3, 2 datasets)" {
+		t.Errorf("%+v: %q", d, d.DatasetsString())
 	}
 }
