@@ -409,21 +409,28 @@ func protocolSwitch(name string) bool {
 	return false
 }
 
-// changedOf is Table.Changed of the recorded variants (their resolved
-// configuration strings): the settings, protocol switches apart, whose
-// value differs from that of the paper's defaults under the variant's
-// preset, and is the same in every variant.
-func changedOf(variants []sweep.GridVariant) []string {
-	var common []string
-	first := true
+// variantConfigs are the resolved configurations of the recorded variants
+// (their configuration strings), leaving out those without one or whose
+// string no longer parses.
+func variantConfigs(variants []sweep.GridVariant) []softshape.Config {
+	var out []softshape.Config
 	for _, v := range variants {
 		if v.Config == "" {
 			continue
 		}
-		cfg, err := softshape.DefaultConfig().WithSettings(v.Config)
-		if err != nil {
-			continue
+		if cfg, err := softshape.DefaultConfig().WithSettings(v.Config); err == nil {
+			out = append(out, cfg)
 		}
+	}
+	return out
+}
+
+// changedOf is Table.Changed of the recorded variants: the settings,
+// protocol switches apart, whose value differs from that of the paper's
+// defaults under the variant's preset, and is the same in every variant.
+func changedOf(variants []sweep.GridVariant) []string {
+	var common []string
+	for i, cfg := range variantConfigs(variants) {
 		base, err := softshape.DefaultConfig().WithSettings(softshape.ParamProtocol + "=" + cfg.ProtocolName())
 		if err != nil {
 			base = softshape.DefaultConfig().WithProtocol(cfg.Protocol())
@@ -435,8 +442,8 @@ func changedOf(variants []sweep.GridVariant) []string {
 				diffs = append(diffs, st.Name+"="+val)
 			}
 		}
-		if first {
-			common, first = diffs, false
+		if i == 0 {
+			common = diffs
 			continue
 		}
 		common = slices.DeleteFunc(common, func(d string) bool { return !slices.Contains(diffs, d) })
@@ -444,18 +451,10 @@ func changedOf(variants []sweep.GridVariant) []string {
 	return common
 }
 
-// protocolOf describes the protocol of the recorded variants (their resolved
-// configuration strings).
+// protocolOf describes the protocol of the recorded variants.
 func protocolOf(variants []sweep.GridVariant) string {
 	var seen []string
-	for _, v := range variants {
-		if v.Config == "" {
-			continue
-		}
-		cfg, err := softshape.DefaultConfig().WithSettings(v.Config)
-		if err != nil {
-			continue
-		}
+	for _, cfg := range variantConfigs(variants) {
 		if p := cfg.ProtocolString(); !slices.Contains(seen, p) {
 			seen = append(seen, p)
 		}
