@@ -30,8 +30,10 @@ type ClaimVerdict struct {
 	// Word (the per-preset tables of seed 42 give that one), else "".
 	Seed42 string
 	// Driver is the dataset the trend rests on (tables.Table.Driver), ""
-	// when none does; Without is the difference without it.
+	// when none does; Share is its share of the difference and Without the
+	// difference without its runs.
 	Driver  string
+	Share   float64
 	Without tables.Difference
 	// Partial says how many runs are recorded when not all are ("110 of
 	// 360 runs"), else "".
@@ -91,7 +93,7 @@ func entryVerdicts(e Entry) []ClaimVerdict {
 	var out []ClaimVerdict
 	add := func(claim, setting, base string, d tables.Difference, word string) {
 		v := ClaimVerdict{Claim: claim, Preset: e.Preset, Seeds: e.item().pooledSeeds(), Diff: d, Word: word}
-		v.Driver, v.Without, _ = e.Built.Driver(setting, base)
+		v.Driver, v.Share, v.Without, _ = e.Built.Driver(setting, base)
 		if !e.Complete() {
 			v.Partial = fmt.Sprintf("%d of %d runs", e.Recorded, e.Expected)
 		}
@@ -146,7 +148,8 @@ func VerdictsMarkdown(entries []Entry, table string) string {
 	if len(vs) > 0 {
 		b.WriteString("Each claim as the paired difference of two settings over every (dataset, seed, fold) run both have, in percentage points ± its standard error, " +
 			"pooling every seed committed under the preset; a trend is called only beyond two standard errors (the rule and the verdicts of docs/reproduction.md). " +
-			"Paper: its own difference over the same datasets. Carried by: the dataset without whose runs the trend falls within 2 SE.\n\n")
+			"n counts the paired runs and the datasets they come from: a setting some datasets cannot take (invalid) pairs fewer. " +
+			"Paper: its own difference over the same datasets. Carried by: the dataset whose runs make more than half of the difference, or without whose runs the trend falls within 2 SE.\n\n")
 		b.WriteString("| claim | preset | seeds | ours (pp ± SE) | paper (pp) | verdict | carried by |\n|---|---|---|---:|---:|---|---|\n")
 		for _, v := range vs {
 			word := "**" + v.Word + "**"
@@ -162,9 +165,10 @@ func VerdictsMarkdown(entries []Entry, table string) string {
 			}
 			driver := "—"
 			if v.Driver != "" {
-				driver = fmt.Sprintf("%s (without it: %s)", v.Driver, ppSE(v.Without))
+				driver = fmt.Sprintf("%s (%.0f%% of the difference; without it: %s)", v.Driver, 100*v.Share, ppSE(v.Without))
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s (n=%d) | %s | %s | %s |\n", v.Claim, v.Preset, seedsText(v.Seeds), ppSE(v.Diff), v.Diff.N, paperPP, word, driver)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s (n=%d, %d dataset%s) | %s | %s | %s |\n", v.Claim, v.Preset, seedsText(v.Seeds), ppSE(v.Diff), v.Diff.N,
+				v.Diff.Datasets, map[bool]string{true: "", false: "s"}[v.Diff.Datasets == 1], paperPP, word, driver)
 		}
 		b.WriteString("\n")
 		if slices.ContainsFunc(vs, func(v ClaimVerdict) bool { return v.Seed42 != "" }) {

@@ -210,32 +210,45 @@ func DifferenceOf(column string, pairs []Pair) Difference {
 // Driver returns the dataset that one trend of column − base (Between)
 // rests on: a trend beyond two standard errors that vanishes (falls within
 // two standard errors, or changes sign) when that dataset's runs are left
-// out, with the difference without them. Of several such datasets it
-// returns the one whose omission moves the mean the most. ok is false when
-// the difference shows no trend, or no single dataset carries it.
-func (t *Table) Driver(column, base string) (dataset string, without Difference, ok bool) {
+// out, or of which that dataset's pairs make more than half (share: its
+// pairs' sum over all the pairs' sum). Of several such datasets it returns
+// the one whose omission moves the mean the most, with its share and the
+// difference without its runs. ok is false when the difference shows no
+// trend, or no single dataset carries it.
+func (t *Table) Driver(column, base string) (dataset string, share float64, without Difference, ok bool) {
 	if !measured(t, column) || !measured(t, base) {
-		return "", Difference{}, false
+		return "", 0, Difference{}, false
 	}
 	pairs := PairRuns(t, t.columnIndex(column), t, t.columnIndex(base))
 	all := DifferenceOf(column, pairs)
 	trend := all.Trend()
 	if trend == 0 {
-		return "", Difference{}, false
+		return "", 0, Difference{}, false
+	}
+	var total float64
+	for _, p := range pairs {
+		total += p.Diff
 	}
 	best := math.Inf(-1)
 	for _, r := range t.Rows {
-		rest := slices.DeleteFunc(slices.Clone(pairs), func(p Pair) bool { return p.Dataset == r.Dataset })
+		var own float64
+		rest := slices.DeleteFunc(slices.Clone(pairs), func(p Pair) bool {
+			if p.Dataset == r.Dataset {
+				own += p.Diff
+				return true
+			}
+			return false
+		})
 		if len(rest) == len(pairs) || len(rest) < 2 {
 			continue
 		}
 		d := DifferenceOf(column, rest)
-		if d.Trend() == trend {
+		if d.Trend() == trend && own/total <= 0.5 {
 			continue
 		}
 		if shift := math.Abs(all.Mean - d.Mean); shift > best {
-			dataset, without, ok, best = r.Dataset, d, true, shift
+			dataset, share, without, ok, best = r.Dataset, own/total, d, true, shift
 		}
 	}
-	return dataset, without, ok
+	return dataset, share, without, ok
 }

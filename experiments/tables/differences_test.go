@@ -120,12 +120,37 @@ func TestDriver(t *testing.T) {
 	if all.N != 9 || math.Abs(all.Mean+0.07333333) > 1e-6 || math.Abs(all.SE-0.0343188) > 1e-6 || all.Trend() != -1 {
 		t.Fatalf("all pairs: %+v, want −.0733 ± .0343 over 9, a trend", all)
 	}
-	ds, without, ok := tb.Driver("10%", "50%")
-	if !ok || ds != "GunPoint" || without.N != 6 || math.Abs(without.Mean+0.005) > 1e-9 || math.Abs(without.SE-0.0042817) > 1e-6 || without.Trend() != 0 {
-		t.Errorf("driver %q (ok %v), without it %+v; want GunPoint, −.005 ± .0043 over 6", ds, ok, without)
+	ds, share, without, ok := tb.Driver("10%", "50%")
+	if !ok || ds != "GunPoint" || math.Abs(share-0.63/0.66) > 1e-9 || without.N != 6 || math.Abs(without.Mean+0.005) > 1e-9 || math.Abs(without.SE-0.0042817) > 1e-6 || without.Trend() != 0 {
+		t.Errorf("driver %q (ok %v, share %v), without it %+v; want GunPoint, .63/.66 of the sum, −.005 ± .0043 over 6", ds, ok, share, without)
 	}
-	if _, _, ok := tb.Driver("50%", "50%"); ok {
+	if _, _, _, ok := tb.Driver("50%", "50%"); ok {
 		t.Error("a difference without a trend has a driver")
+	}
+}
+
+// TestDriverShare: a dataset that makes more than half of a trend carries
+// it even when the trend survives without it. Hand check: GunPoint −.30
+// −.32 −.31, Trace −.05 −.06 −.04, ArrowHead −.05 −.04 −.06: all pairs
+// −.1367 ± .0434 (3.1 SE); GunPoint's share −.93/−1.23 = 75.6%; without it
+// −.05 ± .0037, still a trend.
+func TestDriverShare(t *testing.T) {
+	f := newFixture(t, sweep.GridSpec{Table: "sparse_ratio", Datasets: []string{"GunPoint", "Trace", "ArrowHead"}, Variants: []string{"10%", "50%"},
+		Folds: []int{1, 2, 3}, Seeds: []int64{42}})
+	diffs := map[string][3]float64{"GunPoint": {-.30, -.32, -.31}, "Trace": {-.05, -.06, -.04}, "ArrowHead": {-.05, -.04, -.06}}
+	for ds, d := range diffs {
+		for i, x := range d {
+			f.put(ds, "50%", i+1, sweep.StatusOK, 0.9, 0.1)
+			f.put(ds, "10%", i+1, sweep.StatusOK, 0.9+x, 0.1)
+		}
+	}
+	tb, err := Build(f.store, "sparse_ratio", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, share, without, ok := tb.Driver("10%", "50%")
+	if !ok || ds != "GunPoint" || math.Abs(share-0.93/1.23) > 1e-6 || math.Abs(without.Mean+0.05) > 1e-9 || without.Trend() != -1 {
+		t.Errorf("driver %q (ok %v, share %v), without it %+v; want GunPoint, 75.6%%, −.05 still a trend", ds, ok, share, without)
 	}
 }
 
