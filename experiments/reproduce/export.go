@@ -2,7 +2,6 @@ package reproduce
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -64,7 +63,7 @@ func ShowExport(ctx context.Context, name string, p Params, preset string) {
 		preset = ReportPreset
 	}
 	paths, err := ExportFigures(ctx, name, p, preset, "")
-	if err != nil && !errors.Is(err, ErrNoFigure) {
+	if err != nil {
 		markdownAs(missingMark(markMarkdown), fmt.Sprintf("*Figures of %s under %s not exported: %s*", name, preset, mdLine(err.Error())))
 		return
 	}
