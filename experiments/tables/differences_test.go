@@ -97,25 +97,32 @@ func colIndex(tb *Table, name string) int {
 	return -1
 }
 
-// TestDriver: a trend that one dataset carries names that dataset, with the
-// difference without it. Hand check, 10% − 50% over three folds each:
-// GunPoint −.20 −.22 −.21, Trace −.01 0 −.02, ArrowHead +.01 −.01 0: all
-// nine pairs −.0733 ± .0343 (2.14 SE, a trend); without GunPoint −.005 ±
-// .0043 (1.17 SE, none); without Trace or ArrowHead the trend stays.
-func TestDriver(t *testing.T) {
+// pairedTable is Table 3 with 10% and 50% over three folds of each dataset
+// of diffs, 50% at 0.9 and 10% that plus the fold's difference.
+func pairedTable(t *testing.T, diffs map[string][3]float64) *Table {
+	t.Helper()
 	f := newFixture(t, sweep.GridSpec{Table: "sparse_ratio", Datasets: []string{"GunPoint", "Trace", "ArrowHead"}, Variants: []string{"10%", "50%"},
 		Folds: []int{1, 2, 3}, Seeds: []int64{42}})
-	diffs := map[string][3]float64{"GunPoint": {-.20, -.22, -.21}, "Trace": {-.01, 0, -.02}, "ArrowHead": {.01, -.01, 0}}
 	for ds, d := range diffs {
 		for i, x := range d {
-			f.put(ds, "50%", i+1, sweep.StatusOK, 0.8, 0.1)
-			f.put(ds, "10%", i+1, sweep.StatusOK, 0.8+x, 0.1)
+			f.put(ds, "50%", i+1, sweep.StatusOK, 0.9, 0.1)
+			f.put(ds, "10%", i+1, sweep.StatusOK, 0.9+x, 0.1)
 		}
 	}
 	tb, err := Build(f.store, "sparse_ratio", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return tb
+}
+
+// TestDriver: a trend that one dataset carries names that dataset, with the
+// difference without it. Hand check, 10% − 50% over three folds each:
+// GunPoint −.20 −.22 −.21, Trace −.01 0 −.02, ArrowHead +.01 −.01 0: all
+// nine pairs −.0733 ± .0343 (2.14 SE, a trend); without GunPoint −.005 ±
+// .0043 (1.17 SE, none); without Trace or ArrowHead the trend stays.
+func TestDriver(t *testing.T) {
+	tb := pairedTable(t, map[string][3]float64{"GunPoint": {-.20, -.22, -.21}, "Trace": {-.01, 0, -.02}, "ArrowHead": {.01, -.01, 0}})
 	all, _ := tb.Between("10%", "50%")
 	if all.N != 9 || math.Abs(all.Mean+0.07333333) > 1e-6 || math.Abs(all.SE-0.0343188) > 1e-6 || all.Trend() != -1 {
 		t.Fatalf("all pairs: %+v, want −.0733 ± .0343 over 9, a trend", all)
@@ -135,19 +142,7 @@ func TestDriver(t *testing.T) {
 // −.1367 ± .0434 (3.1 SE); GunPoint's share −.93/−1.23 = 75.6%; without it
 // −.05 ± .0037, still a trend.
 func TestDriverShare(t *testing.T) {
-	f := newFixture(t, sweep.GridSpec{Table: "sparse_ratio", Datasets: []string{"GunPoint", "Trace", "ArrowHead"}, Variants: []string{"10%", "50%"},
-		Folds: []int{1, 2, 3}, Seeds: []int64{42}})
-	diffs := map[string][3]float64{"GunPoint": {-.30, -.32, -.31}, "Trace": {-.05, -.06, -.04}, "ArrowHead": {-.05, -.04, -.06}}
-	for ds, d := range diffs {
-		for i, x := range d {
-			f.put(ds, "50%", i+1, sweep.StatusOK, 0.9, 0.1)
-			f.put(ds, "10%", i+1, sweep.StatusOK, 0.9+x, 0.1)
-		}
-	}
-	tb, err := Build(f.store, "sparse_ratio", Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tb := pairedTable(t, map[string][3]float64{"GunPoint": {-.30, -.32, -.31}, "Trace": {-.05, -.06, -.04}, "ArrowHead": {-.05, -.04, -.06}})
 	ds, share, without, ok := tb.Driver("10%", "50%")
 	if !ok || ds != "GunPoint" || math.Abs(share-0.93/1.23) > 1e-6 || math.Abs(without.Mean+0.05) > 1e-9 || without.Trend() != -1 {
 		t.Errorf("driver %q (ok %v, share %v), without it %+v; want GunPoint, 75.6%%, −.05 still a trend", ds, ok, share, without)
