@@ -77,7 +77,7 @@ func ShowExport(ctx context.Context, name string, p Params, preset string) {
 		fmt.Fprintf(&b, "- `%s`\n", repoPath(path))
 	}
 	if len(paths) == 0 {
-		b.WriteString("none: no figure of this preset was drawn (the figures cell says why).\n")
+		b.WriteString("none: no figure was drawn (the figures cell says why).\n")
 	}
 	Markdown(b.String())
 }
