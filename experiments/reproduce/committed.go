@@ -127,18 +127,19 @@ func CommittedTables(name string) (*Committed, error) {
 		return nil, fmt.Errorf("the reproduction has presets %v, want two", reproduction.Presets)
 	}
 	c := &Committed{Name: name}
+	entries, more, err := committedEntries(name)
+	if err != nil {
+		return nil, err
+	}
 	var built [2]*tables.Table
 	var labels [2]string
-	for i, preset := range reproduction.Presets {
-		e, err := reproduction.LoadEntry(committedDir(), name, preset)
-		if err != nil {
-			return nil, fmt.Errorf("committed %s: %w", name, err)
-		}
-		c.Entries[i], built[i], labels[i] = e, e.Built, preset
+	for i, e := range entries {
+		c.Entries[i], built[i], labels[i] = e, e.Built, e.Preset
 		if e.Built != nil {
-			e.Built.Root = repoPath(reproduction.ResultsDir(committedDir(), preset))
+			e.Built.Root = repoPath(reproduction.ResultsDir(committedDir(), e.Preset))
 		}
 	}
+	c.More = more
 	if built[0] == nil && built[1] == nil {
 		return nil, fmt.Errorf("%w of %s under %s: %s makes them", ErrNotCommitted, name,
 			repoPath(filepath.Join(committedDir(), "results")), MakeCommitted(name))
@@ -154,18 +155,49 @@ func CommittedTables(name string) (*Committed, error) {
 		comp.Recorded[i], comp.Expected[i] = e.Recorded, e.Expected
 	}
 	c.Comparison = comp
+	c.Elapsed = time.Since(start)
+	return c, nil
+}
+
+// committedEntries loads the named table's entries of the committed
+// reproduction, checking every record (reproduction.LoadItem): one per
+// preset (reproduction.Presets) over reproduction.Seeds, with nothing
+// recorded where a preset has no runs, and those of its items of more seeds
+// (reproduction.MoreSeeds).
+func committedEntries(name string) (byPreset []reproduction.Entry, more []reproduction.Entry, err error) {
+	for _, preset := range reproduction.Presets {
+		e, err := reproduction.LoadEntry(committedDir(), name, preset)
+		if err != nil {
+			return nil, nil, fmt.Errorf("committed %s: %w", name, err)
+		}
+		byPreset = append(byPreset, e)
+	}
 	for _, it := range reproduction.MoreSeeds() {
 		if it.Table != name {
 			continue
 		}
 		e, err := reproduction.LoadItem(committedDir(), it)
 		if err != nil {
-			return nil, fmt.Errorf("committed %s: %w", name, err)
+			return nil, nil, fmt.Errorf("committed %s: %w", name, err)
 		}
-		c.More = append(c.More, e)
+		more = append(more, e)
 	}
-	c.Elapsed = time.Since(start)
-	return c, nil
+	return byPreset, more, nil
+}
+
+// CommittedVerdicts is the block that opens a table notebook: the verdict
+// of each of the paper's claims about the named table under each preset,
+// over every seed committed (reproduction.VerdictsMarkdown: those of
+// docs/reproduction.md), from the committed runs whatever the mode,
+// training nothing; for a table without committed runs, how many of its
+// planned runs are committed ("not yet").
+func CommittedVerdicts(name string) (string, error) {
+	byPreset, more, err := committedEntries(name)
+	if err != nil {
+		return "", err
+	}
+	return "*From the committed full-protocol runs (`reproduction/results`), whatever the mode; nothing trained.*\n\n" +
+		reproduction.VerdictsMarkdown(append(byPreset, more...), name), nil
 }
 
 // Markdown is the comparison (tables.Comparison.Markdown) under a status

@@ -3,12 +3,14 @@ package reproduce
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/softshape-go/softshape/experiments/tablefigures"
@@ -100,9 +102,19 @@ func TestNotebookExpectsItsTables(t *testing.T) {
 				}
 				if cm != nil && !isTable1(name) {
 					var got, want []string
-					for _, k := range tablefigures.Kinds(name) {
-						if k == tablefigures.KindSweep {
-							want = append(want, figureName(name, k, ""))
+					if slices.Contains(tablefigures.Kinds(name), tablefigures.KindSweep) {
+						// docs/reproduction.md's sweep chart of each entry
+						// with a complete dataset: per preset, and per
+						// entry of more seeds over every seed it pools.
+						for _, e := range append(cm.Entries[:], cm.More...) {
+							if len(e.DatasetsDone) == 0 {
+								continue
+							}
+							label := e.Preset
+							if e.Extra() {
+								label += "_seeds_" + strings.Trim(strings.ReplaceAll(fmt.Sprint(append(slices.Clone(reproduction.Seeds), e.Seeds...)), " ", "_"), "[]")
+							}
+							want = append(want, figureName(name, tablefigures.KindSweep, label))
 						}
 					}
 					for _, preset := range reproduction.Presets {

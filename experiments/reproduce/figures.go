@@ -2,6 +2,7 @@ package reproduce
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/softshape-go/softshape/experiments/tablefigures"
 	"github.com/softshape-go/softshape/paper"
 	"github.com/softshape-go/softshape/plots"
+	"github.com/softshape-go/softshape/reproduction"
 )
 
 // ErrNoFigure is wrapped by the figure constructors when the table has no
@@ -23,6 +25,9 @@ type Named struct {
 	Figure *plots.Figure
 	// Err says why Figure is nil.
 	Err error
+	// Preset is the protocol preset of a committed figure's runs, "" for
+	// a figure of a table built from one results folder.
+	Preset string
 }
 
 // Figures returns the standard figures of the table (tablefigures.Kinds): a
@@ -63,31 +68,45 @@ func figureName(table string, k tablefigures.Kind, preset string) string {
 // diagram (TableResult.Figures); it wraps ErrNoFigure.
 var ErrQuickStatistics = fmt.Errorf("%w: quick mode shows per-dataset numbers only; ranks and critical differences of a short schedule's numbers would mean nothing", ErrNoFigure)
 
-// Figures returns the figures of the committed table: for a sweep table ours
-// under both presets beside the paper (tablefigures.Presets, named
-// <table>_sweep; a chart of lines over the swept values, which the other
-// tables' columns are not), then each
-// preset's standard figures other than the sweep chart, named
-// <table>_<kind>_<preset> (their titles name the preset too), drawn from the
-// comparison's summary rows (tablefigures.DrawPreset): over the datasets
-// complete under both presets, so each figure shows the table's numbers.
+// Figures returns the figures of the committed table: for a sweep table the
+// sweep charts of docs/reproduction.md (reproduction.Figures: per entry, ours
+// per dataset with ± SE bars, their mean with its SE band, the paper's
+// dashed, over the entry's complete datasets and every seed it pools),
+// named <table>_sweep_<preset>, with _seeds_42_0_1 for an entry of more
+// seeds; then each preset's standard figures other than the sweep chart,
+// named <table>_<kind>_<preset> (their titles name the preset too), drawn
+// from the comparison's summary rows (tablefigures.DrawPreset): over the
+// datasets complete under both presets, so each figure shows the table's
+// numbers.
 func (c *Committed) Figures() []Named {
 	var out []Named
-	for _, k := range tablefigures.Kinds(c.Name) {
-		if k == tablefigures.KindSweep { // both presets in one chart
-			f, err := tablefigures.Presets(c.Comparison)
-			out = append(out, Named{Name: figureName(c.Name, k, ""), Figure: f, Err: err})
+	if slices.Contains(tablefigures.Kinds(c.Name), tablefigures.KindSweep) {
+		entries := append(slices.Clone(c.Entries[:]), c.More...)
+		figs := reproduction.Figures(entries)
+		for _, f := range figs {
+			fig, err := f.Draw()
+			out = append(out, Named{Name: figureName(c.Name, tablefigures.KindSweep, labelSlug(f.Label)), Figure: fig, Err: err, Preset: f.Preset})
+		}
+		if len(figs) == 0 {
+			out = append(out, Named{Name: figureName(c.Name, tablefigures.KindSweep, ""),
+				Err: fmt.Errorf("%w: no dataset of %s has every run recorded under either preset yet", ErrNoFigure, c.Name)})
 		}
 	}
 	for i, e := range c.Entries {
 		for _, k := range tablefigures.Kinds(c.Name) {
 			if k != tablefigures.KindSweep {
 				f, err := tablefigures.DrawPreset(k, c.Comparison, i, tablefigures.DefaultAlpha)
-				out = append(out, Named{Name: figureName(c.Name, k, e.Preset), Figure: f, Err: err})
+				out = append(out, Named{Name: figureName(c.Name, k, e.Preset), Figure: f, Err: err, Preset: e.Preset})
 			}
 		}
 	}
 	return out
+}
+
+// labelSlug is a figure's label as part of a file name:
+// "reference_fresh, seeds 42, 0, 1" → "reference_fresh_seeds_42_0_1".
+func labelSlug(label string) string {
+	return strings.NewReplacer(", ", "_", " ", "_").Replace(label)
 }
 
 // Figure draws one figure of the table, any kind for any table, with the

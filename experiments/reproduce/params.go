@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -173,6 +174,9 @@ type Params struct {
 	Offline bool
 	// Log receives one line per run started and finished (nil: stdout).
 	Log io.Writer
+	// overridden lists the settings of the parameter cell that
+	// SOFTSHAPE_SETTINGS gave another value (ParamsFromEnv), for String.
+	overridden []string
 	// defaultResults records that Resolve chose Results (none was given): a
 	// full-mode table of the committed reproduction then still comes from the
 	// committed store (Table), as with Results empty.
@@ -187,7 +191,11 @@ func DefaultParams() Params {
 
 // ParamsFromEnv returns def with every variable of EnvVars that it reads
 // (ReadByParams) and that is set overriding its field, then Resolve'd.
-// SOFTSHAPE_SETTINGS is appended to def.Settings.
+// SOFTSHAPE_SETTINGS is merged over def.Settings (softshape.JoinSettings):
+// a setting both give takes the environment's value, and each one whose
+// value that changes is listed in the parameter line (Params.String), so
+// that the parameter cell's settings and the environment's never disagree
+// silently.
 func ParamsFromEnv(def Params) (Params, error) {
 	p := def
 	for _, e := range envVars {
@@ -200,7 +208,35 @@ func ParamsFromEnv(def Params) (Params, error) {
 			}
 		}
 	}
+	if v := strings.TrimSpace(os.Getenv(EnvSettings)); v != "" {
+		p.overridden = overriddenSettings(def.Settings, v)
+	}
 	return p.Resolve()
+}
+
+// overriddenSettings lists each setting of base that over gives another
+// value, as "name=base's value → over's value" ("epochs=8 → 4").
+func overriddenSettings(base, over string) []string {
+	values := func(settings string) map[string]string {
+		out := map[string]string{}
+		for _, part := range strings.Split(settings, ";") {
+			names, err := softshape.SettingNames(part)
+			if err != nil || len(names) != 1 {
+				continue
+			}
+			_, v, _ := strings.Cut(part, "=")
+			out[names[0]] = strings.TrimSpace(v)
+		}
+		return out
+	}
+	b, o := values(base), values(over)
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(b)) {
+		if v, ok := o[name]; ok && v != b[name] {
+			out = append(out, fmt.Sprintf("%s=%s → %s", name, b[name], v))
+		}
+	}
+	return out
 }
 
 // MustParamsFromEnv is ParamsFromEnv that panics on a malformed variable
@@ -316,6 +352,10 @@ func (p Params) String() string {
 		p.Mode(), p.schedule(), ds, p.folds(), p.Seeds, backend, results, p.DataRoot, train)
 	if p.Settings != "" {
 		s += " | settings: " + p.Settings
+	}
+	if len(p.overridden) > 0 {
+		s += fmt.Sprintf(" | **%s overrides the parameter cell's settings: %s** (the runs use the environment's value; unset %s to use the cell's)",
+			EnvSettings, strings.Join(p.overridden, ", "), EnvSettings)
 	}
 	return s
 }

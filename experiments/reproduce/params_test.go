@@ -3,6 +3,7 @@ package reproduce
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -62,5 +63,35 @@ func TestShownPathsAreRepoRelative(t *testing.T) {
 	}
 	if _, err := m.TestSummary(); err == nil || strings.Contains(err.Error(), root) {
 		t.Errorf("TestSummary of an untrained fold: %v, want an error naming no absolute path", err)
+	}
+}
+
+// TestSettingsOverrideSaidAloud: SOFTSHAPE_SETTINGS merged over a parameter
+// cell's settings takes precedence where both give a setting, and the
+// parameter line names each setting it changed with both values: here the
+// cell's epochs=8 runs 4 epochs, its depth=3 stays, and the environment's
+// own warmup_epochs=2 is added, changing nothing of the cell's.
+func TestSettingsOverrideSaidAloud(t *testing.T) {
+	t.Setenv(EnvSettings, "epochs=4;warmup_epochs=2")
+	p, err := ParamsFromEnv(Params{Quick: true, Settings: "epochs=8;depth=3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := ModelConfig(p, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Epochs != 4 || cfg.Depth != 3 || cfg.WarmUpEpochs != 2 {
+		t.Errorf("epochs %d, depth %d, warm-up %d; want 4, 3, 2", cfg.Epochs, cfg.Depth, cfg.WarmUpEpochs)
+	}
+	if want := []string{"epochs=8 → 4"}; !slices.Equal(p.overridden, want) {
+		t.Errorf("overridden %v, want %v", p.overridden, want)
+	}
+	if s := p.String(); !strings.Contains(s, "epochs=8 → 4") {
+		t.Errorf("the parameter line does not name the overridden setting: %q", s)
+	}
+	t.Setenv(EnvSettings, "epochs=8")
+	if p, err := ParamsFromEnv(Params{Quick: true, Settings: "epochs=8"}); err != nil || len(p.overridden) != 0 {
+		t.Errorf("the same value twice: overridden %v (%v), want none", p.overridden, err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/softshape-go/softshape/ablations"
 	"github.com/softshape-go/softshape/experiments/sweep"
 	"github.com/softshape-go/softshape/paper"
+	"github.com/softshape-go/softshape/reproduction"
 	"github.com/softshape-go/softshape/softshape"
 )
 
@@ -127,6 +128,12 @@ var proseClaims = []proseClaim{
 	{"04_*", "k = 1 expert", defaultIs("experts_k", "k=1")},
 	{"05_*", "A stride q = 4", defaultIs("stride_q", "q=4")},
 	{"05_*", "against q = 1", columnsAre("stride_q", "q=1")},
+	{"*", "seed 42 alone", func() error {
+		if !slices.Equal(reproduction.Seeds, []int64{42}) {
+			return fmt.Errorf("every table of the reproduction has seeds %v", reproduction.Seeds)
+		}
+		return nil
+	}},
 	{"07_*", "a fixed m = 8 (Fixed-8)", func() error {
 		if ablations.FixedName != "Fixed-8" {
 			return fmt.Errorf("Table 7's fixed column is %s", ablations.FixedName)

@@ -16,22 +16,25 @@ import (
 )
 
 // EpochTimes is a Markdown table of the time per training epoch and the
-// inference time recorded by the sweep for each variant of the table (mean
-// over the ok records of the grid), one row per processor the records name
-// (sweep.Record.CPU; records that do not name theirs form one row): the
-// running-time side of a table read from the store, without new
-// measurements. For Table 3 it ends with a line saying which sparse ratio
-// was fastest and why 0% may be (epochOrder).
+// inference time recorded by the sweep for each dataset and variant of the
+// table (mean over the ok records of the grid), one row per processor the
+// records name (sweep.Record.CPU; records that do not name theirs form one
+// row): the running-time side of a table read from the store, without new
+// measurements. A row never averages two datasets or two processors, so
+// rows compare like with like within one dataset and processor. For Table 3
+// each dataset's rows end with a line saying which sparse ratio was fastest
+// and why 0% may be (epochOrder).
 func (r *TableResult) EpochTimes() (string, error) {
 	md, _, err := r.epochTimes()
 	return md, err
 }
 
-// epochRow is one row of EpochTimes: a variant's runs on one processor.
+// epochRow is one row of EpochTimes: a variant's runs of one dataset on one
+// processor.
 type epochRow struct {
-	variant, cpu  string
-	perEpoch      []float64
-	infer, params []float64
+	dataset, variant, cpu string
+	perEpoch              []float64
+	infer, params         []float64
 }
 
 // epochTimes returns EpochTimes's Markdown and its rows.
@@ -40,20 +43,21 @@ func (r *TableResult) epochTimes() (string, []*epochRow, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	type key struct{ variant, cpu string }
+	type key struct{ dataset, variant, cpu string }
 	rows := map[key]*epochRow{}
-	cpusOf := map[string][]string{} // variant → its records' processors, in order seen
+	cpusOf := map[[2]string][]string{} // (dataset, variant) → its records' processors, in order seen
 	for _, c := range r.Grid.Cells {
 		rec, err := store.Read(c.Key)
 		if err != nil || rec == nil || rec.Status != sweep.StatusOK || rec.EpochsRun == 0 {
 			continue
 		}
-		k := key{c.Variant, rec.CPU}
+		k := key{c.Dataset, c.Variant, rec.CPU}
 		a := rows[k]
 		if a == nil {
-			a = &epochRow{variant: c.Variant, cpu: rec.CPU}
+			a = &epochRow{dataset: c.Dataset, variant: c.Variant, cpu: rec.CPU}
 			rows[k] = a
-			cpusOf[c.Variant] = append(cpusOf[c.Variant], rec.CPU)
+			dv := [2]string{c.Dataset, c.Variant}
+			cpusOf[dv] = append(cpusOf[dv], rec.CPU)
 		}
 		a.perEpoch = append(a.perEpoch, rec.RunWallSeconds()/float64(rec.EpochsRun))
 		if x := float64(rec.InferenceSeconds); !math.IsNaN(x) {
@@ -66,43 +70,56 @@ func (r *TableResult) epochTimes() (string, []*epochRow, error) {
 	if r.Params.Quick {
 		b.WriteString(" — " + sweep.QuickLabel)
 	}
-	b.WriteString("\n\nMean over the ok records of this grid (wall time of the fold ÷ epochs run, which includes evaluation each epoch; for runs trained together in one batched job, the job's wall time ÷ its runs; inference = one pass over the fold's test split, not measured for batched runs), per processor the records name: machines of one name can differ several-fold, so compare rows of one CPU only.\n\n| variant | CPU | runs | s / epoch | inference s | parameters |\n|---|---|---:|---:|---:|---:|\n")
+	b.WriteString("\n\nMean over the ok records of this grid, per dataset and per processor the records name (wall time of the fold ÷ epochs run, which includes evaluation each epoch; for runs trained together in one batched job, the job's wall time ÷ its runs; inference = one pass over the fold's test split, not measured for batched runs). " +
+		"Each row is one dataset on one processor: machines of one name can differ several-fold, so compare rows of one dataset and one CPU only.\n\n" +
+		"| dataset | variant | CPU | runs | s / epoch | inference s | parameters |\n|---|---|---|---:|---:|---:|---:|\n")
 	var shown []*epochRow
-	for _, v := range r.Grid.Variants {
-		cpus := cpusOf[v.Name]
-		if len(cpus) == 0 {
-			fmt.Fprintf(&b, "| %s | — | 0 | — | — | — |\n", v.Name)
-			continue
+	var notes []string
+	for _, ds := range r.Grid.Spec.Datasets {
+		var ofDataset []*epochRow
+		for _, v := range r.Grid.Variants {
+			cpus := cpusOf[[2]string{ds, v.Name}]
+			if len(cpus) == 0 {
+				fmt.Fprintf(&b, "| %s | %s | — | 0 | — | — | — |\n", ds, v.Name)
+				continue
+			}
+			sort.Strings(cpus) // "" (not recorded) first
+			for _, cpu := range cpus {
+				a := rows[key{ds, v.Name, cpu}]
+				ofDataset = append(ofDataset, a)
+				infer := "—"
+				if len(a.infer) > 0 {
+					infer = fmt.Sprintf("%.4f", mean(a.infer))
+				}
+				name := cpu
+				if name == "" {
+					name = "not recorded"
+				}
+				fmt.Fprintf(&b, "| %s | %s | %s | %d | %.3f | %s | %.0f |\n", ds, v.Name, name, len(a.perEpoch), mean(a.perEpoch), infer, mean(a.params))
+			}
 		}
-		sort.Strings(cpus) // "" (not recorded) first
-		for _, cpu := range cpus {
-			a := rows[key{v.Name, cpu}]
-			shown = append(shown, a)
-			infer := "—"
-			if len(a.infer) > 0 {
-				infer = fmt.Sprintf("%.4f", mean(a.infer))
+		shown = append(shown, ofDataset...)
+		if r.Name == "sparse_ratio" {
+			if note := epochOrder(ofDataset); note != "" {
+				notes = append(notes, fmt.Sprintf("- **%s**: %s", ds, note))
 			}
-			name := cpu
-			if name == "" {
-				name = "not recorded"
-			}
-			fmt.Fprintf(&b, "| %s | %s | %d | %.3f | %s | %.0f |\n", v.Name, name, len(a.perEpoch), mean(a.perEpoch), infer, mean(a.params))
 		}
 	}
-	if r.Name == "sparse_ratio" {
-		if note := epochOrder(shown); note != "" {
-			fmt.Fprintf(&b, "\n%s\n", note)
+	if len(notes) > 0 {
+		fmt.Fprintf(&b, "\n%s\n", strings.Join(notes, "\n"))
+		if slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, "0% took less") }) {
+			fmt.Fprintf(&b, "\n%s\n", zeroFastNote)
 		}
 	}
 	return b.String(), shown, nil
 }
 
-// epochOrder says, for Table 3's rows when they come from one processor
-// (or none recorded), which sparse ratio took the least and the most time
-// per epoch and, when 0% is not the slowest, why: at the authors' schedule
-// (moe_layers=sparse) 0% merges nothing and runs no MoE, while every other
-// ratio adds both to the last layer. For rows of several processors it says
-// why it ranks none (the notebook's prose promises one line or the other).
+// epochOrder says, for Table 3's rows of one dataset when they come from
+// one processor (or none recorded), which sparse ratio took the least and
+// the most time per epoch and which ratios 0% was faster than (why is
+// zeroFastNote, written once under the table). For rows of several
+// processors it says why it ranks none (the notebook's prose promises one
+// line or the other).
 func epochOrder(rows []*epochRow) string {
 	if len(rows) < 2 {
 		return ""
@@ -110,7 +127,7 @@ func epochOrder(rows []*epochRow) string {
 	for _, r := range rows {
 		if r.cpu != rows[0].cpu {
 			return "No fastest sparse ratio is named: these rows come from several processors, and records of one name may come from several machines, " +
-				"so their times rank the machines as much as the ratios. docs/performance.md, \"Running time\", compares the ratios step by step in CPU time on one machine."
+				"so their times rank the machines as much as the ratios."
 		}
 	}
 	byTime := slices.Clone(rows)
@@ -125,11 +142,15 @@ func epochOrder(rows []*epochRow) string {
 	for _, r := range byTime[i+1:] {
 		slower = append(slower, r.variant)
 	}
-	return s + fmt.Sprintf(" 0%% took less time per epoch than %s. Two causes are known: at the authors' schedule (`moe_layers=sparse`) a sparse ratio of 0%% merges nothing and runs no MoE, "+
-		"while every other ratio adds the merge and the MoE to the last layer, a fixed cost that fusing a few shapes of short series does not recover; "+
-		"and these are wall times on a shared machine, which vary by up to 2× (docs/performance.md, \"Running time\", compares the ratios step by step in CPU time). "+
-		"The paper's claim that the running time falls as the sparse ratio grows is about long series (Fig 3, below).", strings.Join(slower, ", "))
+	return s + fmt.Sprintf(" 0%% took less time per epoch than %s.", strings.Join(slower, ", "))
 }
+
+// zeroFastNote is why 0% may take less time per epoch than other sparse
+// ratios, written under Table 3's epoch times when a dataset's line says so.
+const zeroFastNote = "Where 0% took less time per epoch than other ratios, two causes are known: at the authors' schedule (`moe_layers=sparse`) a sparse ratio of 0% merges nothing and runs no MoE, " +
+	"while every other ratio adds the merge and the MoE to the last layer, a fixed cost that fusing a few shapes of short series does not recover; " +
+	"and these are wall times on a shared machine, which vary by up to 2× (docs/performance.md, \"Running time\", compares the ratios step by step in CPU time on one machine). " +
+	"The paper's claim that the running time falls as the sparse ratio grows is about long series (Fig 3, below)."
 
 // RunningTime measures the time of a training step against the series length
 // (the paper's Fig 3) with experiments/timing for the sparse ratios given

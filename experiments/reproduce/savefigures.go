@@ -11,9 +11,10 @@ import (
 // each figure drawn and each of formats ("png", "svg", "pdf": plots.Formats;
 // none given: all three), PNG at plots.FileDPI, and returns the paths
 // written. A figure that was not drawn (its Err says why; ShowFigures shows
-// it) is skipped. A notebook cell saves a table's figures with
-//
-//	reproduce.SaveFigures(P.FigureDir(), res.Figures(), "pdf", "png")
+// it) is skipped. A notebook saves the figures it shows with ShowExport
+// (ExportFigures), which picks those of one preset: in full mode Table
+// renders CommittedPreset, reference_compat, whose figures are not the ones
+// to report.
 func SaveFigures(dir string, figs []Named, formats ...string) ([]string, error) {
 	if len(formats) == 0 {
 		formats = plots.Formats()

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -121,10 +122,30 @@ func TestCommittedTablesBothPresets(t *testing.T) {
 		t.Errorf("seeds 0, 1 partly recorded (%d of %d), not said so in\n%s", e.Recorded, e.Expected, md)
 	}
 	figs := c.Figures()
-	if len(figs) != 3 || figs[0].Name != "sparse_ratio_sweep" || figs[0].Err != nil || figs[1].Name != "sparse_ratio_ranks_reference_compat" || figs[2].Name != "sparse_ratio_ranks_reference_fresh" {
-		t.Errorf("figures %+v", figs)
+	// The sweep charts are docs/reproduction.md's (SE bands, every seed an
+	// entry pools): one per entry, the file of each committed under docs/.
+	sweeps := []string{"sparse_ratio_sweep_reference_compat", "sparse_ratio_sweep_reference_fresh", "sparse_ratio_sweep_reference_fresh_seeds_42_0_1"}
+	var names []string
+	for _, n := range figs {
+		names = append(names, n.Name)
 	}
-	for _, n := range figs[1:] { // each preset's ranks: over the summary rows' datasets
+	if want := append(slices.Clone(sweeps), "sparse_ratio_ranks_reference_compat", "sparse_ratio_ranks_reference_fresh"); !slices.Equal(names, want) {
+		t.Fatalf("figures %v, want %v", names, want)
+	}
+	docFigs := reproduction.Figures(append(c.Entries[:], c.More...))
+	for i, n := range figs[:3] {
+		if n.Err != nil || docFigs[i].Preset != n.Preset {
+			t.Errorf("%s: %v, preset %q, want the figure of %s", n.Name, n.Err, n.Preset, docFigs[i].Label)
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(RepoRoot(), "docs", reproduction.FigureDir, docFigs[i].Name)); err != nil {
+			t.Errorf("%s: docs/reproduction.md's figure %s: %v", n.Name, docFigs[i].Name, err)
+		}
+		if want := len(docFigs[i].Built.Seeds); strings.Contains(n.Figure.Caption(), "seeds 0, 1, 42") != (want == 3) {
+			t.Errorf("%s: caption %q, want the %d seeds its runs pool", n.Name, n.Figure.Caption(), want)
+		}
+	}
+	for _, n := range figs[3:] { // each preset's ranks: over the summary rows' datasets
 		if n.Err != nil || !strings.Contains(n.Figure.Caption(), "("+strings.Join(c.Comparison.Common, ", ")+")") {
 			t.Errorf("%s: %v, not over the datasets complete under both presets %v", n.Name, n.Err, c.Comparison.Common)
 		}
@@ -155,20 +176,30 @@ func TestCommittedEpochTimes(t *testing.T) {
 			t.Errorf("no %q in\n%s", want, md)
 		}
 	}
-	// Each preset's order note stands where its rows come from one
+	// Each dataset's order note stands where its rows come from one
 	// processor, and only there (epochOrder, TestEpochOrder).
 	for _, sec := range strings.Split(md, "### Time per epoch from the stored runs")[1:] {
-		cpus := map[string]bool{}
+		cpus := map[string]map[string]bool{} // dataset → processors of its rows
 		for _, line := range strings.Split(sec, "\n") {
-			if cells := strings.Split(line, " | "); strings.HasPrefix(line, "| ") && len(cells) == 6 && cells[1] != "CPU" && !strings.HasPrefix(cells[1], "---") {
-				cpus[cells[1]] = true
+			if cells := strings.Split(line, " | "); strings.HasPrefix(line, "| ") && len(cells) == 7 && cells[2] != "CPU" && cells[2] != "—" && !strings.HasPrefix(cells[2], "---") {
+				ds := strings.TrimPrefix(cells[0], "| ")
+				if cpus[ds] == nil {
+					cpus[ds] = map[string]bool{}
+				}
+				cpus[ds][cells[2]] = true
 			}
 		}
-		if got, want := strings.Contains(sec, "Fastest per epoch here:"), len(cpus) == 1; got != want {
-			t.Errorf("rows of %d processors, order note %v:\n%s", len(cpus), got, sec)
+		if len(cpus) < 2 {
+			t.Errorf("rows of %d datasets, want the committed six:\n%s", len(cpus), sec)
 		}
-		if got, want := strings.Contains(sec, "No fastest sparse ratio is named"), len(cpus) > 1; got != want {
-			t.Errorf("rows of %d processors, line saying why none is ranked %v:\n%s", len(cpus), got, sec)
+		for ds, c := range cpus {
+			prefix := "- **" + ds + "**: "
+			if got, want := strings.Contains(sec, prefix+"Fastest per epoch here:"), len(c) == 1; got != want {
+				t.Errorf("%s: rows of %d processors, order note %v:\n%s", ds, len(c), got, sec)
+			}
+			if got, want := strings.Contains(sec, prefix+"No fastest sparse ratio is named"), len(c) > 1; got != want {
+				t.Errorf("%s: rows of %d processors, line saying why none is ranked %v:\n%s", ds, len(c), got, sec)
+			}
 		}
 	}
 	if strings.Contains(md, "| not recorded |") && !strings.Contains(md, "reproduction/manifest.json says where the committed runs trained") {
@@ -324,7 +355,7 @@ func TestQuickFiguresNoStatistics(t *testing.T) {
 func TestEpochOrder(t *testing.T) {
 	row := func(v, cpu string, s ...float64) *epochRow { return &epochRow{variant: v, cpu: cpu, perEpoch: s} }
 	got := epochOrder([]*epochRow{row("0%", "", 0.10, 0.12), row("10%", "", 0.13), row("50%", "", 0.09), row("90%", "", 0.08)})
-	for _, want := range []string{"Fastest per epoch here: 90% (0.080 s); slowest: 10% (0.130 s).", "0% took less time per epoch than 10%. Two causes are known"} {
+	for _, want := range []string{"Fastest per epoch here: 90% (0.080 s); slowest: 10% (0.130 s).", "0% took less time per epoch than 10%."} {
 		if !strings.Contains(got, want) {
 			t.Errorf("no %q in %q", want, got)
 		}
@@ -468,10 +499,15 @@ func TestCommittedFiguresAreTheSummaryRows(t *testing.T) {
 	c.Entries[0] = reproduction.Entry{Table: "experts_k", Preset: "reference_compat", Built: a, DatasetsDone: []string{"DA", "DB", "DC"}}
 	c.Entries[1] = reproduction.Entry{Table: "experts_k", Preset: "reference_fresh", Built: b, DatasetsDone: []string{"DA", "DB"}}
 	figs := c.Figures()
-	if len(figs) != 3 || figs[1].Name != "experts_k_ranks_reference_compat" {
+	if len(figs) != 4 || figs[2].Name != "experts_k_ranks_reference_compat" {
 		t.Fatalf("figures %+v", figs)
 	}
-	for _, n := range figs {
+	// The sweep charts are each preset's own (docs/reproduction.md's): over
+	// its complete datasets.
+	if !strings.Contains(captionOf(figs[0]), "DA, DB, DC") || strings.Contains(captionOf(figs[1]), "DC") {
+		t.Errorf("sweep charts over each preset's complete datasets: %q, %q", captionOf(figs[0]), captionOf(figs[1]))
+	}
+	for _, n := range figs[2:] {
 		if n.Err != nil || !strings.Contains(n.Figure.Caption(), "(DA, DB)") || strings.Contains(n.Figure.Caption(), "DC") {
 			t.Errorf("%s: %v, caption %q: want the datasets complete under both, DA and DB", n.Name, n.Err, captionOf(n))
 		}
@@ -484,4 +520,40 @@ func captionOf(n Named) string {
 		return ""
 	}
 	return n.Figure.Caption()
+}
+
+// TestInvalidCellsCounted: Table 4's committed comparison says over how
+// many datasets its rows run where invalid cells (k > Ĉ) leave some out:
+// the datasets with an invalid run counted from the records, the rows over
+// the rest, and each paired difference's cell counting its own datasets.
+func TestInvalidCellsCounted(t *testing.T) {
+	c, err := CommittedTables("experts_k")
+	if errors.Is(err, ErrNotCommitted) {
+		t.Skip("no committed Table 4")
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	invalid := map[string]bool{}
+	for _, e := range c.Entries {
+		if e.Built != nil {
+			for _, m := range e.Built.Invalid {
+				invalid[m.Key.Dataset] = true
+			}
+		}
+	}
+	if len(invalid) == 0 {
+		t.Skip("no invalid cell in the committed Table 4")
+	}
+	md := c.Markdown()
+	if want := fmt.Sprintf("leave %d of the %d datasets", len(invalid), len(c.Comparison.Datasets)); !strings.Contains(md, want) {
+		t.Errorf("no %q in\n%s", want, md)
+	}
+	if want := fmt.Sprintf("rows run over %d dataset(s)", len(c.Comparison.Common)); !strings.Contains(md, want) {
+		t.Errorf("no %q in\n%s", want, md)
+	}
+	for _, d := range c.Comparison.Differences[0] {
+		if !strings.Contains(md, d.DatasetsString()) || d.Datasets < len(c.Comparison.Common) {
+			t.Errorf("%s: %s (%d datasets) not in the table, or fewer than the %d of the summary", d.Column, d.DatasetsString(), d.Datasets, len(c.Comparison.Common))
+		}
+	}
 }

@@ -91,11 +91,11 @@ func PresetRanks(c *tables.Comparison, i int) (*plots.Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	note := ""
+	notes := []string{rankBarsNote}
 	if paperRanks != nil {
-		note = "paper over the same datasets"
+		notes = append(notes, "paper over the same datasets")
 	}
-	meta := tableMeta(c.Tables[i], "Average rank, "+c.Labels[i], c.Common, note)
+	meta := tableMeta(c.Tables[i], "Average rank, "+c.Labels[i], c.Common, notes...)
 	return plots.RankBars(meta, methods, ours, paperRanks)
 }
 

@@ -93,6 +93,11 @@ func TestPresetRanksAreTheSummaryRows(t *testing.T) {
 		if want := "Average rank, " + c.Labels[i]; !strings.HasPrefix(f.Title(), want) || !strings.Contains(f.Caption(), "2 UCR datasets (DA, DB)") {
 			t.Errorf("preset %d: title %q, caption %q", i, f.Title(), f.Caption())
 		}
+		// The ranks above give ties the best rank (paper: every column 1);
+		// the caption labels that convention, as the CD diagram's labels its own.
+		if !strings.Contains(f.Caption(), "ties given the best rank") {
+			t.Errorf("preset %d: caption %q does not label the rank convention", i, f.Caption())
+		}
 	}
 	if _, err := PresetCD(c, 0, DefaultAlpha); !errors.Is(err, ErrNoFigure) || !strings.Contains(err.Error(), "has 3 and 2") {
 		t.Errorf("a CD diagram over the 2 common datasets: %v", err)

@@ -339,7 +339,7 @@ func Ranks(t *tables.Table) (*plots.Figure, error) {
 	if len(s.Ours.Methods) < 2 {
 		return nil, fmt.Errorf("%w: ranks need at least 2 columns, table %s has %d in its summary", ErrNoFigure, t.Name, len(s.Ours.Methods))
 	}
-	var notes []string
+	notes := []string{rankBarsNote}
 	if slices.Contains(s.FromPaper, true) {
 		notes = append(notes, "baselines from the paper")
 	}
@@ -406,7 +406,7 @@ func CD(t *tables.Table, alpha float64) (*plots.Figure, error) {
 		return nil, fmt.Errorf("%w: a critical-difference diagram needs at least 2 columns and %d datasets with complete results, table %s has %d and %d",
 			ErrNoFigure, MinCDDatasets, t.Name, len(s.OursColumns), len(s.Datasets))
 	}
-	var notes []string
+	notes := []string{rankBarsNote}
 	if slices.Contains(s.FromPaper, true) {
 		notes = append(notes, "baselines from the paper")
 	}
@@ -428,6 +428,12 @@ func CDOf(t *tables.Table, methods []string, acc [][]float64, datasets []string,
 
 // cdRanksNote says which ranks a diagram of a table shows.
 const cdRanksNote = "average ranks, ties averaged (the table's Avg. Rank gives ties the best rank)"
+
+// rankBarsNote names the rank convention of the rank bars (Ranks,
+// PresetRanks): the paper's, which the table's Avg. Rank follows, and not
+// the CD diagram's (cdRanksNote), so that two figures of one table never
+// show two conventions unlabelled.
+const rankBarsNote = "average ranks, ties given the best rank (the paper's rule and the table's Avg. Rank; a CD diagram averages ties)"
 
 // PaperCD draws the critical-difference diagram of the paper's own
 // per-dataset table (e.g. "main": the 128 UCR datasets) over the datasets
@@ -500,6 +506,9 @@ func tableMeta(t *tables.Table, what string, datasets []string, notes ...string)
 	cfg += fmt.Sprintf("; %s %s, %s %s", pluralWord(len(t.Folds), "fold"), intRanges(t.Folds), pluralWord(len(t.Seeds), "seed"), strings.Join(seeds, ", "))
 	if p := protocolNames(t.Protocol); p != "" {
 		cfg += "; protocol " + p
+	}
+	if len(t.Changed) > 0 {
+		cfg += "; settings changed from the paper's: " + strings.Join(t.Changed, ", ")
 	}
 	cfg += "."
 	for _, n := range notes {

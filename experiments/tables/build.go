@@ -151,6 +151,13 @@ type Table struct {
 	// (softshape.Config.ProtocolString), "" when no variant was recorded;
 	// several, separated by "; ", when the variants differ.
 	Protocol string
+	// Changed lists the settings, other than its protocol's, that every
+	// variant of the runs shares and that differ from the paper's defaults
+	// under the runs' protocol preset ("epochs=4", "embed_dim=32"), in
+	// softshape.Settings order (changedOf): what a figure's caption must
+	// name beside the protocol. The swept setting differs between variants
+	// and is not listed.
+	Changed []string
 	// Notes are remarks printed with the table.
 	Notes []string
 	// Params holds the parameter count and inference time section of the
@@ -196,6 +203,7 @@ func Build(store *sweep.Store, name string, opts Options) (*Table, error) {
 		t.Columns = append(t.Columns, column(pc, variants))
 	}
 	t.Protocol = protocolOf(exp.Variants)
+	t.Changed = changedOf(exp.Variants)
 	cells := newCellIndex(store, exp)
 	for _, ds := range exp.Datasets {
 		row := Row{Dataset: ds}
@@ -390,18 +398,63 @@ func (t *Table) WarmUpSelected() (counts, runs []int, any bool) {
 	return counts, runs, any
 }
 
-// protocolOf describes the protocol of the recorded variants (their resolved
-// configuration strings).
-func protocolOf(variants []sweep.GridVariant) string {
-	var seen []string
+// protocolSwitch reports whether a setting is a protocol switch, which
+// Table.Protocol names.
+func protocolSwitch(name string) bool {
+	switch name {
+	case softshape.ParamFoldReset, softshape.ParamEvalPath, softshape.ParamBatchRule, softshape.ParamShuffle,
+		softshape.ParamSelectionStat, softshape.ParamSelectionWindow:
+		return true
+	}
+	return false
+}
+
+// variantConfigs are the resolved configurations of the recorded variants
+// (their configuration strings), leaving out those without one or whose
+// string no longer parses.
+func variantConfigs(variants []sweep.GridVariant) []softshape.Config {
+	var out []softshape.Config
 	for _, v := range variants {
 		if v.Config == "" {
 			continue
 		}
-		cfg, err := softshape.DefaultConfig().WithSettings(v.Config)
+		if cfg, err := softshape.DefaultConfig().WithSettings(v.Config); err == nil {
+			out = append(out, cfg)
+		}
+	}
+	return out
+}
+
+// changedOf is Table.Changed of the recorded variants: the settings,
+// protocol switches apart, whose value differs from that of the paper's
+// defaults under the variant's preset, and is the same in every variant.
+func changedOf(variants []sweep.GridVariant) []string {
+	var common []string
+	for i, cfg := range variantConfigs(variants) {
+		base, err := softshape.DefaultConfig().WithSettings(softshape.ParamProtocol + "=" + cfg.ProtocolName())
 		if err != nil {
+			base = softshape.DefaultConfig().WithProtocol(cfg.Protocol())
+		}
+		var diffs []string
+		for _, st := range softshape.Settings() {
+			val, def := fmt.Sprint(st.Value(cfg)), fmt.Sprint(st.Value(base))
+			if val != def && !protocolSwitch(st.Name) {
+				diffs = append(diffs, st.Name+"="+val)
+			}
+		}
+		if i == 0 {
+			common = diffs
 			continue
 		}
+		common = slices.DeleteFunc(common, func(d string) bool { return !slices.Contains(diffs, d) })
+	}
+	return common
+}
+
+// protocolOf describes the protocol of the recorded variants.
+func protocolOf(variants []sweep.GridVariant) string {
+	var seen []string
+	for _, cfg := range variantConfigs(variants) {
 		if p := cfg.ProtocolString(); !slices.Contains(seen, p) {
 			seen = append(seen, p)
 		}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -329,6 +330,30 @@ func (c *Comparison) markdownRows(b *bufio.Writer) {
 	fmt.Fprintln(b)
 }
 
+// invalidNote says, when some cells of the comparison are invalid (a
+// setting a dataset cannot take), over which datasets its rows run: the
+// Avg., Rank, Win and p-value rows over the datasets valid in every
+// column, each paired difference over those where both its settings are
+// valid, its count in its cell. "" when no cell is invalid.
+func (c *Comparison) invalidNote() string {
+	invalid := map[string]bool{}
+	for _, t := range c.Tables {
+		if t == nil {
+			continue
+		}
+		for _, m := range t.Invalid {
+			invalid[m.Key.Dataset] = true
+		}
+	}
+	if len(invalid) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" **Invalid cells** (a setting a dataset cannot take; the per-dataset rows say why) leave %d of the %d datasets (%s) out of the rows over datasets complete and valid, "+
+		"so those rows run over %d dataset(s), while each paired difference runs over the datasets where both of its settings are valid (counted in its cell): "+
+		"the two kinds of rows can differ for one setting because they average different datasets.",
+		len(invalid), len(c.Datasets), strings.Join(slices.Sorted(maps.Keys(invalid)), ", "), len(c.Common))
+}
+
 func (c *Comparison) markdownSummary(b *bufio.Writer) {
 	fmt.Fprintf(b, "## Summary\n\n")
 	fmt.Fprintf(b, "Over the %d dataset(s) complete and valid under both presets", len(c.Common))
@@ -336,8 +361,8 @@ func (c *Comparison) markdownSummary(b *bufio.Writer) {
 		fmt.Fprintf(b, " (%s)", strings.Join(c.Common, ", "))
 	}
 	fmt.Fprintf(b, ", for the paper (its per-dataset figures) and ours; \"paper, printed\" is its summary over all its datasets. %s. "+
-		"**Every p-value and difference compares with %s**, the paper's default setting. The differences (ours − %s, and %s) are over every paired run (dataset, seed, fold), ± the standard error; a trend is called only beyond two standard errors.\n\n",
-		ranksNote(c.CDRanks), mdEscape(c.Default), mdEscape(c.Default), c.betweenName())
+		"**Every p-value and difference compares with %s**, the paper's default setting. The differences (ours − %s, and %s) are over every paired run (dataset, seed, fold), ± the standard error; a trend is called only beyond two standard errors.%s\n\n",
+		ranksNote(c.CDRanks), mdEscape(c.Default), mdEscape(c.Default), c.betweenName(), c.invalidNote())
 	cols := c.Columns
 	mdHeader(b, []string{""}, cols)
 	// row writes one row, unless it would hold no value.
@@ -410,9 +435,9 @@ func (c *Comparison) markdownSummary(b *bufio.Writer) {
 			}
 			return diffs[k], true
 		}
-		shown := row("ours − "+c.Default+" (paired runs ± SE) — "+c.Labels[i], func(col string) string {
+		shown := row("ours − "+c.Default+" (paired runs ± SE, datasets paired) — "+c.Labels[i], func(col string) string {
 			if d, ok := byCol(col); ok {
-				return d.String()
+				return d.DatasetsString()
 			}
 			return dash
 		})

@@ -77,7 +77,7 @@ func TestCompareByHand(t *testing.T) {
 		"**Every p-value and difference compares with 50%**",
 		"| Avg. Acc — ours, reference_compat | 0.8500 | — | — | 0.9000 | — | — |",
 		"| Avg. Acc — ours, reference_fresh | 0.8000 | — | — | 0.8500 | — | — |",
-		"| ours − 50% (paired runs ± SE) — reference_compat | -0.0750 ± 0.0144 (n=4) | — | — | — | — | — |",
+		"| ours − 50% (paired runs ± SE, datasets paired) — reference_compat | -0.0750 ± 0.0144 (n=4, 2 datasets) | — | — | — | — | — |",
 		"| **fold leak: reference_compat − reference_fresh**, all folds | +0.0500 ± 0.0289 (n=4) | — | — | +0.0333 ± 0.0333 (n=3) | — | — |",
 		"| fold leak: reference_compat − reference_fresh, folds 2–5 | +0.1000 ± 0.0000 (n=2) | — | — | +0.1000 (n=1) | — | — |",
 		"The paper's printed p-values compare with 0% over its own datasets, not with 50%",

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/gonum/stat"
 )
@@ -26,6 +27,19 @@ type Difference struct {
 	// Paper is the paper's difference averaged over the same datasets, NaN
 	// when the paper has no per-dataset figures for them.
 	Paper float64
+	// Datasets counts the datasets of the pairs: a setting that some
+	// datasets cannot take (invalid) pairs fewer than the table holds.
+	Datasets int
+}
+
+// DatasetsString is String with the datasets paired: "+0.0123 ± 0.0045
+// (n=30, 6 datasets)", for tables whose rows pair different datasets.
+func (d Difference) DatasetsString() string {
+	s := d.String()
+	if d.N == 0 || !strings.HasSuffix(s, ")") {
+		return s
+	}
+	return fmt.Sprintf("%s, %d dataset%s)", strings.TrimSuffix(s, ")"), d.Datasets, map[bool]string{true: "", false: "s"}[d.Datasets == 1])
 }
 
 // Trend is +1 or −1 when the difference exceeds two standard errors, else 0
@@ -170,7 +184,9 @@ func DifferenceOf(column string, pairs []Pair) Difference {
 	x := make([]float64, len(pairs))
 	bySeed := map[int64][]float64{}
 	var seeds []int64
+	datasets := map[string]bool{}
 	for i, p := range pairs {
+		datasets[p.Dataset] = true
 		x[i] = p.Diff
 		if _, ok := bySeed[p.Seed]; !ok {
 			seeds = append(seeds, p.Seed)
@@ -181,6 +197,7 @@ func DifferenceOf(column string, pairs []Pair) Difference {
 		d.Mean = stat.Mean(x, nil)
 	}
 	d.SE = StandardError(x)
+	d.Datasets = len(datasets)
 	d.Seeds = len(seeds)
 	seedMeans := make([]float64, len(seeds))
 	for i, s := range seeds {
@@ -188,4 +205,50 @@ func DifferenceOf(column string, pairs []Pair) Difference {
 	}
 	d.SeedSE = StandardError(seedMeans)
 	return d
+}
+
+// Driver returns the dataset that one trend of column − base (Between)
+// rests on: a trend beyond two standard errors that vanishes (falls within
+// two standard errors, or changes sign) when that dataset's runs are left
+// out, or of which that dataset's pairs make more than half (share: its
+// pairs' sum over all the pairs' sum). Of several such datasets it returns
+// the one whose omission moves the mean the most, with its share and the
+// difference without its runs. ok is false when the difference shows no
+// trend, or no single dataset carries it.
+func (t *Table) Driver(column, base string) (dataset string, share float64, without Difference, ok bool) {
+	if !measured(t, column) || !measured(t, base) {
+		return "", 0, Difference{}, false
+	}
+	pairs := PairRuns(t, t.columnIndex(column), t, t.columnIndex(base))
+	all := DifferenceOf(column, pairs)
+	trend := all.Trend()
+	if trend == 0 {
+		return "", 0, Difference{}, false
+	}
+	var total float64
+	for _, p := range pairs {
+		total += p.Diff
+	}
+	best := math.Inf(-1)
+	for _, r := range t.Rows {
+		var own float64
+		rest := slices.DeleteFunc(slices.Clone(pairs), func(p Pair) bool {
+			if p.Dataset == r.Dataset {
+				own += p.Diff
+				return true
+			}
+			return false
+		})
+		if len(rest) == len(pairs) || len(rest) < 2 {
+			continue
+		}
+		d := DifferenceOf(column, rest)
+		if d.Trend() == trend && own/total <= 0.5 {
+			continue
+		}
+		if shift := math.Abs(all.Mean - d.Mean); shift > best {
+			dataset, share, without, ok, best = r.Dataset, own/total, d, true, shift
+		}
+	}
+	return dataset, share, without, ok
 }

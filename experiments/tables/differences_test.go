@@ -2,6 +2,8 @@ package tables
 
 import (
 	"math"
+	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/softshape-go/softshape/experiments/sweep"
@@ -93,4 +95,85 @@ func colIndex(tb *Table, name string) int {
 		}
 	}
 	return -1
+}
+
+// pairedTable is Table 3 with 10% and 50% over three folds of each dataset
+// of diffs, 50% at 0.9 and 10% that plus the fold's difference.
+func pairedTable(t *testing.T, diffs map[string][3]float64) *Table {
+	t.Helper()
+	f := newFixture(t, sweep.GridSpec{Table: "sparse_ratio", Datasets: []string{"GunPoint", "Trace", "ArrowHead"}, Variants: []string{"10%", "50%"},
+		Folds: []int{1, 2, 3}, Seeds: []int64{42}})
+	for ds, d := range diffs {
+		for i, x := range d {
+			f.put(ds, "50%", i+1, sweep.StatusOK, 0.9, 0.1)
+			f.put(ds, "10%", i+1, sweep.StatusOK, 0.9+x, 0.1)
+		}
+	}
+	tb, err := Build(f.store, "sparse_ratio", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tb
+}
+
+// TestDriver: a trend that one dataset carries names that dataset, with the
+// difference without it. Hand check, 10% − 50% over three folds each:
+// GunPoint −.20 −.22 −.21, Trace −.01 0 −.02, ArrowHead +.01 −.01 0: all
+// nine pairs −.0733 ± .0343 (2.14 SE, a trend); without GunPoint −.005 ±
+// .0043 (1.17 SE, none); without Trace or ArrowHead the trend stays.
+func TestDriver(t *testing.T) {
+	tb := pairedTable(t, map[string][3]float64{"GunPoint": {-.20, -.22, -.21}, "Trace": {-.01, 0, -.02}, "ArrowHead": {.01, -.01, 0}})
+	all, _ := tb.Between("10%", "50%")
+	if all.N != 9 || math.Abs(all.Mean+0.07333333) > 1e-6 || math.Abs(all.SE-0.0343188) > 1e-6 || all.Trend() != -1 {
+		t.Fatalf("all pairs: %+v, want −.0733 ± .0343 over 9, a trend", all)
+	}
+	ds, share, without, ok := tb.Driver("10%", "50%")
+	if !ok || ds != "GunPoint" || math.Abs(share-0.63/0.66) > 1e-9 || without.N != 6 || math.Abs(without.Mean+0.005) > 1e-9 || math.Abs(without.SE-0.0042817) > 1e-6 || without.Trend() != 0 {
+		t.Errorf("driver %q (ok %v, share %v), without it %+v; want GunPoint, .63/.66 of the sum, −.005 ± .0043 over 6", ds, ok, share, without)
+	}
+	if _, _, _, ok := tb.Driver("50%", "50%"); ok {
+		t.Error("a difference without a trend has a driver")
+	}
+}
+
+// TestDriverShare: a dataset that makes more than half of a trend carries
+// it even when the trend survives without it. Hand check: GunPoint −.30
+// −.32 −.31, Trace −.05 −.06 −.04, ArrowHead −.05 −.04 −.06: all pairs
+// −.1367 ± .0434 (3.1 SE); GunPoint's share −.93/−1.23 = 75.6%; without it
+// −.05 ± .0037, still a trend.
+func TestDriverShare(t *testing.T) {
+	tb := pairedTable(t, map[string][3]float64{"GunPoint": {-.30, -.32, -.31}, "Trace": {-.05, -.06, -.04}, "ArrowHead": {-.05, -.04, -.06}})
+	ds, share, without, ok := tb.Driver("10%", "50%")
+	if !ok || ds != "GunPoint" || math.Abs(share-0.93/1.23) > 1e-6 || math.Abs(without.Mean+0.05) > 1e-9 || without.Trend() != -1 {
+		t.Errorf("driver %q (ok %v, share %v), without it %+v; want GunPoint, 75.6%%, −.05 still a trend", ds, ok, share, without)
+	}
+}
+
+// TestChangedSettings: a table names the settings its runs share that
+// differ from the paper's defaults under their preset (for a figure's
+// caption), not the swept one, which differs between variants, nor the
+// protocol's switches, which its protocol names. Here: quick runs with
+// epochs=4 and embed_dim=32 under reference_fresh; the quick schedule's
+// warm-up (sweep.QuickWarmUp, 15) differs from the paper's 150 too.
+func TestChangedSettings(t *testing.T) {
+	f := newFixture(t, sweep.GridSpec{Table: "sparse_ratio", Datasets: []string{"GunPoint"}, Variants: []string{"10%", "50%"},
+		Folds: []int{1}, Seeds: []int64{42}, Quick: true, Settings: "epochs=4;embed_dim=32;protocol=reference_fresh"})
+	for _, v := range []string{"10%", "50%"} {
+		f.put("GunPoint", v, 1, sweep.StatusOK, 0.8, 0.1)
+	}
+	tb, err := Build(f.store, "sparse_ratio", Options{Quick: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"embed_dim=32", "warmup_epochs=" + strconv.Itoa(sweep.QuickWarmUp), "epochs=4"}; !slices.Equal(tb.Changed, want) {
+		t.Errorf("changed settings %v, want %v", tb.Changed, want)
+	}
+}
+
+// TestDatasetsString counts the datasets a difference pairs.
+func TestDatasetsString(t *testing.T) {
+	d := DifferenceOf("k=3", []Pair{{Dataset: "A", Diff: 0.01}, {Dataset: "A", Diff: 0.03}, {Dataset: "B", Diff: 0.02}})
+	if d.Datasets != 2 || d.DatasetsString() != "+0.0200 ± 0.0058 (n=3, 2 datasets)" {
+		t.Errorf("%+v: %q", d, d.DatasetsString())
+	}
 }
