@@ -218,7 +218,7 @@ func TestPlotModelFigures(t *testing.T) {
 	if err := runPlot([]string{"attention", "-checkpoint", ckpt, "-class", "bell", "-out", out}, &buf); err != nil {
 		t.Fatalf("%v\n%s", err, buf.String())
 	}
-	contains(t, buf.String(), "MIL attention — CBF-generated fold 1 test #", "(class bell)", "QUICK MODE", "Colour scale fixed at 0.00–1.00")
+	contains(t, buf.String(), "MIL attention — CBF-generated fold 1 test #", "(class bell)", "QUICK MODE", "Colour scale fixed at ", "shapes kept as tokens; hollow bars: the ")
 	checkPNG(t, filepath.Join(out, "attention_CBF-generated_classbell_0.png"), 1200, 900)
 
 	buf.Reset()
