@@ -1,5 +1,5 @@
 // Package notebook shows figures and Markdown inline in a GoNB notebook
-// (or prints them, or saves the figure, outside one): the display that
+// (or prints them, or saves the figure, outside one; Name.Show): the display that
 // experiments/reproduce and a notebook's own cells share, without the
 // experiments tree.
 //
@@ -104,18 +104,23 @@ func Line(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "\n", " "), "|", "\\|")
 }
 
+// Name is the name of a figure that Show shows: its mark is
+// "figure <name>".
+type Name string
+
 // Show shows a figure inline in a notebook, marked "figure <name>", or,
 // outside one, saves it as <name>.png in the system's temporary folder and
 // prints the path (ShowFigure). A nil figure shows err instead, in one line
-// marked "missing figure <name>": a cell shows a figure with
+// marked "missing figure <name>". It takes a figure function's results as
+// they come:
 //
-//	notebook.Show("curves", modelplots.TrainingCurves(meta, result, warmUp))
-func Show(name string, f *plots.Figure, err error) {
-	ShowFigure(filepath.Join(os.TempDir(), "softshape-figures"), name, f, err)
+//	notebook.Name("curves").Show(modelplots.TrainingCurves(meta, result, warmUp))
+func (n Name) Show(f *plots.Figure, err error) {
+	ShowFigure(filepath.Join(os.TempDir(), "softshape-figures"), string(n), f, err)
 }
 
-// ShowFigure is Show that saves the figure, outside a notebook, as
-// <dir>/<name>.png.
+// ShowFigure is Name(name).Show that saves the figure, outside a notebook,
+// as <dir>/<name>.png.
 func ShowFigure(dir, name string, f *plots.Figure, err error) {
 	mark := MarkFigure + " " + name
 	if err != nil || f == nil {
