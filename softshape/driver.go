@@ -142,12 +142,10 @@ func trainOne(ds *data.Dataset, fd *data.FoldData, cfg Config, fold int, opts Ru
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := errors.Join(runErrs...); err != nil && !onlySaveErrors(err) {
+	if err = errors.Join(runErrs...); err != nil && !onlySaveErrors(err) {
 		return nil, nil, err
-	} else if err != nil {
-		return &out.results[0], out.models[0], err
 	}
-	return &out.results[0], out.models[0], nil
+	return &out.results[0], out.models[0], err // err: the checkpoint not saved (*SaveError)
 }
 
 // outputs is what a TrainRuns call's jobs produce, by run: the results,
@@ -662,27 +660,24 @@ func (st *runState) endEpoch(val fit.Scores, onEpoch func(EpochStats)) error {
 	evalPhase := st.cfg.EvalPhase(st.phase())
 	es := EpochStats{Fold: st.fold, Epoch: st.Epoch, Epochs: st.cfg.Epochs, Phase: st.phase(), TrainLoss: st.TrainLoss(),
 		TrainAcc: st.TrainAcc(), ValLoss: meanOf(val.CE), ValAcc: val.Acc, Elapsed: time.Since(st.start)}
-	if len(st.fd.ValY) > 0 && math.IsNaN(es.ValLoss) || math.IsInf(es.ValLoss, 0) {
-		st.Err = fmt.Errorf("epoch %d (%s phase): validation loss is %v: %w", es.Epoch, evalPhase, es.ValLoss, ErrNonFinite)
-		st.Done = true
-		return nil
-	}
 	fr := st.fr
+	var selected, stop bool
+	var selLoss float64
 	if len(st.fd.ValY) == 0 {
 		// No validation set (Fit without one): nothing is selected and
 		// nothing stops the run early; the model is the last epoch's.
 		fr.BestEpoch, fr.SelectedPhase, fr.SelectedWarmUp = es.Epoch, evalPhase, es.Phase == Dense
-		fr.History = append(fr.History, es)
-		fr.EpochsRun = es.Epoch + 1
-		if onEpoch != nil {
-			onEpoch(es)
+	} else {
+		if math.IsNaN(es.ValLoss) || math.IsInf(es.ValLoss, 0) {
+			st.Err = fmt.Errorf("epoch %d (%s phase): validation loss is %v: %w", es.Epoch, evalPhase, es.ValLoss, ErrNonFinite)
+			st.Done = true
+			return nil
 		}
-		return nil
+		// The selection and stopping statistic: the mean CE, or the reference's
+		// batch-scaled sum (Σ_batches mean CE / n_val).
+		selLoss = st.cfg.SelectionLoss(val.CE, st.BatchSize)
+		selected, stop = st.track.Next(selLoss)
 	}
-	// The selection and stopping statistic: the mean CE, or the reference's
-	// batch-scaled sum (Σ_batches mean CE / n_val).
-	selLoss := st.cfg.SelectionLoss(val.CE, st.BatchSize)
-	selected, stop := st.track.Next(selLoss)
 	if selected {
 		fr.ValLoss, fr.BestEpoch, fr.SelectedPhase = selLoss, es.Epoch, evalPhase
 		fr.SelectedWarmUp = es.Phase == Dense
