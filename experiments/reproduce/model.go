@@ -177,11 +177,16 @@ func (m *TrainedFold) MustClassifier() *softshape.Classifier {
 	return nil
 }
 
-// MustLoadOrFit is LoadOrFit that panics on error.
+// MustLoadOrFit is LoadOrFit that panics on error and, where LoadOrFit
+// trains nothing (NotTrained) and has shown the line saying so, ends the
+// program, a notebook cell, with exit status 0 (as MustClassifier).
 func (m *TrainedFold) MustLoadOrFit(fit func() (*softshape.Classifier, error)) *softshape.Classifier {
 	clf, err := m.LoadOrFit(fit)
 	if err != nil {
 		panic(err)
+	}
+	if clf == nil {
+		os.Exit(0)
 	}
 	return clf
 }
