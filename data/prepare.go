@@ -1,6 +1,7 @@
 package data
 
 import (
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/stat"
@@ -16,6 +17,10 @@ type FoldData struct {
 	// Length is the series length and NumClasses the dataset's number of
 	// classes (some may be absent from a split).
 	Length, NumClasses int
+	// Fill holds, for each time step, the value that replaced a missing one
+	// in every split: the train split's mean there (TrainFill). New series
+	// are prepared with it (PrepareSeries) as the test split was.
+	Fill []float64
 }
 
 // EmptyStepFill is the value the reference gives to a missing value at a
@@ -36,27 +41,63 @@ func Prepare(d *Dataset, s Split) (*FoldData, error) {
 	if err := checkSplit(d, s); err != nil {
 		return nil, err
 	}
-	fill := trainStepMeans(d, s.Train)
-	buf := make([]float64, d.Length)
+	fill := TrainFill(d, s.Train)
 	prep := func(rows []int) ([][]float32, []int) {
-		xs := make([][]float32, len(rows))
+		series := make([][]float64, len(rows))
 		ys := make([]int, len(rows))
 		for k, r := range rows {
-			xs[k] = normalise(d.Series[r], fill, buf)
+			series[k] = d.Series[r]
 			ys[k] = d.Labels[r]
 		}
-		return xs, ys
+		return normaliseAll(series, fill), ys
 	}
-	fd := &FoldData{Length: d.Length, NumClasses: d.NumClasses()}
+	fd := &FoldData{Length: d.Length, NumClasses: d.NumClasses(), Fill: fill}
 	fd.TrainX, fd.TrainY = prep(s.Train)
 	fd.ValX, fd.ValY = prep(s.Val)
 	fd.TestX, fd.TestY = prep(s.Test)
 	return fd, nil
 }
 
-// trainStepMeans returns, for each time step, the mean of the observed
-// (non-NaN) values of the train rows, or EmptyStepFill where there are none.
-func trainStepMeans(d *Dataset, train []int) []float64 {
+// PrepareSeries prepares series that a model trained on a split with the
+// imputation values fill (FoldData.Fill) is to classify, as Prepare prepares
+// that split's test series: each NaN is replaced by fill at its time step,
+// then each series is z-normalised on its own. A series shorter than fill is
+// first padded with NaN, as NewDataset pads the shorter series of a dataset;
+// a longer one, or one holding an infinite value, is an error naming it.
+func PrepareSeries(series [][]float64, fill []float64) ([][]float32, error) {
+	rows := make([][]float64, len(series))
+	for i, row := range series {
+		if len(row) == 0 || len(row) > len(fill) {
+			return nil, fmt.Errorf("series %d has length %d: the model takes series of 1 to %d values", i, len(row), len(fill))
+		}
+		for j, v := range row {
+			if err := checkValue(v); err != nil {
+				return nil, fmt.Errorf("series %d, time step %d: value %v %w", i, j, v, err)
+			}
+		}
+		rows[i] = row
+		if len(row) < len(fill) {
+			rows[i] = padNaN(row, len(fill))
+		}
+	}
+	return normaliseAll(rows, fill), nil
+}
+
+// normaliseAll returns the series, each len(fill) long, filled from fill and
+// z-normalised (normalise).
+func normaliseAll(series [][]float64, fill []float64) [][]float32 {
+	buf := make([]float64, len(fill))
+	out := make([][]float32, len(series))
+	for i, row := range series {
+		out[i] = normalise(row, fill, buf)
+	}
+	return out
+}
+
+// TrainFill returns, for each time step, the mean of the observed (non-NaN)
+// values of d's rows train, or EmptyStepFill where there are none: the
+// values that replace the missing ones (Prepare).
+func TrainFill(d *Dataset, train []int) []float64 {
 	sum := make([]float64, d.Length)
 	count := make([]int, d.Length)
 	for _, r := range train {

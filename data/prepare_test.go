@@ -72,7 +72,7 @@ func TestPrepareEmptyTimeStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := trainStepMeans(d, []int{0, 1}); m[0] != 2 || m[1] != 2 || m[2] != 1e-6 {
+	if m := TrainFill(d, []int{0, 1}); m[0] != 2 || m[1] != 2 || m[2] != 1e-6 {
 		t.Errorf("train step means %v, want [2 2 1e-6]", m)
 	}
 	fd, err := Prepare(d, Split{Train: []int{0, 1}, Test: []int{2}, Val: []int{3}})

@@ -3,6 +3,15 @@
 // its hyperparameters (names as exported constants, defaults in DefaultConfig), and
 // the one training function, Train, shared by the CLI, the tests and the notebooks.
 //
+// # On data of one's own
+//
+// Fit trains the model on a training set and an optional validation set of a
+// caller's own (data.NewDataset from series and labels), preparing them inside
+// as the protocol prepares a fold, and returns a Classifier: Predict,
+// PredictProba, Evaluate on raw series and class names, Save, and Load. The
+// protocol's TrainFold is a fold's sets trained the same way, through the same
+// driver as Train; FoldSets gives a fold's sets. See the examples.
+//
 // # Architecture
 //
 // The default follows the authors' PyTorch code (github.com/qianlima-lab/SoftShape

@@ -100,13 +100,52 @@ func TrainRunsCounted(ds *data.Dataset, runs []RunSpec, opts RunOptions) ([]Fold
 // train first, unless opts.CarryIn continues the chain. A checkpoint or
 // carried state not saved is an error joining *SaveError values, returned
 // with the result and model, which are complete.
+//
+// A fresh fold (no fold_reset=carry, no carried state) is split and
+// prepared (PrepareFold), then trained as Fit trains its sets (trainOne).
 func TrainFold(ds *data.Dataset, cfg Config, fold int, opts RunOptions) (*FoldResult, *Trained, error) {
+	if !cfg.CarriesFolds() && opts.CarryIn == "" && opts.CarryOut == "" {
+		fd, err := PrepareFold(ds, opts, fold)
+		if err != nil {
+			return nil, nil, err
+		}
+		return trainOne(ds, fd, cfg, fold, opts)
+	}
 	out := &outputs{models: make([]*Trained, 1)}
 	_, err := trainRuns(ds, []RunSpec{{Config: cfg, Seed: opts.Seed, Fold: fold}}, opts, out)
 	if err != nil && !onlySaveErrors(err) {
 		return nil, nil, err
 	}
 	return &out.results[0], out.models[0], err
+}
+
+// trainOne trains one fresh run of cfg on fd, the prepared fold fold of ds,
+// alone, as trainRuns trains it (seeded by opts.Seed plus fold), and returns
+// its result and selected model: the training path of Fit and of TrainFold.
+// With opts.CheckpointDir the selected model is saved to its fold-N folder;
+// one not saved is an error joining *SaveError values, returned with the
+// result and model, which are complete.
+func trainOne(ds *data.Dataset, fd *data.FoldData, cfg Config, fold int, opts RunOptions) (*FoldResult, *Trained, error) {
+	if _, err := ParseRunAxis(string(opts.RunAxis)); err != nil {
+		return nil, nil, err
+	}
+	if err := opts.withDefaults(); err != nil {
+		return nil, nil, err
+	}
+	m, err := newModel(ds, cfg, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	c := &chainSpec{cfg: cfg, seed: opts.Seed, folds: []int{fold}, want: []int{0}, m: m, fds: []*data.FoldData{fd}}
+	out := &outputs{results: make([]FoldResult, 1), models: make([]*Trained, 1)}
+	runErrs, _, err := trainJobs(opts.Backend, ds, [][]*chainSpec{{c}}, opts, out)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err = errors.Join(runErrs...); err != nil && !onlySaveErrors(err) {
+		return nil, nil, err
+	}
+	return &out.results[0], out.models[0], err // err: the checkpoint not saved (*SaveError)
 }
 
 // outputs is what a TrainRuns call's jobs produce, by run: the results,
@@ -621,16 +660,24 @@ func (st *runState) endEpoch(val fit.Scores, onEpoch func(EpochStats)) error {
 	evalPhase := st.cfg.EvalPhase(st.phase())
 	es := EpochStats{Fold: st.fold, Epoch: st.Epoch, Epochs: st.cfg.Epochs, Phase: st.phase(), TrainLoss: st.TrainLoss(),
 		TrainAcc: st.TrainAcc(), ValLoss: meanOf(val.CE), ValAcc: val.Acc, Elapsed: time.Since(st.start)}
-	if math.IsNaN(es.ValLoss) || math.IsInf(es.ValLoss, 0) {
-		st.Err = fmt.Errorf("epoch %d (%s phase): validation loss is %v: %w", es.Epoch, evalPhase, es.ValLoss, ErrNonFinite)
-		st.Done = true
-		return nil
-	}
-	// The selection and stopping statistic: the mean CE, or the reference's
-	// batch-scaled sum (Σ_batches mean CE / n_val).
-	selLoss := st.cfg.SelectionLoss(val.CE, st.BatchSize)
-	selected, stop := st.track.Next(selLoss)
 	fr := st.fr
+	var selected, stop bool
+	var selLoss float64
+	if len(st.fd.ValY) == 0 {
+		// No validation set (Fit without one): nothing is selected and
+		// nothing stops the run early; the model is the last epoch's.
+		fr.BestEpoch, fr.SelectedPhase, fr.SelectedWarmUp = es.Epoch, evalPhase, es.Phase == Dense
+	} else {
+		if math.IsNaN(es.ValLoss) || math.IsInf(es.ValLoss, 0) {
+			st.Err = fmt.Errorf("epoch %d (%s phase): validation loss is %v: %w", es.Epoch, evalPhase, es.ValLoss, ErrNonFinite)
+			st.Done = true
+			return nil
+		}
+		// The selection and stopping statistic: the mean CE, or the reference's
+		// batch-scaled sum (Σ_batches mean CE / n_val).
+		selLoss = st.cfg.SelectionLoss(val.CE, st.BatchSize)
+		selected, stop = st.track.Next(selLoss)
+	}
 	if selected {
 		fr.ValLoss, fr.BestEpoch, fr.SelectedPhase = selLoss, es.Epoch, evalPhase
 		fr.SelectedWarmUp = es.Phase == Dense

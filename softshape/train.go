@@ -131,9 +131,11 @@ type EpochStats struct {
 	Fold, Epoch, Epochs int
 	Phase               Phase
 	TrainLoss, TrainAcc float64
-	ValLoss, ValAcc     float64
+	// ValLoss and ValAcc are NaN without a validation set (Fit).
+	ValLoss, ValAcc float64
 	// Selected is true when this epoch's validation loss is the best so far, so
-	// its weights are the fold's selected model.
+	// its weights are the fold's selected model (never without a validation
+	// set, where the model is the last epoch's).
 	Selected bool
 	Elapsed  time.Duration
 }

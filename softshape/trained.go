@@ -45,6 +45,36 @@ func (t *Trained) Evaluate(x [][]float32, y []int) (acc, meanCE float64, err err
 	return acc, meanOf(ce), nil
 }
 
+// Probabilities returns, for each series of x (prepared as the model's
+// training data was), the class probabilities, the softmax of the logits of
+// the path the model runs at inference (Phase), and the predicted class, the
+// most probable one (the first on ties, as Evaluate counts it). The logits
+// come from the graph Evaluate runs.
+func (t *Trained) Probabilities(x [][]float32) ([][]float64, []int, error) {
+	if err := t.checkInput(x); err != nil {
+		return nil, nil, err
+	}
+	exec, err := t.evalExec(t.Phase)
+	if err != nil {
+		return nil, nil, err
+	}
+	probs := make([][]float64, 0, len(x))
+	preds := make([]int, 0, len(x))
+	for lo := 0; lo < len(x); lo += fit.EvalChunk {
+		n := min(fit.EvalChunk, len(x)-lo)
+		logits, err := callLogits(exec, seriesTensor(x, span(lo, n)))
+		if err != nil {
+			return nil, nil, err
+		}
+		c := len(logits) / n
+		for r := range n {
+			p, pred := fit.Softmax(logits[r*c : (r+1)*c])
+			probs, preds = append(probs, p), append(preds, pred)
+		}
+	}
+	return probs, preds, nil
+}
+
 func (t *Trained) checkInput(x [][]float32) error {
 	if len(x) == 0 {
 		return fmt.Errorf("no series given")

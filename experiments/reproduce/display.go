@@ -1,7 +1,6 @@
 package reproduce
 
 import (
-	"cmp"
 	"encoding/base64"
 	"fmt"
 	"html"
@@ -14,70 +13,32 @@ import (
 	"github.com/janpfeifer/gonb/gonbui/protocol"
 
 	"github.com/softshape-go/softshape/plots"
+	"github.com/softshape-go/softshape/plots/notebook"
 )
 
 // MarkKey is the key, in the metadata of each output this package shows in
-// a notebook, of the output's mark: what it is ("table sparse_ratio",
-// "figure sparse_ratio_sweep", "markdown", "env-help", "panel"), or, for a
-// line shown in its place (why a figure was not drawn, a cell that did not
-// run, a table without committed runs), "missing " and that mark
-// (missingMark). A notebook cell declares the marks it must show in lines
-// "// expect: table sparse_ratio, figure" ("// expect-full:" and
-// "// expect-quick:" for one mode; "missing figure x" for the line), and
-// notebooks/check_outputs.py fails the executed notebook when one is
-// missing: an output replaced by its line does not count as shown.
-const MarkKey = "softshape"
+// a notebook, of the output's mark (notebook.MarkKey, where the marks are
+// described): notebooks/check_outputs.py checks them against each cell's
+// `// expect:` lines.
+const MarkKey = notebook.MarkKey
 
 // The kinds of marks (MarkKey); tables and figures carry their name too.
 const (
 	markTable    = "table"
-	markFigure   = "figure"
-	markMarkdown = "markdown"
+	markFigure   = notebook.MarkFigure
+	markMarkdown = notebook.MarkMarkdown
 	markEnvHelp  = "env-help"
 	markPanel    = "panel"
-	markMissing  = "missing"
 )
 
 // missingMark is the mark of a line shown in place of the output marked
-// mark: "missing figure main_cd".
-func missingMark(mark string) string { return markMissing + " " + mark }
+// mark: "missing figure main_cd" (notebook.Missing).
+func missingMark(mark string) string { return notebook.Missing(mark) }
 
-// deliveryWait bounds how long a display waits for GoNB to confirm that the
-// output reached Jupyter (display); it takes milliseconds normally.
-const deliveryWait = 20 * time.Second
-
-// display is the one way this package shows something in a notebook: it
-// sends content as MIME type mime, marked with mark (MarkKey; "" for none) and
-// replacing the output displayID (when not ""), then waits until GoNB has
-// published it to Jupyter.
-//
-// The wait is what keeps outputs from vanishing: GoNB reads display data from
-// a named pipe in its own goroutine and ends the cell when the program's
-// stdout and stderr close, without draining that pipe, so data the program
-// wrote just before exiting could be published after the cell had finished —
-// and then be dropped by nbconvert (and by Jupyter's front end) — or not at
-// all. gonbui.Sync sends a request through the same pipe, which GoNB
-// acknowledges only after publishing everything sent before it.
+// display is the one way this package shows something in a notebook
+// (notebook.Send).
 func display(mark, displayID string, mime protocol.MIMEType, content any) {
-	if !gonbui.IsNotebook {
-		return
-	}
-	d := &protocol.DisplayData{Data: map[protocol.MIMEType]any{mime: content}, DisplayID: displayID}
-	if mark != "" {
-		d.Metadata = map[string]any{MarkKey: mark}
-	}
-	gonbui.SendData(d)
-	delivered := make(chan struct{})
-	go func() {
-		gonbui.Sync()
-		close(delivered)
-	}()
-	select {
-	case <-delivered:
-	case <-time.After(deliveryWait):
-		fmt.Fprintf(os.Stderr, "softshape: GoNB did not confirm within %s that an output (%s) reached Jupyter; it may be missing (gonbui error: %v)\n",
-			deliveryWait, cmp.Or(mark, string(mime)), gonbui.Error())
-	}
+	notebook.Send(mark, displayID, mime, content)
 }
 
 // displayHTML shows HTML (display).
@@ -87,21 +48,18 @@ func displayHTML(mark, html string) { display(mark, "", protocol.MIMETextHTML, h
 // before (display; gonbui.UpdateHTML).
 func updateHTML(mark, id, html string) { display(mark, id, protocol.MIMETextHTML, html) }
 
+// mdLine keeps a text on one Markdown line (notebook.Line).
+func mdLine(s string) string { return notebook.Line(s) }
+
 // FigureDir is where figures go when the program does not run in a
 // notebook (Show, ShowFigure): <Results>/figures.
 func (p Params) FigureDir() string { return filepath.Join(p.Results, "figures") }
 
 // Markdown shows md inline in a GoNB notebook, or prints it.
-func Markdown(md string) { markdownAs(markMarkdown, md) }
+func Markdown(md string) { notebook.Markdown(md) }
 
 // markdownAs is Markdown with the output's mark (MarkKey).
-func markdownAs(mark, md string) {
-	if gonbui.IsNotebook {
-		display(mark, "", protocol.MIMETextMarkdown, md)
-		return
-	}
-	fmt.Println(md)
-}
+func markdownAs(mark, md string) { notebook.MarkdownAs(mark, md) }
 
 // Markdownf is Markdown with fmt.Sprintf.
 func Markdownf(format string, args ...any) { Markdown(fmt.Sprintf(format, args...)) }
@@ -109,26 +67,8 @@ func Markdownf(format string, args ...any) { Markdown(fmt.Sprintf(format, args..
 // ShowFigure shows a figure inline in a GoNB notebook, or saves it as
 // <dir>/<name>.png and prints the path. A nil figure shows err instead.
 // The figure is marked "figure <name>" (MarkKey), the reason it is not
-// drawn "missing figure <name>".
-func ShowFigure(dir, name string, f *plots.Figure, err error) {
-	mark := markFigure + " " + name
-	if err != nil || f == nil {
-		markdownAs(missingMark(mark), fmt.Sprintf("*Figure %s not drawn: %s*", name, mdLine(fmt.Sprint(err))))
-		return
-	}
-	var show func([]byte) // nil: saved to a file instead
-	if gonbui.IsNotebook {
-		show = func(png []byte) { display(mark, "", protocol.MIMEImagePNG, png) }
-	}
-	path, err := f.Display(filepath.Join(dir, name+".png"), show)
-	if err != nil {
-		markdownAs(missingMark(mark), fmt.Sprintf("*Figure %s: %s*", name, mdLine(err.Error())))
-		return
-	}
-	if path != "" {
-		fmt.Println("figure saved to", path)
-	}
-}
+// drawn "missing figure <name>" (notebook.ShowFigure).
+func ShowFigure(dir, name string, f *plots.Figure, err error) { notebook.ShowFigure(dir, name, f, err) }
 
 // Show shows the table (Markdown) and its standard figures.
 func (r *TableResult) Show() {

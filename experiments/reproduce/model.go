@@ -41,6 +41,15 @@ type TrainedFold struct {
 	Trained *softshape.Trained
 	// Data is the fold, imputed and z-normalised as the model saw it.
 	Data *data.FoldData
+	// Train, Val and Test are the fold's sets, raw (softshape.FoldSets), for
+	// softshape.Fit and the Classifier's methods.
+	Train, Val, Test *data.Dataset
+	// Options are the run options the fold trains with, but for the
+	// number of folds (sweep.NumFolds), which Fit does not take.
+	Options softshape.RunOptions
+	// Classifier is the selected model as a softshape.Classifier (of the
+	// raw series; nil with Trained).
+	Classifier *softshape.Classifier
 	// Dir holds the checkpoint and result.json.
 	Dir string
 	// Cached says the model was loaded from Dir rather than trained now.
@@ -79,6 +88,115 @@ func ModelConfig(p Params, settings string) (softshape.Config, error) {
 // reloads the committed models (reproduction.ModelsDir of the reproduction
 // folder, trained with reproduction.ModelSettings).
 func TrainModel(p Params, dataset string, fold int, settings string, live bool) (*TrainedFold, error) {
+	m, err := foldModel(p, dataset, fold, settings, live)
+	if err != nil || m.Trained != nil || m.NotTrained != "" {
+		return m, err
+	}
+	opts := m.Options
+	opts.NumFolds = sweep.NumFolds
+	fr, tr, err := softshape.TrainFold(m.Dataset, m.Config, fold-1, opts)
+	if err != nil {
+		return nil, err
+	}
+	if m.Classifier, err = softshape.NewClassifier(tr, m.Dataset.ClassNames, m.Data.Fill); err != nil {
+		return nil, err
+	}
+	m.Result, m.Trained = fr, tr
+	return m, m.save(tr.Save)
+}
+
+// FitModel sets up fold 1 of the named dataset as TrainModel trains it, for
+// softshape.Fit: its raw sets (Train, Val, Test: softshape.FoldSets),
+// ModelConfig and the run options (Options, live training curves in a
+// notebook), and reloads the model saved before, TrainModel's or LoadOrFit's,
+// when there is one (Classifier). Fit on fold 1's sets with the run's seed
+// is TrainModel's training, so LoadOrFit saves and reloads the same model
+// under the same folder.
+func FitModel(p Params, dataset, settings string) (*TrainedFold, error) {
+	return foldModel(p, dataset, 1, settings, true)
+}
+
+// MustFitModel is FitModel that panics on error.
+func MustFitModel(p Params, dataset, settings string) *TrainedFold {
+	m, err := FitModel(p, dataset, settings)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+// LoadOrFit returns the fold's classifier: the one saved before, or the one
+// fit trains, e.g. softshape.Fit(m.Train, m.Val, m.Config, m.Options), which
+// it saves, with its result (its test accuracy on m.Test), for the next
+// cells (fit nil: an error); it shows the fold's Summary. In full mode without Train (NotTrained) it
+// trains nothing: it shows one line saying which model is missing and how to
+// train it, and returns nil.
+func (m *TrainedFold) LoadOrFit(fit func() (*softshape.Classifier, error)) (*softshape.Classifier, error) {
+	if m.Classifier != nil {
+		m.ShowSummary()
+		return m.Classifier, nil
+	}
+	if m.NotTrained != "" {
+		m.showNotTrained(markMarkdown)
+		return nil, nil
+	}
+	if fit == nil {
+		return nil, fmt.Errorf("%s fold %d: no saved model under %s, and nothing to fit it with", m.Dataset.Name, m.Fold, repoPath(m.Dir))
+	}
+	clf, err := fit()
+	if err != nil {
+		return nil, err
+	}
+	fr := *clf.Result
+	fr.Fold = m.Fold - 1
+	if fr.TestAcc, _, err = clf.Evaluate(m.Test.Series, m.Test.LabelNames()); err != nil {
+		return nil, err
+	}
+	m.Classifier, m.Trained, m.Result = clf, clf.Trained(), &fr
+	if err := m.save(clf.Save); err != nil {
+		return nil, err
+	}
+	m.ShowSummary()
+	return clf, nil
+}
+
+// MustClassifier returns the fold's classifier, which an earlier cell saved
+// (LoadOrFit) and FitModel reloaded. Without one (full mode without Train,
+// or no earlier fit) it shows one line saying which model is missing and
+// how to make it, then ends the program, a notebook cell, with exit status
+// 0, so that the cells after the fit need no check of their own.
+func (m *TrainedFold) MustClassifier() *softshape.Classifier {
+	if m.Classifier != nil {
+		return m.Classifier
+	}
+	if m.NotTrained == "" {
+		m.NotTrained = fmt.Sprintf("no saved model of **%s** fold %d (seed %d) under `%s`: run the cell that fits it first", m.Dataset.Name, m.Fold, m.Seed, repoPath(m.Dir))
+	}
+	m.showNotTrained(markMarkdown)
+	os.Exit(0)
+	return nil
+}
+
+// MustLoadOrFit is LoadOrFit that panics on error and, where LoadOrFit
+// trains nothing (NotTrained) and has shown the line saying so, ends the
+// program, a notebook cell, with exit status 0 (as MustClassifier).
+func (m *TrainedFold) MustLoadOrFit(fit func() (*softshape.Classifier, error)) *softshape.Classifier {
+	clf, err := m.LoadOrFit(fit)
+	if err != nil {
+		panic(err)
+	}
+	if clf == nil {
+		os.Exit(0)
+	}
+	return clf
+}
+
+// foldModel sets up fold (1-based) of the named dataset as TrainModel trains
+// it (the folder, the fold's data and sets, the configuration, the run
+// options, with live training curves when live) and loads the model saved
+// there, if any; without one, in full mode without Train, NotTrained says
+// which is missing.
+func foldModel(p Params, dataset string, fold int, settings string, live bool) (*TrainedFold, error) {
 	p, err := p.Resolve()
 	if err != nil {
 		return nil, err
@@ -101,22 +219,29 @@ func TrainModel(p Params, dataset string, fold int, settings string, live bool) 
 	}
 	m.Dir = filepath.Join(reproduction.ModelsDir(root), sweep.Slug(dataset),
 		fmt.Sprintf("fold%d-seed%d-%s", fold, m.Seed, sweep.CellHash(cfg, p.Quick, dataset)))
-	splits, err := data.Folds(ds, sweep.NumFolds, m.Seed)
-	if err != nil {
-		return nil, err
-	}
-	if m.Data, err = data.Prepare(ds, splits[fold-1]); err != nil {
-		return nil, err
-	}
 	backend, err := backends.New(p.Backend)
 	if err != nil {
 		return nil, err
 	}
-	ckpt := filepath.Join(m.Dir, "checkpoint")
+	m.Options = softshape.RunOptions{Backend: backend, Seed: m.Seed, RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length)}
+	folds := softshape.RunOptions{Seed: m.Seed, NumFolds: sweep.NumFolds}
+	if m.Data, err = softshape.PrepareFold(ds, folds, fold-1); err != nil {
+		return nil, err
+	}
+	if m.Train, m.Val, m.Test, err = softshape.FoldSets(ds, folds, fold-1); err != nil {
+		return nil, err
+	}
+	if live {
+		m.Options.OnEpoch = liveCurves(m)
+	}
 	if b, err := os.ReadFile(filepath.Join(m.Dir, "result.json")); err == nil {
 		var fr softshape.FoldResult
 		if json.Unmarshal(b, &fr) == nil {
-			if tr, err := softshape.LoadCheckpoint(ckpt, backend); err == nil {
+			if tr, err := softshape.LoadCheckpoint(m.checkpointDir(), backend); err == nil {
+				if m.Classifier, err = softshape.NewClassifier(tr, ds.ClassNames, m.Data.Fill); err != nil {
+					return nil, err
+				}
+				m.Classifier.Result = &fr
 				m.Result, m.Trained, m.Cached = &fr, tr, true
 				return m, nil
 			}
@@ -124,29 +249,24 @@ func TrainModel(p Params, dataset string, fold int, settings string, live bool) 
 	}
 	if p.TrainingOff() {
 		m.NotTrained = fmt.Sprintf("no saved model of **%s** fold %d (seed %d) under `%s`", ds.Name, fold, m.Seed, repoPath(m.Dir))
-		return m, nil
-	}
-	opts := softshape.RunOptions{Backend: backend, Seed: m.Seed, NumFolds: sweep.NumFolds,
-		RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length)}
-	if live {
-		opts.OnEpoch = liveCurves(m)
-	}
-	fr, tr, err := softshape.TrainFold(ds, cfg, fold-1, opts)
-	if err != nil {
-		return nil, err
-	}
-	m.Result, m.Trained = fr, tr
-	if err := tr.Save(ckpt); err != nil {
-		return nil, err
-	}
-	b, err := json.MarshalIndent(fr, "", " ")
-	if err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(filepath.Join(m.Dir, "result.json"), b, 0o644); err != nil {
-		return nil, err
 	}
 	return m, nil
+}
+
+// checkpointDir is the folder of the fold's saved model.
+func (m *TrainedFold) checkpointDir() string { return filepath.Join(m.Dir, "checkpoint") }
+
+// save writes the fold's model with saveModel (to checkpointDir) and its
+// result (result.json), which foldModel reloads.
+func (m *TrainedFold) save(saveModel func(dir string) error) error {
+	if err := saveModel(m.checkpointDir()); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(m.Result, "", " ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(m.Dir, "result.json"), b, 0o644)
 }
 
 // MustTrainModel is TrainModel that panics on error.
@@ -189,7 +309,7 @@ func liveCurves(m *TrainedFold) func(softshape.EpochStats) {
 			return
 		}
 		if len(c.Epoch) >= 2 {
-			f, err := plots.TrainingCurves(m.meta("Training curves (live)"), c)
+			f, err := plots.TrainingCurves(m.Meta("Training curves (live)"), c)
 			if err == nil {
 				if png, err := f.PNG(f.Size()); err == nil {
 					html += imgHTML(png, 800)
@@ -200,7 +320,9 @@ func liveCurves(m *TrainedFold) func(softshape.EpochStats) {
 	}
 }
 
-func (m *TrainedFold) meta(title string) plots.Meta {
+// Meta is the labelling of a figure of the fold titled title: the dataset,
+// fold, seed and schedule, and the quick-mode mark.
+func (m *TrainedFold) Meta(title string) plots.Meta {
 	return plots.Meta{Title: title, Dataset: m.Dataset.Name,
 		Config: fmt.Sprintf("fold %d, seed %d, %d epochs", m.Fold, m.Seed, m.Config.Epochs), Quick: m.Params.Quick}
 }
@@ -286,7 +408,7 @@ func (m *TrainedFold) CurvesFigure() (*plots.Figure, error) {
 	if err := m.needTrained(); err != nil {
 		return nil, err
 	}
-	return modelplots.TrainingCurves(m.meta("Training curves"), m.Result, m.Config.WarmUpEpochs)
+	return modelplots.TrainingCurves(m.Meta("Training curves"), m.Result, m.Config.WarmUpEpochs)
 }
 
 // AttentionFigures draws the MIL attention map of the first test series of
@@ -301,7 +423,7 @@ func (m *TrainedFold) AttentionFigures(maxClasses int) ([]Named, error) {
 		if err != nil {
 			continue
 		}
-		meta := m.meta(fmt.Sprintf("MIL attention, test series %d (class %s)", i, m.Dataset.ClassNames[c]))
+		meta := m.Meta(fmt.Sprintf("MIL attention, test series %d (class %s)", i, m.Dataset.ClassNames[c]))
 		f, err := modelplots.Attention(meta, m.Trained, m.Data.TestX, i)
 		out = append(out, Named{Name: fmt.Sprintf("%s_attention_class%d", sweep.Slug(m.Dataset.Name), c), Figure: f, Err: err})
 	}
@@ -344,7 +466,7 @@ func (m *TrainedFold) TSNEFigure(maxSeries int) (*plots.Figure, error) {
 			}
 		}
 	}
-	return modelplots.StageTSNE(m.meta("t-SNE of the embeddings at four stages"), m.Trained, x, y, m.Dataset.ClassNames,
+	return modelplots.StageTSNE(m.Meta("t-SNE of the embeddings at four stages"), m.Trained, x, y, m.Dataset.ClassNames,
 		tsne.Options{Seed: m.Seed, Iterations: 500})
 }
 

@@ -208,8 +208,3 @@ func settingsNote(s string) string {
 	}
 	return "; settings " + s
 }
-
-// mdLine keeps a text on one Markdown line.
-func mdLine(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "\n", " "), "|", "\\|")
-}

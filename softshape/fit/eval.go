@@ -74,15 +74,33 @@ func Evaluate(labels [][]int, logits Logits) ([]Scores, error) {
 // crossEntropy returns −log softmax(row)[label] and the arg-max of row (the
 // first on ties).
 func crossEntropy(row []float32, label int) (float64, int) {
-	maxV, arg := math.Inf(-1), 0
+	maxV, arg, sum := expSums(row)
+	return math.Log(sum) + maxV - float64(row[label]), arg
+}
+
+// Softmax returns the class probabilities of one sample's logits row,
+// softmax(row) in float64, and the arg-max of row (the first on ties), the
+// class Evaluate counts as predicted.
+func Softmax(row []float32) ([]float64, int) {
+	maxV, arg, sum := expSums(row)
+	p := make([]float64, len(row))
+	for j, v := range row {
+		p[j] = math.Exp(float64(v)-maxV) / sum
+	}
+	return p, arg
+}
+
+// expSums returns the maximum of row, its arg-max (the first on ties) and
+// Σ exp(row − max), in float64.
+func expSums(row []float32) (maxV float64, arg int, sum float64) {
+	maxV = math.Inf(-1)
 	for j, v := range row {
 		if float64(v) > maxV {
 			maxV, arg = float64(v), j
 		}
 	}
-	sum := 0.0
 	for _, v := range row {
 		sum += math.Exp(float64(v) - maxV)
 	}
-	return math.Log(sum) + maxV - float64(row[label]), arg
+	return maxV, arg, sum
 }

@@ -75,3 +75,16 @@ func TestEvaluateBadLogits(t *testing.T) {
 		}
 	}
 }
+
+// TestSoftmaxByHand: softmax of logits 0 and ln 3 is 1/4 and 3/4; the
+// arg-max is the first of equal logits, as Evaluate counts a prediction.
+func TestSoftmaxByHand(t *testing.T) {
+	p, arg := Softmax([]float32{0, float32(math.Log(3))})
+	if math.Abs(p[0]-0.25) > 1e-7 || math.Abs(p[1]-0.75) > 1e-7 || arg != 1 {
+		t.Errorf("Softmax(0, ln 3) = %v, arg-max %d; want [0.25 0.75], 1", p, arg)
+	}
+	p, arg = Softmax([]float32{2, 5, 5})
+	if arg != 1 || p[1] != p[2] || math.Abs(p[0]+p[1]+p[2]-1) > 1e-15 {
+		t.Errorf("Softmax(2, 5, 5) = %v, arg-max %d; want equal 2nd and 3rd, arg-max 1", p, arg)
+	}
+}
