@@ -31,6 +31,12 @@
 #   go build -tags onnx -o softshape-bin ./cmd/softshape
 #   SOFTSHAPE=./softshape-bin BACKEND=onnx:cpu DATA=../shared/ucr reproduction/run-sweeps.sh
 #
+# Table 1 (main) runs on the 62 datasets of reproduction.Table1Datasets, in that
+# order (cheapest first), seed 42, with the binary the manifest names for it
+# (f79ea93), one preset per core:
+#   TABLES=main DATASETS="<the 62 names of Table1Datasets, space-separated>" PRESETS=reference_compat taskset -c 0 reproduction/run-sweeps.sh
+#   TABLES=main DATASETS="<the 62 names>" PRESETS=reference_fresh  taskset -c 1 reproduction/run-sweeps.sh
+#
 # One process per preset (PRESETS=reference_compat, PRESETS=reference_fresh) uses
 # one core each: confine each with taskset -c (or a cpuset cgroup), which gives
 # it one ONNX Runtime thread (environment.md, "Threads"). A binary older than
