@@ -35,9 +35,11 @@ func TrainingCurves(meta plots.Meta, fr *softshape.FoldResult, warmUp int) (*plo
 
 // Attention draws the MIL attention map of series x[i] (x already normalised as
 // the model saw it): each region coloured by the attention score of the shapes
-// covering it, with the per-shape scores below, filled where layer 0 keeps the
-// shape as a token and hollow where it fuses it into the one fused token (a
-// model selected in the dense warm-up phase keeps every shape). The colour
+// covering it, with the per-shape scores below, filled where the first layer
+// that sparsifies (softshape.Interpretation.KeptLayer: layer 1 with the paper's
+// schedule) keeps the shape as a token and hollow where it fuses it into the
+// one fused token (a model selected in the dense warm-up phase keeps every
+// shape). The colour
 // scale spans the lowest to the highest score over all of x (the series whose
 // maps are compared, e.g. a fold's test set): the scores are sigmoids that
 // often sit in a narrow band, which a fixed 0–1 scale would paint uniformly,
