@@ -55,6 +55,8 @@ type config struct {
 	noAvg  bool
 
 	avgOurs, avgPaper *SweepAverage
+
+	spreadLo, spreadHi map[string][]float64
 }
 
 // newConfig applies opts to the zero config.
@@ -150,6 +152,14 @@ func WithLogY() Option {
 // WithYLabel replaces the default y-axis label.
 func WithYLabel(label string) Option {
 	return func(c *config) { c.yLabel = label }
+}
+
+// WithSpread draws RunningTime's spread of repeated measurements: a bar
+// from lo[k][i] to hi[k][i] at each point of series k (e.g. the fastest and
+// the slowest of the timed steps). Series absent from lo or hi get no bars;
+// each given series needs one value per length.
+func WithSpread(lo, hi map[string][]float64) Option {
+	return func(c *config) { c.spreadLo, c.spreadHi = lo, hi }
 }
 
 // WithoutAverage leaves out the average lines of SweepChart, even those

@@ -737,6 +737,34 @@ func TestRunningTime(t *testing.T) {
 		t.Errorf("log: %v", err)
 	}
 
+	// The spread adds a capped bar (three strokes) per point with lo < hi:
+	// here 3 of η=50%'s points; NaN and lo == hi draw nothing.
+	plain, err := f.SVG(6*vg.Inch, 4*vg.Inch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo := map[string][]float64{"η=50%": {4, 20, 80, math.NaN()}}
+	hi := map[string][]float64{"η=50%": {6, 20, 100, 200}}
+	fs, err := RunningTime(meta, lengths, series, WithSpread(map[string][]float64{"η=50%": {4, 22, 80, 170}}, hi))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRender(t, "runtime-spread", fs, 6*vg.Inch, 4*vg.Inch)
+	fs, err = RunningTime(meta, lengths, series, WithSpread(lo, hi))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spread, err := fs.SVG(6*vg.Inch, 4*vg.Inch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := bytes.Count(spread, []byte("<path")) - bytes.Count(plain, []byte("<path")); got != 2*3 {
+		t.Errorf("spread added %d paths, want 6 (two bars of three strokes)", got)
+	}
+	if _, err := RunningTime(meta, lengths, series, WithSpread(map[string][]float64{"η=50%": {1, 2}}, hi)); !errors.Is(err, ErrLength) {
+		t.Errorf("spread of 2 bounds for 4 lengths: err = %v, want ErrLength", err)
+	}
+
 	keys := []string{"η=90%", "η=10%", "η=5%", "η=50%", "abc", "ab"}
 	slices.SortFunc(keys, func(a, b string) int {
 		if naturalLess(a, b) {

@@ -15,7 +15,8 @@ import (
 // to the seconds measured at each of lengths; a NaN marks a length that was
 // not measured (out of memory, skipped) and breaks the line. Legend entries
 // are sorted in natural order, so "η=5%" comes before "η=10%". Options:
-// WithLogY, WithYLabel, WithSize, WithDPI.
+// WithSpread (a bar per point over repeated measurements), WithLogY,
+// WithYLabel, WithSize, WithDPI.
 func RunningTime(meta Meta, lengths []float64, seriesByRatio map[string][]float64, opts ...Option) (*Figure, error) {
 	cfg := newConfig(opts)
 	if len(lengths) == 0 {
@@ -56,6 +57,10 @@ func RunningTime(meta Meta, lengths []float64, seriesByRatio map[string][]float6
 			}
 		}
 		data[i] = slices.Clone(ys)
+		lo, hi := cfg.spreadLo[k], cfg.spreadHi[k]
+		if (lo != nil || hi != nil) && (len(lo) != len(lengths) || len(hi) != len(lengths)) {
+			return nil, fmt.Errorf("%w: RunningTime spread of %q has %d and %d bounds for %d lengths", ErrLength, k, len(lo), len(hi), len(lengths))
+		}
 	}
 	xs := slices.Clone(lengths)
 
@@ -69,6 +74,9 @@ func RunningTime(meta Meta, lengths []float64, seriesByRatio map[string][]float6
 			ls := lineStyle(seriesColor(i), 2, dashPattern(i))
 			gs := glyphStyle(seriesColor(i), 3.2, glyphShape(i))
 			items = append(items, legendItem{label: k, thumbs: addLine(p, xs, data[i], ls, &gs)})
+			if lo, hi := cfg.spreadLo[k], cfg.spreadHi[k]; lo != nil {
+				p.Add(errorBars{X: xs, Lo: lo, Hi: hi, Style: lineStyle(seriesColor(i), 1, nil)})
+			}
 		}
 		c = splitLegendRight(c, items)
 		p.Draw(c)

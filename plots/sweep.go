@@ -207,7 +207,7 @@ func SweepChart(meta Meta, xLabel string, xTicks []string, ours []SweepSeries, p
 			gs := glyphStyle(st.Color, 3, st.Shape)
 			addLine(p, dx, s.Y, ls, &gs)
 			if s.SE != nil {
-				p.Add(errorBars{X: dx, Y: s.Y, SE: s.SE, Style: lineStyle(st.Color, 1, nil)})
+				p.Add(seBars(dx, s.Y, s.SE, lineStyle(st.Color, 1, nil)))
 			}
 		}
 		for _, s := range paperC {
@@ -375,11 +375,20 @@ func shifted(xs []float64, d float64) []float64 {
 	return out
 }
 
-// errorBars is a plotter drawing a vertical bar of ± SE[i] with small caps
-// at each (X[i], Y[i]); NaN or zero SE draws nothing there.
+// errorBars is a plotter drawing a vertical bar from Lo[i] to Hi[i] with
+// small caps at X[i]; a NaN bound, or Lo[i] == Hi[i], draws nothing there.
 type errorBars struct {
-	X, Y, SE []float64
-	Style    draw.LineStyle
+	X, Lo, Hi []float64
+	Style     draw.LineStyle
+}
+
+// seBars are the error bars of Y ± SE (NaN or zero SE draws nothing).
+func seBars(xs, ys, se []float64, style draw.LineStyle) errorBars {
+	e := errorBars{X: xs, Lo: make([]float64, len(xs)), Hi: make([]float64, len(xs)), Style: style}
+	for i := range xs {
+		e.Lo[i], e.Hi[i] = ys[i]-se[i], ys[i]+se[i]
+	}
+	return e
 }
 
 // Plot implements plot.Plotter.
@@ -387,11 +396,11 @@ func (e errorBars) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
 	capW := vg.Points(2.5)
 	for i := range e.X {
-		if math.IsNaN(e.Y[i]) || math.IsNaN(e.SE[i]) || e.SE[i] == 0 {
+		if math.IsNaN(e.Lo[i]) || math.IsNaN(e.Hi[i]) || e.Lo[i] == e.Hi[i] {
 			continue
 		}
 		x := trX(e.X[i])
-		lo, hi := trY(e.Y[i]-e.SE[i]), trY(e.Y[i]+e.SE[i])
+		lo, hi := trY(e.Lo[i]), trY(e.Hi[i])
 		for _, l := range [][]vg.Point{{{X: x, Y: lo}, {X: x, Y: hi}}, {{X: x - capW, Y: lo}, {X: x + capW, Y: lo}}, {{X: x - capW, Y: hi}, {X: x + capW, Y: hi}}} {
 			c.StrokeLines(e.Style, c.ClipLinesXY(l)...)
 		}
@@ -400,7 +409,13 @@ func (e errorBars) Plot(c draw.Canvas, p *plot.Plot) {
 
 // DataRange implements plot.DataRanger: the bars stay inside the axes.
 func (e errorBars) DataRange() (xmin, xmax, ymin, ymax float64) {
-	return seRange(e.X, e.Y, e.SE)
+	var xs, ys []float64
+	for i, x := range e.X {
+		if !math.IsNaN(e.Lo[i]) && !math.IsNaN(e.Hi[i]) {
+			xs, ys = append(xs, x, x), append(ys, e.Lo[i], e.Hi[i])
+		}
+	}
+	return seRange(xs, ys, nil)
 }
 
 // band is a plotter shading Y ± SE between consecutive X (a NaN breaks it).

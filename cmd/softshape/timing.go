@@ -14,6 +14,7 @@ import (
 	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/experiments/timing"
 	"github.com/softshape-go/softshape/internal/backends"
+	"github.com/softshape-go/softshape/internal/hostinfo"
 	"github.com/softshape-go/softshape/plots"
 	"github.com/softshape-go/softshape/softshape"
 )
@@ -24,7 +25,7 @@ import (
 func runTiming(args []string, stdout io.Writer) error {
 	fs := newFlagSet("timing", fmt.Sprintf("Usage: softshape timing [flags]\n\nTimes SoftShape training steps against the series length (paper Fig 3): series of\n"+
 		"%s (or generated CBF) concatenated to each length, the dense (warm-up) phase and the sparse\nphase at each sparse ratio, "+
-		"compile time reported apart. Prints the table and the linear fit of time\nagainst length, and writes the running-time figures. With -paired T, compares\nsparse ratios at one length instead, step by step.\n\nFlags:\n", timing.BaseDataset), stdout)
+		"compile time reported apart. Prints the table and the linear fit of time\nagainst length, and writes the running-time figures and %s (every step,\nfor re-drawing). With -paired T, compares sparse ratios at one length instead,\nstep by step, and saves every round to -out as %s.\n\nFlags:\n", timing.BaseDataset, timing.ResultFile, timing.PairedFile), stdout)
 	lengths := fs.String("lengths", "", fmt.Sprintf("comma-separated series lengths, multiples of %d (default quick: %s; \"full\": %d..%d)",
 		timing.BaseLength, joinInts(timing.QuickLengths()), timing.BaseLength, slices.Max(timing.FullLengths())))
 	ratios := fs.String("ratios", "0,50,90", "sparse ratios in percent (the fraction of shapes fused, sparse_ratio×100) timed in the sparse phase; \"\" for none")
@@ -111,7 +112,7 @@ func runTiming(args []string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(status, "backend: %s\n", backends.Description(opts.Backend))
 	if *paired != 0 {
-		return runPaired(stdout, opts, *paired, *rounds, bounds)
+		return runPaired(stdout, status, opts, *paired, *rounds, bounds, *out)
 	}
 	res, err := timing.Measure(opts)
 	if err != nil {
@@ -162,9 +163,10 @@ func runTiming(args []string, stdout io.Writer) error {
 }
 
 // runPaired implements "softshape timing -paired T": opts.Ratios[0] against
-// each other ratio at length T, printed as Markdown, then the -max-ratio
-// bounds checked (and reported) against the median rounds.
-func runPaired(stdout io.Writer, opts timing.Options, T, rounds int, bounds []maxRatioBound) error {
+// each other ratio at length T, printed as Markdown and, with a folder out,
+// saved there (timing.PairedFile, every round), then the -max-ratio bounds
+// checked (and reported) against the median rounds.
+func runPaired(stdout, status io.Writer, opts timing.Options, T, rounds int, bounds []maxRatioBound, out string) error {
 	pairs, err := timing.CompareToBaseline(opts, T, opts.Ratios, rounds)
 	if err != nil {
 		return fmt.Errorf("-paired %d: %w", T, err)
@@ -174,6 +176,16 @@ func runPaired(stdout io.Writer, opts timing.Options, T, rounds int, bounds []ma
 		if err := p.Markdown(stdout); err != nil {
 			return err
 		}
+	}
+	if out != "" {
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return fmt.Errorf("-out: %w", err)
+		}
+		path := filepath.Join(out, timing.PairedFile)
+		if err := timing.SavePaired(path, hostinfo.CPU(), opts.Batch, pairs); err != nil {
+			return err
+		}
+		fmt.Fprintf(status, "wrote %s\n", path)
 	}
 	return checkMaxRatios(stdout, pairs, bounds)
 }
@@ -281,6 +293,11 @@ func writeTimingFiles(dir string, res *timing.Result, paramsRows []timing.Params
 		}
 		paths = append(paths, p)
 	}
+	p := filepath.Join(dir, timing.ResultFile)
+	if err := res.Save(p); err != nil {
+		return nil, err
+	}
+	paths = append(paths, p)
 	slices.Sort(paths)
 	return paths, nil
 }

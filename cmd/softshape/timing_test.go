@@ -38,11 +38,19 @@ func TestTimingCommand(t *testing.T) {
 		t.Errorf("-format csv (%v): stdout\n%s", err, buf.String())
 	}
 	buf.Reset()
-	err = runTiming([]string{"-paired", "332", "-rounds", "3", "-ratios", "0,50", "-batch", "2", "-set", "embed_dim=16", "-data", bundledOnly(t)}, &buf)
+	paired := filepath.Join(t.TempDir(), "paired")
+	err = runTiming([]string{"-paired", "332", "-rounds", "3", "-ratios", "0,50", "-batch", "2", "-set", "embed_dim=16", "-data", bundledOnly(t), "-out", paired}, &buf)
 	if err != nil {
 		t.Fatalf("-paired: %v\n%s", err, buf.String())
 	}
 	contains(t, buf.String(), "Sparse ratio 50% against 0%, T = 332, Go", "| round | 0% wall (ms) |", "| 3 |", "cheaper in ", " of 3 rounds")
+	// Every round is saved for re-drawing, as is every step of the sweep.
+	if run, err := timing.LoadPaired(filepath.Join(paired, timing.PairedFile)); err != nil || len(run.Pairs) != 1 || len(run.Pairs[0].Ratios) != 3 || run.Batch != 2 {
+		t.Errorf("saved paired timing: %v %+v", err, run)
+	}
+	if res, err := timing.Load(filepath.Join(out, timing.ResultFile)); err != nil || len(res.Points) != 6 || len(res.Points[0].CPUs) != 1 {
+		t.Errorf("saved timing: %v %+v", err, res)
+	}
 	for _, bad := range [][]string{{"-lengths", "100"}, {"-ratios", "100"}, {"-format", "html"}, {"-batch", "0", "-lengths", "166"}, {"extra"},
 		{"-paired", "100", "-ratios", "0,50"}, {"-paired", "332", "-ratios", "50"}, {"-paired", "332", "-rounds", "0"},
 		{"-figures", "png,gif"}, {"-dpi", "-1"}} {

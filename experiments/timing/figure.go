@@ -22,7 +22,7 @@ func (r *Result) Figure(perEpoch, quick bool) (*plots.Figure, error) {
 		what = "Training time per epoch"
 		ylabel = fmt.Sprintf("%s per training epoch (s)", capitalised(clock))
 	}
-	steps := fmt.Sprintf("median of %d timed steps", r.Steps)
+	steps := fmt.Sprintf("median of %d timed steps, bars from the fastest to the slowest", r.Steps)
 	if r.Steps == 1 {
 		steps = "one timed step"
 	}
@@ -37,13 +37,18 @@ func (r *Result) Figure(perEpoch, quick bool) (*plots.Figure, error) {
 	default:
 		caption += "; wall time (this system gives no process CPU time)"
 	}
-	caption += fmt.Sprintf(". %s on %s.", r.Backend, r.CPU)
+	caption += fmt.Sprintf(". %s on %s", r.Backend, r.CPU)
+	if !r.Measured.IsZero() {
+		caption += ", measured " + r.Measured.Format("2006-01-02")
+	}
+	caption += "."
 	xs := make([]float64, len(r.Lengths))
 	for i, l := range r.Lengths {
 		xs[i] = float64(l)
 	}
 	meta := plots.Meta{Title: what + " vs series length", Config: caption, Quick: quick}
-	return plots.RunningTime(meta, xs, r.Series(perEpoch, clock), plots.WithYLabel(ylabel))
+	lo, hi := r.Spread(perEpoch, clock)
+	return plots.RunningTime(meta, xs, r.Series(perEpoch, clock), plots.WithYLabel(ylabel), plots.WithSpread(lo, hi))
 }
 
 // capitalised is the clock's name with a capital letter.

@@ -113,8 +113,10 @@ type Point struct {
 	// least disturbed by other load on the machine).
 	Steps     []time.Duration
 	Step, Min time.Duration
-	// CPU is the median process CPU time of the timed steps.
-	CPU time.Duration
+	// CPUs are the process CPU times of the timed steps and CPU their
+	// median.
+	CPUs []time.Duration
+	CPU  time.Duration
 	// Epoch is Step × StepsPerEpoch.
 	StepsPerEpoch int
 	Epoch         time.Duration
@@ -147,6 +149,10 @@ type Result struct {
 	// "CBF-generated"); Backend the backend's description; CPU the processor
 	// that ran the steps (hostinfo.CPU): times compare only within one.
 	Source, Backend, CPU string
+	// Measured is when the measurement finished; Build the revision of the
+	// binary that made it (BuildRevision).
+	Measured time.Time
+	Build    string
 	// Batch, Steps and the configuration used (before the ratio is applied).
 	Batch, Steps int
 	Config       softshape.Config
@@ -215,16 +221,54 @@ func (p Point) seconds(c Clock, epoch bool) float64 {
 	return d.Seconds()
 }
 
+// spread is the fastest and the slowest of p's timed steps on clock c, per
+// step or (epoch) per epoch, in seconds; NaN when the steps were not kept.
+func (p Point) spread(c Clock, epoch bool) (lo, hi float64) {
+	ds := p.Steps
+	if c == CPUTime {
+		ds = p.CPUs
+	}
+	if len(ds) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	k := 1.0
+	if epoch {
+		k = float64(p.StepsPerEpoch)
+	}
+	return k * slices.Min(ds).Seconds(), k * slices.Max(ds).Seconds()
+}
+
+// Spread returns, for each label, the fastest (lo) and the slowest (hi) of
+// the timed steps at each of Lengths on clock c, per step or (epoch) per
+// epoch, in seconds: the bars of Figure around Series's medians (NaN where
+// not measured).
+func (r *Result) Spread(epoch bool, c Clock) (lo, hi map[string][]float64) {
+	lo, hi = map[string][]float64{}, map[string][]float64{}
+	for _, l := range r.Labels() {
+		lo[l], hi[l] = nanSlice(len(r.Lengths)), nanSlice(len(r.Lengths))
+	}
+	for _, p := range r.Points {
+		i := slices.Index(r.Lengths, p.Length)
+		lo[p.Label()][i], hi[p.Label()][i] = p.spread(c, epoch)
+	}
+	return lo, hi
+}
+
+// nanSlice is n NaNs.
+func nanSlice(n int) []float64 {
+	xs := make([]float64, n)
+	for i := range xs {
+		xs[i] = math.NaN()
+	}
+	return xs
+}
+
 // Series returns, for each label, the time per step (or per epoch) in
 // seconds on clock c at each of Lengths (NaN where not measured).
 func (r *Result) Series(epoch bool, c Clock) map[string][]float64 {
 	out := map[string][]float64{}
 	for _, l := range r.Labels() {
-		ys := make([]float64, len(r.Lengths))
-		for i := range ys {
-			ys[i] = math.NaN()
-		}
-		out[l] = ys
+		out[l] = nanSlice(len(r.Lengths))
 	}
 	for _, p := range r.Points {
 		i := slices.Index(r.Lengths, p.Length)
@@ -484,18 +528,26 @@ func Measure(opts Options) (*Result, error) {
 		x.FinalizeAll()
 		y.FinalizeAll()
 	}
-	clock := res.Clock()
-	for _, l := range res.Labels() {
+	res.Measured, res.Build = time.Now().UTC(), BuildRevision()
+	res.fit()
+	return res, nil
+}
+
+// fit sets r.Fits: one line per series of the step time on Clock() against
+// the length.
+func (r *Result) fit() {
+	clock := r.Clock()
+	r.Fits = nil
+	for _, l := range r.Labels() {
 		var xs, ys []float64
-		for _, p := range res.Points {
+		for _, p := range r.Points {
 			if p.Label() == l {
 				xs = append(xs, float64(p.Length))
 				ys = append(ys, p.seconds(clock, false))
 			}
 		}
-		res.Fits = append(res.Fits, LinearFit(l, xs, ys))
+		r.Fits = append(r.Fits, LinearFit(l, xs, ys))
 	}
-	return res, nil
 }
 
 type measured struct {
@@ -533,6 +585,7 @@ func measurePoint(opts Options, cfg softshape.Config, T, numClasses int, phase s
 		p.Steps = append(p.Steps, d)
 		cpus = append(cpus, tr.LastCPU)
 	}
+	p.CPUs = cpus
 	p.CPU = median(cpus)
 	p.Step = median(p.Steps)
 	p.Min = slices.Min(p.Steps)
@@ -577,17 +630,24 @@ func (r *Result) Markdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### %s\n\n", r.Title())
 	fmt.Fprintf(&b, "CPU: %s.\n\n", r.CPU)
-	fmt.Fprintf(&b, "Median of %d timed steps after one compile step and one warm-up step (wall time; step CPU = process CPU time, less disturbed by other load); epoch = step × %d steps (%d-series training split).\n\n",
+	fmt.Fprintf(&b, "Median of %d timed steps after one compile step and one warm-up step (wall time; step CPU = process CPU time, less disturbed by other load, its median and, in brackets, the fastest and the slowest step); epoch = step × %d steps (%d-series training split).\n\n",
 		r.Steps, r.stepsPerEpoch(), r.stepsPerEpoch()*r.Batch)
-	b.WriteString("| T | phase | sparse ratio | shapes J | kept tokens | params | first step incl. compile (s) | step median (ms) | step min (ms) | step CPU (ms) | epoch (s) |\n")
+	if !r.Measured.IsZero() {
+		fmt.Fprintf(&b, "Measured %s by build %s.\n\n", r.Measured.Format("2006-01-02 15:04 MST"), r.Build)
+	}
+	b.WriteString("| T | phase | sparse ratio | shapes J | kept tokens | params | first step incl. compile (s) | step median (ms) | step min (ms) | step CPU (ms) [min–max] | epoch (s) |\n")
 	b.WriteString("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, p := range r.Points {
 		ratio := "–"
 		if p.Phase == softshape.Sparse {
 			ratio = fmt.Sprintf("%g%%", math.Round(p.Ratio*1000)/10)
 		}
-		fmt.Fprintf(&b, "| %d | %s | %s | %d | %d | %d | %.2f | %.1f | %.1f | %.1f | %.1f |\n", p.Length, p.Phase, ratio, p.NumShapes, p.Kept,
-			p.Params, p.Compile.Seconds(), ms(p.Step), ms(p.Min), ms(p.CPU), p.Epoch.Seconds())
+		cpu := fmt.Sprintf("%.1f", ms(p.CPU))
+		if len(p.CPUs) > 1 {
+			cpu += fmt.Sprintf(" [%.1f–%.1f]", ms(slices.Min(p.CPUs)), ms(slices.Max(p.CPUs)))
+		}
+		fmt.Fprintf(&b, "| %d | %s | %s | %d | %d | %d | %.2f | %.1f | %.1f | %s | %.1f |\n", p.Length, p.Phase, ratio, p.NumShapes, p.Kept,
+			p.Params, p.Compile.Seconds(), ms(p.Step), ms(p.Min), cpu, p.Epoch.Seconds())
 	}
 	fmt.Fprintf(&b, "\nLinear fit of the step %s against T (the figure's):\n\n", r.Clock())
 	b.WriteString("| series | intercept (ms) | slope (ms per 1000 steps of T) | R² | points |\n|---|---:|---:|---:|---:|\n")
@@ -701,15 +761,25 @@ func CompareRatios(opts Options, T int, a, b float64, rounds int) (*Paired, erro
 			return nil, err
 		}
 		p.StepsA, p.StepsB = append(p.StepsA, da), append(p.StepsB, db)
-		ca, cb := trs[0].LastCPU, trs[1].LastCPU
-		p.CPUA, p.CPUB = append(p.CPUA, ca), append(p.CPUB, cb)
-		if ca <= 0 || cb <= 0 { // no CPU clock on this system
-			ca, cb = da, db
+		p.CPUA, p.CPUB = append(p.CPUA, trs[0].LastCPU), append(p.CPUB, trs[1].LastCPU)
+	}
+	p.summarise()
+	return p, nil
+}
+
+// summarise sets p's per-round cost ratios and their summary from its
+// steps: B's process CPU time over A's, or the wall times' ratio in a round
+// without a CPU time (a system without a process CPU clock).
+func (p *Paired) summarise() {
+	p.Ratios = make([]float64, len(p.StepsA))
+	for i := range p.Ratios {
+		a, b := p.CPUA[i], p.CPUB[i]
+		if a <= 0 || b <= 0 {
+			a, b = p.StepsA[i], p.StepsB[i]
 		}
-		p.Ratios = append(p.Ratios, cb.Seconds()/ca.Seconds())
+		p.Ratios[i] = b.Seconds() / a.Seconds()
 	}
 	p.MedianRatio, p.Wins, p.PValue = compareRounds(p.Ratios)
-	return p, nil
 }
 
 // CompareToBaseline runs CompareRatios of ratios[0] against each later

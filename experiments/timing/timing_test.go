@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -101,6 +103,49 @@ func TestMeasureResult(t *testing.T) {
 	if s := res.Series(true, res.Clock()); len(s) != 2 || len(s["sparse 50%"]) != 2 {
 		t.Errorf("series %v", s)
 	}
+	if res.Measured.IsZero() || res.Build == "" {
+		t.Errorf("measured %v by build %q: want both", res.Measured, res.Build)
+	}
+
+	// Saved and loaded, the result prints the same table: every step is
+	// kept, and the medians and fits are recomputed from them.
+	path := filepath.Join(t.TempDir(), ResultFile)
+	if err := res.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md2 bytes.Buffer
+	if err := back.Markdown(&md2); err != nil || md2.String() != md.String() {
+		t.Errorf("loaded result prints (%v)\n%s\nsaved one\n%s", err, md2.String(), md.String())
+	}
+	if !back.Measured.Equal(res.Measured) || back.Config.String() != res.Config.String() || !math.IsNaN(back.Points[0].Ratio) {
+		t.Errorf("loaded %v %q ratio %v, saved %v %q", back.Measured, back.Config, back.Points[0].Ratio, res.Measured, res.Config)
+	}
+}
+
+// TestLoadRejects: a saved result that cannot be what Measure wrote is an
+// error naming the file and the point.
+func TestLoadRejects(t *testing.T) {
+	dir := t.TempDir()
+	base := `{"schema":1,"source":"CBF-generated","backend":"go","cpu":"c","measured":"2026-11-29T10:00:00Z","build":"b","batch":4,"steps":2,"config":"","shape_length":64,"stride":4,"lengths":[166],"points":[%s]}`
+	for name, c := range map[string]struct{ point, want string }{
+		"phase":  {`{"length":166,"phase":"warm","steps_wall_s":[0.1,0.2],"steps_cpu_s":[0.1,0.2],"steps_per_epoch":3}`, `point 1 (T=166): phase "warm"`},
+		"ratio":  {`{"length":166,"phase":"sparse","steps_wall_s":[0.1,0.2],"steps_cpu_s":[0.1,0.2],"steps_per_epoch":3}`, "sparse phase without a sparse_ratio"},
+		"steps":  {`{"length":166,"phase":"dense","steps_wall_s":[0.1,0.2],"steps_cpu_s":[0.1],"steps_per_epoch":3}`, "2 wall and 1 CPU step times"},
+		"length": {`{"length":332,"phase":"dense","steps_wall_s":[0.1],"steps_cpu_s":[0.1],"steps_per_epoch":3}`, "length 332 is not among"},
+		"field":  {`{"length":166,"phase":"dense","steps_wall_s":[0.1],"steps_cpu_s":[0.1],"step_ms":3}`, `unknown field "step_ms"`},
+	} {
+		path := filepath.Join(dir, name+".json")
+		if err := os.WriteFile(path, fmt.Appendf(nil, base, c.point), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(path); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), path) {
+			t.Errorf("%s: err = %v, want %q naming %s", name, err, c.want, path)
+		}
+	}
 }
 
 // TestSeriesClock: the figure's series and the fits are in process CPU time
@@ -110,9 +155,19 @@ func TestSeriesClock(t *testing.T) {
 	ms := time.Millisecond
 	r := &Result{Source: "CBF-generated", Backend: "go", CPU: "test CPU", Batch: 4, Steps: 3, Lengths: []int{166, 332},
 		Points: []Point{
-			{Length: 166, Phase: softshape.Dense, Ratio: math.NaN(), Step: 10 * ms, CPU: 18 * ms, StepsPerEpoch: 5},
+			{Length: 166, Phase: softshape.Dense, Ratio: math.NaN(), Step: 10 * ms, CPU: 18 * ms, StepsPerEpoch: 5,
+				Steps: []time.Duration{10 * ms, 9 * ms, 12 * ms}, CPUs: []time.Duration{18 * ms, 16 * ms, 20 * ms}},
 			{Length: 332, Phase: softshape.Dense, Ratio: math.NaN(), Step: 90 * ms, CPU: 36 * ms, StepsPerEpoch: 5}, // a load spike
 		}}
+	// The spread is the fastest and slowest step on the clock, per epoch
+	// here; a point without its steps kept has none.
+	lo, hi := r.Spread(true, CPUTime)
+	if l, h := lo["dense (warm-up)"], hi["dense (warm-up)"]; math.Abs(l[0]-0.08) > 1e-12 || math.Abs(h[0]-0.1) > 1e-12 || !math.IsNaN(l[1]) || !math.IsNaN(h[1]) {
+		t.Errorf("CPU spread per epoch %v–%v, want [0.08 NaN]–[0.1 NaN] (5 × 16 and 20 ms)", l, h)
+	}
+	if lo, hi := r.Spread(false, WallTime); lo["dense (warm-up)"][0] != 0.009 || hi["dense (warm-up)"][0] != 0.012 {
+		t.Errorf("wall spread per step %v–%v, want 0.009–0.012", lo, hi)
+	}
 	if r.Clock() != CPUTime {
 		t.Fatalf("clock %v with every CPU time measured", r.Clock())
 	}
@@ -151,6 +206,22 @@ func TestCompareRatiosRounds(t *testing.T) {
 	med, wins, pv := compareRounds(p.Ratios)
 	if p.MedianRatio != med || p.Wins != wins || p.PValue != pv {
 		t.Errorf("summary %v %d %v, recomputed %v %d %v", p.MedianRatio, p.Wins, p.PValue, med, wins, pv)
+	}
+	// Saved and loaded, the comparison prints the same table.
+	path := filepath.Join(t.TempDir(), PairedFile)
+	if err := SavePaired(path, "test CPU", 2, []*Paired{p}); err != nil {
+		t.Fatal(err)
+	}
+	run, err := LoadPaired(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b bytes.Buffer
+	if err := p.Markdown(&a); err != nil || len(run.Pairs) != 1 || run.CPU != "test CPU" || run.Batch != 2 {
+		t.Fatalf("%v; loaded %+v", err, run)
+	}
+	if err := run.Pairs[0].Markdown(&b); err != nil || a.String() != b.String() {
+		t.Errorf("loaded comparison prints (%v)\n%s\nsaved one\n%s", err, b.String(), a.String())
 	}
 	if _, err := CompareToBaseline(Options{Batch: 2, Config: smallConfig()}, 332, []float64{0}, 1); err == nil {
 		t.Error("CompareToBaseline with one ratio accepted")
