@@ -27,13 +27,18 @@ const (
 type Block struct{ Begin, End string }
 
 // The generated blocks: the status table at the top of the document
-// (RenderStatus), the results of every table further down (Render).
+// (RenderStatus), the results of every table further down (Render), and
+// the running-time measurements (RenderTiming).
 var (
 	StatusBlock = Block{
 		Begin: "<!-- BEGIN GENERATED status by `softshape reproduction` from reproduction/results: do not edit by hand -->",
 		End:   "<!-- END GENERATED status -->",
 	}
 	ResultsBlock = Block{Begin: BeginMarker, End: EndMarker}
+	TimingBlock  = Block{
+		Begin: "<!-- BEGIN GENERATED timing by `softshape reproduction` from reproduction/timing: do not edit by hand -->",
+		End:   "<!-- END GENERATED timing -->",
+	}
 )
 
 // Manifest describes the committed results: what ran where, and how complete.
@@ -469,16 +474,20 @@ func (bl Block) Replace(doc, text string) (string, error) {
 	return strings.Replace(doc, old, text, 1), nil
 }
 
-// RenderDocument returns doc (docs/reproduction.md) with both generated
-// blocks rewritten from entries: the status block (RenderStatus) and the
-// results block (Render); the prose around them is kept.
-func RenderDocument(doc string, entries []Entry) (string, error) {
+// RenderDocument returns doc (docs/reproduction.md) with its generated
+// blocks rewritten: the status block (RenderStatus) and the results block
+// (Render) from entries, the timing block (RenderTiming) from ts; the prose
+// around them is kept.
+func RenderDocument(doc string, entries []Entry, ts []Timing) (string, error) {
 	results, err := Render(entries)
 	if err != nil {
 		return "", err
 	}
 	out, err := StatusBlock.Replace(doc, RenderStatus(entries))
 	if err != nil {
+		return "", err
+	}
+	if out, err = TimingBlock.Replace(out, RenderTiming(ts)); err != nil {
 		return "", err
 	}
 	return ResultsBlock.Replace(out, results)

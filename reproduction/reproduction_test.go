@@ -49,7 +49,11 @@ func TestCommittedResults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want2, err := RenderDocument(string(doc), entries)
+	timings, err := LoadTiming(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want2, err := RenderDocument(string(doc), entries, timings)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 // of docs/reproduction.md (status and results; the prose around them is kept).
 func runReproduction(args []string, stdout io.Writer) error {
 	flags := newFlagSet("reproduction", "Usage: softshape reproduction [flags]\n\nChecks every record under -dir/results (full protocol, the preset of its folder), rebuilds the\n"+
-		"reproduction's tables and rewrites -dir/manifest.json and the generated blocks of -doc (status and\nresults, each between its markers; the rest of the document is kept). -check only compares.\n\nFlags:\n", stdout)
+		"reproduction's tables and rewrites -dir/manifest.json and the generated blocks of -doc (status, results and\nthe running time of -dir/timing, each between its markers; the rest of the document is kept). -check only compares.\n\nFlags:\n", stdout)
 	dir := flags.String("dir", "reproduction", "the reproduction folder (results/<preset>, manifest.json)")
 	doc := flags.String("doc", filepath.Join("docs", "reproduction.md"), "the document whose generated blocks are rewritten")
 	commit := flags.String("commit", "", "commit of the binary that trained the runs (recorded in the manifest; default: keep the manifest's)")
@@ -55,7 +55,11 @@ func runReproduction(args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("-doc: %w", err)
 	}
-	newDoc, err := reproduction.RenderDocument(string(text), entries)
+	timings, err := reproduction.LoadTiming(*dir)
+	if err != nil {
+		return err
+	}
+	newDoc, err := reproduction.RenderDocument(string(text), entries, timings)
 	if err != nil {
 		return fmt.Errorf("-doc %s: %w", *doc, err)
 	}

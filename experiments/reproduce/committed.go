@@ -200,6 +200,22 @@ func CommittedVerdicts(name string) (string, error) {
 		reproduction.VerdictsMarkdown(append(byPreset, more...), name), nil
 }
 
+// RunningTimeTable is the table whose notebook (03) also answers the
+// paper's running-time claims (Fig 3): ShowVerdicts adds their verdicts
+// (CommittedRunningTimeVerdicts).
+const RunningTimeTable = "sparse_ratio"
+
+// CommittedRunningTimeVerdicts are the verdicts of the paper's running-time
+// claims from the committed measurements (reproduction.RunningTimeVerdicts),
+// measuring nothing.
+func CommittedRunningTimeVerdicts() (string, error) {
+	ts, err := reproduction.LoadTiming(committedDir())
+	if err != nil {
+		return "", err
+	}
+	return reproduction.RunningTimeVerdicts(ts), nil
+}
+
 // Markdown is the comparison (tables.Comparison.Markdown) under a status
 // line saying where the numbers come from and, when the runs are not all
 // recorded, what completes them.

@@ -84,7 +84,9 @@ func ShowExport(ctx context.Context, name string, p Params, preset string) {
 
 // ShowVerdicts opens a table notebook: for each named table the verdicts
 // of the committed runs on the paper's claims (CommittedVerdicts), marked
-// "table <name>_verdicts", whatever the mode.
+// "table <name>_verdicts", whatever the mode; for RunningTimeTable also the
+// running-time verdicts (CommittedRunningTimeVerdicts), marked "table
+// running_time_verdicts".
 func ShowVerdicts(names ...string) {
 	for _, name := range names {
 		md, err := CommittedVerdicts(name)
@@ -92,5 +94,12 @@ func ShowVerdicts(names ...string) {
 			panic(err)
 		}
 		showTable(name+"_verdicts", md)
+		if name == RunningTimeTable {
+			md, err := CommittedRunningTimeVerdicts()
+			if err != nil {
+				panic(err)
+			}
+			showTable("running_time_verdicts", md)
+		}
 	}
 }

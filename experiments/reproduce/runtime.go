@@ -2,6 +2,7 @@ package reproduce
 
 import (
 	"bytes"
+	"path/filepath"
 	"cmp"
 	"fmt"
 	"math"
@@ -13,6 +14,7 @@ import (
 	"github.com/softshape-go/softshape/experiments/timing"
 	"github.com/softshape-go/softshape/internal/backends"
 	"github.com/softshape-go/softshape/plots"
+	"github.com/softshape-go/softshape/reproduction"
 )
 
 // EpochTimes is a Markdown table of the time per training epoch and the
@@ -221,6 +223,64 @@ func PairedTiming(p Params, T int, ratios []float64, rounds int) (string, error)
 			return "", err
 		}
 		b.WriteString("\n")
+	}
+	return b.String(), nil
+}
+
+// TimingView is one backend's committed running-time measurement as a
+// notebook shows it: a name for the figure, the Markdown (where and how it
+// was measured, every point with its spread, the fits) and the figure.
+type TimingView struct {
+	Name     string
+	Markdown string
+	Figure   *plots.Figure
+}
+
+// CommittedRunningTime is paper Fig 3 from the committed measurements
+// (reproduction.LoadTiming), one view per backend, measuring nothing: the
+// figure is the CPU time per training epoch against the series length, with
+// a bar from the fastest to the slowest timed step, drawn from the same
+// points as the table.
+func CommittedRunningTime() ([]TimingView, error) {
+	ts, err := reproduction.LoadTiming(committedDir())
+	if err != nil {
+		return nil, err
+	}
+	var out []TimingView
+	for _, t := range ts {
+		var b bytes.Buffer
+		fmt.Fprintf(&b, "*Committed measurement `%s` (%s, measured %s by build %s; binary: `%s`; re-measure with `%s`, confined to one core with `taskset`), nothing measured now.*\n\n",
+			repoPath(filepath.Join(t.Dir, timing.ResultFile)), t.Folder, t.Result.Measured.Format("2006-01-02"), reproduction.ShortRevision(t.Result.Build), t.Build, t.SweepCommand)
+		if err := t.Result.Markdown(&b); err != nil {
+			return nil, err
+		}
+		fig, err := t.Result.Figure(true, false)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, TimingView{Name: "running_time_" + t.Folder, Markdown: b.String(), Figure: fig})
+	}
+	return out, nil
+}
+
+// CommittedPairedTiming is the committed step-by-step comparison of sparse
+// ratios (reproduction.LoadTiming's paired.json), per backend, as Markdown.
+func CommittedPairedTiming() (string, error) {
+	ts, err := reproduction.LoadTiming(committedDir())
+	if err != nil {
+		return "", err
+	}
+	var b bytes.Buffer
+	for _, t := range ts {
+		run := t.Paired
+		fmt.Fprintf(&b, "#### %s: paired step timing at T = %d (batch %d)\n\n*Committed measurement `%s` on %s, measured %s by build %s; binary: `%s`; re-measure with `%s`.*\n\n",
+			t.Folder, run.Pairs[0].Length, run.Batch, repoPath(filepath.Join(t.Dir, timing.PairedFile)), run.CPU, run.Measured.Format("2006-01-02"), reproduction.ShortRevision(run.Build), t.Build, t.PairedCommand)
+		for _, p := range run.Pairs {
+			if err := p.Markdown(&b); err != nil {
+				return "", err
+			}
+			b.WriteString("\n")
+		}
 	}
 	return b.String(), nil
 }

@@ -222,18 +222,27 @@ func showNotTrained(mark, what string) {
 	markdownAs(missingMark(mark), fmt.Sprintf("*Not run: full mode trains and measures nothing unless asked, and this cell would %s. Set `p.Train = true` in the parameter cell (or %s=1) to run it.*", what, EnvTrain))
 }
 
-// ShowRunningTime measures the time of a training step against the series
-// length (RunningTime, the paper's Fig 3: T = 166 … 3320, one timed step at
-// T = 166, 332 in quick mode) and shows its table and figure; in full mode
-// without Train it shows one line instead.
+// ShowRunningTime shows the paper's Fig 3: in full mode without Train the
+// committed measurements (CommittedRunningTime: T = 166 … 16,600 on ONNX
+// Runtime and pure Go), measuring nothing; otherwise it measures the time of
+// a training step against the series length on this machine (RunningTime:
+// T = 166 … 3320, one timed step at T = 166, 332 in quick mode) and shows
+// its table and figure.
 func ShowRunningTime(p Params) {
+	if p.TrainingOff() {
+		views, err := CommittedRunningTime()
+		if err != nil {
+			panic(err)
+		}
+		for _, v := range views {
+			Markdown(v.Markdown)
+			ShowFigure(p.FigureDir(), v.Name, v.Figure, nil)
+		}
+		return
+	}
 	lengths := []int{166, 830, 1660, 3320}
 	if p.Quick {
 		lengths = []int{166, 332}
-	}
-	if p.TrainingOff() {
-		showNotTrained(markMarkdown, fmt.Sprintf("time training steps at T = %s on this machine (minutes; docs/performance.md, \"Running time\", gives measured numbers, and `softshape timing` measures them from the command line)", joinInts(lengths)))
-		return
 	}
 	md, fig, err := RunningTime(p, lengths, nil)
 	if err != nil {
@@ -244,16 +253,21 @@ func ShowRunningTime(p Params) {
 }
 
 // ShowPairedTiming compares training steps of sparse ratios 0%, 50% and 90%
-// round by round (PairedTiming: T = 3984 over 11 rounds; T = 664 over 3 in
-// quick mode); in full mode without Train it shows one line instead.
+// round by round: in full mode without Train the committed comparisons
+// (CommittedPairedTiming), measuring nothing; otherwise on this machine
+// (PairedTiming: T = 3984 over 11 rounds; T = 664 over 3 in quick mode).
 func ShowPairedTiming(p Params) {
+	if p.TrainingOff() {
+		md, err := CommittedPairedTiming()
+		if err != nil {
+			panic(err)
+		}
+		Markdown(md)
+		return
+	}
 	T, rounds := 3984, 11
 	if p.Quick {
 		T, rounds = 664, 3
-	}
-	if p.TrainingOff() {
-		showNotTrained(markMarkdown, fmt.Sprintf("time %d rounds of training steps at T = %d (minutes; `softshape timing -paired %d -ratios 0,50,90` does it from the command line)", rounds, T, T))
-		return
 	}
 	md, err := PairedTiming(p, T, []float64{0, 0.5, 0.9}, rounds)
 	if err != nil {

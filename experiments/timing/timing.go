@@ -277,6 +277,22 @@ func (r *Result) Series(epoch bool, c Clock) map[string][]float64 {
 	return out
 }
 
+// Exponent is the growth exponent b of the step time t ∝ T^b of a series
+// over its points at lengths ≥ minLength: the slope of the least-squares line
+// of log t against log T, on Clock() (1 for linear growth, 2 for quadratic;
+// below 1 where a fixed cost still counts). NaN with fewer than two points.
+func (r *Result) Exponent(label string, minLength int) float64 {
+	clock := r.Clock()
+	var xs, ys []float64
+	for _, p := range r.Points {
+		if p.Label() == label && p.Length >= minLength {
+			xs = append(xs, math.Log(float64(p.Length)))
+			ys = append(ys, math.Log(p.seconds(clock, false)))
+		}
+	}
+	return LinearFit(label, xs, ys).Slope
+}
+
 // Point returns the point of a label at length T.
 func (r *Result) Point(label string, length int) (Point, bool) {
 	for _, p := range r.Points {
@@ -706,8 +722,9 @@ type Paired struct {
 	Wins int
 	// PValue is the one-sided Wilcoxon signed-rank test (stats package) of
 	// the log ratios against "B costs less than A": small when B is
-	// consistently cheaper, 1 when there is a single round.
-	PValue float64
+	// consistently cheaper, 1 when there is a single round. PValueDearer is
+	// the same test against "B costs more than A".
+	PValue, PValueDearer float64
 }
 
 // CompareRatios times the sparse phase at sparse ratios a and b on series of
@@ -780,6 +797,7 @@ func (p *Paired) summarise() {
 		p.Ratios[i] = b.Seconds() / a.Seconds()
 	}
 	p.MedianRatio, p.Wins, p.PValue = compareRounds(p.Ratios)
+	p.PValueDearer = wilcoxonLogs(p.Ratios, stats.Greater)
 }
 
 // CompareToBaseline runs CompareRatios of ratios[0] against each later
@@ -808,20 +826,30 @@ func compareRounds(ratios []float64) (med float64, wins int, p float64) {
 	if n == 0 {
 		return math.NaN(), 0, 1
 	}
-	logs := make([]float64, n)
-	for i, r := range ratios {
-		logs[i] = math.Log(r)
+	for _, r := range ratios {
 		if r < 1 {
 			wins++
 		}
 	}
-	p = 1
-	if n > 1 {
-		if res, err := stats.WilcoxonDiffs(logs, stats.Less, stats.WilcoxonOptions{}); err == nil {
-			p = res.PValue
-		}
+	return median(ratios), wins, wilcoxonLogs(ratios, stats.Less)
+}
+
+// wilcoxonLogs is the one-sided Wilcoxon signed-rank p-value of the
+// logarithms of the cost ratios against alt (stats.Less: B cheaper), 1 for
+// fewer than two rounds.
+func wilcoxonLogs(ratios []float64, alt stats.Alternative) float64 {
+	if len(ratios) < 2 {
+		return 1
 	}
-	return median(ratios), wins, p
+	logs := make([]float64, len(ratios))
+	for i, r := range ratios {
+		logs[i] = math.Log(r)
+	}
+	res, err := stats.WilcoxonDiffs(logs, alt, stats.WilcoxonOptions{})
+	if err != nil {
+		return 1
+	}
+	return res.PValue
 }
 
 // Markdown writes the comparison: a title line, one table row per round
