@@ -66,10 +66,39 @@ func processor(c cpuid.CPUInfo, arch string) string {
 	return s
 }
 
-// logicalCores returns the logical cores of c, at least usable (cpuid reports
-// 0 where it cannot tell).
+// logicalCores returns the machine's logical cores, at least usable: the
+// CPUs the operating system has online (onlineCPUs) where it says, else those
+// of c. In a virtual machine cpuid reports the host's processor (254 cores
+// on a 2-core VM), so the system's count comes first.
 func logicalCores(c cpuid.CPUInfo, usable int) int {
+	if n := onlineCPUs(onlineFile); n > 0 {
+		return max(n, usable)
+	}
 	return max(c.LogicalCores, usable)
+}
+
+// onlineFile lists the CPUs Linux has online, e.g. "0-1" or "0-3,8-11".
+const onlineFile = "/sys/devices/system/cpu/online"
+
+// onlineCPUs counts the CPUs of a Linux CPU list file such as onlineFile;
+// 0 where it cannot be read or parsed (not Linux).
+func onlineCPUs(path string) int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, part := range strings.Split(strings.TrimSpace(string(b)), ",") {
+		var lo, hi int
+		if _, err := fmt.Sscanf(part, "%d-%d", &lo, &hi); err == nil && hi >= lo {
+			n += hi - lo + 1
+		} else if _, err := fmt.Sscanf(part, "%d", &lo); err == nil && !strings.Contains(part, "-") {
+			n++
+		} else {
+			return 0
+		}
+	}
+	return n
 }
 
 // memoryGiB returns the machine's memory rounded to GiB from /proc/meminfo,

@@ -2,6 +2,8 @@ package hostinfo
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -17,11 +19,19 @@ func TestProcessorNamesBrandFamilyAndLevel(t *testing.T) {
 	if got, want := processor(cpuid.CPUInfo{}, "arm64"), "unknown arm64 CPU"; got != want {
 		t.Errorf("nothing known: got %q, want %q", got, want)
 	}
-	if got := logicalCores(cpuid.CPUInfo{}, 3); got != 3 {
-		t.Errorf("logical cores unknown: got %d, want the usable 3", got)
-	}
-	if got := logicalCores(zen3, 1); got != 2 {
-		t.Errorf("logical cores: got %d, want 2", got)
+	// The machine's cores are the system's online CPUs where it lists them
+	// (a VM's cpuid reports the host's), else cpuid's, at least the usable.
+	if n := onlineCPUs(onlineFile); n > 0 {
+		if got := logicalCores(cpuid.CPUInfo{LogicalCores: 254}, 1); got != n {
+			t.Errorf("logical cores with %d online and cpuid's 254: got %d", n, got)
+		}
+	} else {
+		if got := logicalCores(cpuid.CPUInfo{}, 3); got != 3 {
+			t.Errorf("logical cores unknown: got %d, want the usable 3", got)
+		}
+		if got := logicalCores(zen3, 1); got != 2 {
+			t.Errorf("logical cores: got %d, want 2", got)
+		}
 	}
 	// This machine's processor: its instruction-set level as cpuid reports it.
 	if runtime.GOARCH == "amd64" && cpuid.CPU.X64Level() > 0 {
@@ -48,5 +58,22 @@ func TestCPUSaysTheCoresThisProcessMayUse(t *testing.T) {
 	}
 	if m := Machine(); !strings.HasPrefix(m, processor(cpuid.CPU, runtime.GOARCH)+",") || !strings.HasSuffix(m, runtime.GOOS+"/"+runtime.GOARCH) {
 		t.Errorf("Machine() = %q: want the processor first and the OS/architecture last", m)
+	}
+}
+
+// TestOnlineCPUs: Linux's CPU list format, counted by hand.
+func TestOnlineCPUs(t *testing.T) {
+	dir := t.TempDir()
+	for list, want := range map[string]int{"0-1\n": 2, "0": 1, "0-3,8-11": 8, "0,2,4-5": 4, "": 0, "a-b": 0, "3-1": 0} {
+		path := filepath.Join(dir, "online")
+		if err := os.WriteFile(path, []byte(list), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := onlineCPUs(path); got != want {
+			t.Errorf("onlineCPUs(%q) = %d, want %d", list, got, want)
+		}
+	}
+	if got := onlineCPUs(filepath.Join(dir, "missing")); got != 0 {
+		t.Errorf("missing file: %d, want 0", got)
 	}
 }
