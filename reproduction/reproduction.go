@@ -149,6 +149,10 @@ type Entry struct {
 	// table (ok records, reused ones excluded: their time counts where they
 	// were trained; a batched job's time once, not once per run).
 	WallSeconds float64
+	// DatasetWall sums, per dataset, the training wall time of the runs
+	// WallSeconds counts, and DatasetTimed counts those runs.
+	DatasetWall  map[string]float64
+	DatasetTimed map[string]int
 	// Backends and Hosts are those of the ok records.
 	Backends, Hosts []string
 	// CPUs are the processors of the ok records that name theirs
@@ -306,7 +310,13 @@ func LoadItem(dir string, it Item) (Entry, error) {
 			continue
 		}
 		if source == table { // a table read from another's runs: timed there
-			e.WallSeconds += rec.RunWallSeconds() // a batched job's time once
+			w := rec.RunWallSeconds() // a batched job's time once
+			e.WallSeconds += w
+			if e.DatasetWall == nil {
+				e.DatasetWall, e.DatasetTimed = map[string]float64{}, map[string]int{}
+			}
+			e.DatasetWall[c.Dataset] += w
+			e.DatasetTimed[c.Dataset]++
 		}
 	}
 	for _, ds := range PlanDatasets(table) {

@@ -100,6 +100,10 @@ func SweepCommand(preset string) string {
 type SameFold struct {
 	Name string
 	Acc  map[string]float64
+	// FoldCPU maps a dataset to the mean process CPU time of one fold
+	// (fit and test), in seconds; Processors are those of its records.
+	FoldCPU    map[string]float64
+	Processors []string
 }
 
 // MiniRocketSameFold names the column of MiniRocket trained on SoftShape's
@@ -120,10 +124,12 @@ func SameFoldColumns(dir string) ([]SameFold, error) {
 	if err != nil {
 		return nil, fmt.Errorf("table 1's same-fold columns: %w", err)
 	}
-	col := SameFold{Name: MiniRocketSameFold, Acc: map[string]float64{}}
+	col := SameFold{Name: MiniRocketSameFold, Acc: map[string]float64{}, FoldCPU: map[string]float64{}}
 	for _, r := range recs {
 		if r.Seed == Seeds[0] {
 			col.Acc[r.Dataset] = r.MeanAccuracy()
+			col.FoldCPU[r.Dataset] = r.CPUSeconds / float64(len(r.Folds))
+			col.Processors = addOnce(col.Processors, r.Processor)
 		}
 	}
 	if len(col.Acc) == 0 {
@@ -438,7 +444,47 @@ func (h *Headline) Markdown(b *strings.Builder, figs map[string]Figure) error {
 		}
 	}
 	h.markdownLeak(b)
+	h.markdownTimes(b)
 	return nil
+}
+
+// markdownTimes writes the training time per fold of each dataset with runs
+// under both presets: ours (wall time of a run, one thread on one core, so
+// close to its CPU time) beside each same-fold column's CPU time per fold.
+func (h *Headline) markdownTimes(b *strings.Builder) {
+	var rows []string
+	for _, ds := range Table1Datasets {
+		n0, n1 := h.Entries[0].DatasetTimed[ds], h.Entries[1].DatasetTimed[ds]
+		if n0 == 0 || n1 == 0 {
+			continue
+		}
+		w0, w1 := h.Entries[0].DatasetWall[ds]/float64(n0), h.Entries[1].DatasetWall[ds]/float64(n1)
+		row := fmt.Sprintf("| %s | %.1f (%d) | %.1f (%d) |", ds, w0, n0, w1, n1)
+		for _, c := range h.SameFold {
+			if x, ok := c.FoldCPU[ds]; ok {
+				row += fmt.Sprintf(" %.2f | %.0f× |", x, (w0+w1)/2/x)
+			} else {
+				row += " — | — |"
+			}
+		}
+		rows = append(rows, row)
+	}
+	if len(rows) == 0 {
+		return
+	}
+	b.WriteString("#### Training time per fold\n\n")
+	b.WriteString("Seconds per fold, mean over the dataset's runs trained for this table (their count in brackets). Ours: the run's wall time (500 epochs with evaluation, " +
+		"ONNX Runtime with one thread on one core, so close to its CPU time), on the processors of the status table; sessions whose machines carried other load inflate it. ")
+	for _, c := range h.SameFold {
+		fmt.Fprintf(b, "%s (same folds): the process CPU time of a fold (transform, ridge fit, test), seed %d, on %s; ratio: the mean of ours under both presets over it. ",
+			c.Name, Seeds[0], strings.Join(c.Processors, "; "))
+	}
+	b.WriteString("\n\n| Dataset | ours, " + Presets[0] + " (s) | ours, " + Presets[1] + " (s) |")
+	for _, c := range h.SameFold {
+		b.WriteString(" " + c.Name + " (same folds, CPU s) | ours ÷ " + c.Name + " |")
+	}
+	b.WriteString("\n|---|---:|---:|" + strings.Repeat("---:|---:|", len(h.SameFold)) + "\n")
+	b.WriteString(strings.Join(rows, "\n") + "\n\n")
 }
 
 // table1Title is the paper's title of Table 1.

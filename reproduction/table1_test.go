@@ -119,7 +119,8 @@ func TestTable1Headline(t *testing.T) {
 	}
 	// A baseline trained on the same folds joins as one more column: the
 	// summary is over the datasets it holds too, ranking 19 methods.
-	hs, err := NewHeadline(entries, SameFold{Name: "MiniRocket", Acc: map[string]float64{"SmoothSubspace": 1, "ECG200": 1}})
+	hs, err := NewHeadline(entries, SameFold{Name: "MiniRocket", Acc: map[string]float64{"SmoothSubspace": 1, "ECG200": 1},
+		FoldCPU: map[string]float64{"ECG200": 0.5}, Processors: []string{"test CPU"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,6 +136,16 @@ func TestTable1Headline(t *testing.T) {
 	}
 	if want := "| ECG200 | 1.0000 | 0.2500 | +0.7500 | 1.0000 | 0.9475 |"; !strings.Contains(md.String(), want) || !strings.Contains(md.String(), "| MiniRocket (same folds) |") {
 		t.Errorf("with a same-fold column, the section lacks %q or its column:\n%s", want, md.String())
+	}
+	// Time per fold: every run took 10 s; MiniRocket's 0.5 s on ECG200 makes
+	// 20×; BME has no run under reference_fresh, so no row.
+	for _, want := range []string{"| ECG200 | 10.0 (5) | 10.0 (5) | 0.50 | 20× |", "| SmoothSubspace | 10.0 (5) | 10.0 (5) | — | — |", "seed 42, on test CPU"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("time per fold lacks %q:\n%s", want, md.String())
+		}
+	}
+	if strings.Contains(md.String(), "| BME | 10.0") {
+		t.Errorf("time per fold shows BME, which has no run under %s", fresh)
 	}
 	// One CD diagram per preset: both have at least 3 complete datasets.
 	figs := Table1Figures(entries)
