@@ -3,6 +3,7 @@ package plots
 import (
 	"bytes"
 	"errors"
+	"image/color"
 	"fmt"
 	"image/png"
 	"maps"
@@ -960,5 +961,21 @@ func TestPalette(t *testing.T) {
 	p[0] = nil // callers get a copy
 	if Palette()[0] == nil {
 		t.Error("Palette shares its backing array")
+	}
+}
+
+// TestSEBarsRangeWithoutSE: bars whose SE is unknown (NaN: one fold) draw
+// nothing but keep their points in the data range; a NaN range would leave
+// the axis without bounds (gonum's tick labelling never returns).
+func TestSEBarsRangeWithoutSE(t *testing.T) {
+	nan := math.NaN()
+	e := seBars([]float64{1, 2}, []float64{0.5, 0.7}, []float64{nan, nan}, lineStyle(color.Black, 1, nil))
+	xmin, xmax, ymin, ymax := e.DataRange()
+	if xmin != 1 || xmax != 2 || ymin != 0.5 || ymax != 0.7 {
+		t.Errorf("range x %v..%v y %v..%v, want 1..2 and 0.5..0.7", xmin, xmax, ymin, ymax)
+	}
+	e = seBars([]float64{1, 2}, []float64{0.5, 0.7}, []float64{0.1, nan}, lineStyle(color.Black, 1, nil))
+	if _, _, ymin, ymax := e.DataRange(); ymin != 0.4 || ymax != 0.7 {
+		t.Errorf("range y %v..%v, want 0.4..0.7", ymin, ymax)
 	}
 }

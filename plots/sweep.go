@@ -382,11 +382,16 @@ type errorBars struct {
 	Style     draw.LineStyle
 }
 
-// seBars are the error bars of Y ± SE (NaN or zero SE draws nothing).
+// seBars are the error bars of Y ± SE. A NaN SE draws nothing and counts
+// as zero, so the bars' data range still holds Y.
 func seBars(xs, ys, se []float64, style draw.LineStyle) errorBars {
 	e := errorBars{X: xs, Lo: make([]float64, len(xs)), Hi: make([]float64, len(xs)), Style: style}
 	for i := range xs {
-		e.Lo[i], e.Hi[i] = ys[i]-se[i], ys[i]+se[i]
+		d := se[i]
+		if math.IsNaN(d) {
+			d = 0
+		}
+		e.Lo[i], e.Hi[i] = ys[i]-d, ys[i]+d
 	}
 	return e
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -36,6 +37,7 @@ func runTiming(args []string, stdout io.Writer) error {
 	dataRoot := fs.String("data", data.DefaultRoot(), "UCR folder searched for "+timing.BaseDataset+" (the generated CBF data is used when it is missing)")
 	settings := addSettingsFlag(fs, "", "hyperparameters of the timed model, e.g. \"embed_dim=64;depth=3\"")
 	out := fs.String("out", "timing", "folder for the figures, timing.csv and timing.md; \"\" writes no files")
+	redraw := fs.String("redraw", "", "measure nothing: redraw the figures of the measurement saved in this folder (its "+timing.ResultFile+"), into it or -out")
 	figures := fs.String("figures", defaultFigureFormats, "comma-separated file formats of the figures: "+strings.Join(plots.Formats(), ", "))
 	dpi := fs.Int("dpi", plots.FileDPI, "PNG resolution of the figures in dots per inch")
 	format := fs.String("format", "markdown", "table printed on stdout: markdown or csv")
@@ -74,6 +76,15 @@ func runTiming(args []string, stdout io.Writer) error {
 	}
 	if err := checkDataRoot(fs, *dataRoot); err != nil {
 		return err
+	}
+	if *redraw != "" {
+		dir := *redraw
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "out" {
+				dir = *out
+			}
+		})
+		return redrawTiming(stdout, *redraw, dir, formats, *dpi)
 	}
 	opts := timing.Options{Batch: *batch, Steps: *steps, NoDense: *noDense, DataRoot: *dataRoot, Seed: *seed, Log: os.Stderr}
 	switch strings.TrimSpace(*lengths) {
@@ -158,6 +169,24 @@ func runTiming(args []string, stdout io.Writer) error {
 	}
 	for _, p := range paths {
 		fmt.Fprintf(status, "wrote %s\n", p)
+	}
+	return nil
+}
+
+// redrawTiming implements "softshape timing -redraw": the figures of the
+// measurement saved under from, drawn again into dir.
+func redrawTiming(stdout io.Writer, from, dir string, formats []string, dpi int) error {
+	res, err := timing.Load(filepath.Join(from, timing.ResultFile))
+	if err != nil {
+		return fmt.Errorf("-redraw: %w", err)
+	}
+	quick := slices.Max(res.Lengths) < slices.Max(timing.FullLengths())
+	paths, err := saveTimingFigures(dir, res, quick, formats, dpi)
+	if err != nil {
+		return err
+	}
+	for _, p := range paths {
+		fmt.Fprintf(stdout, "wrote %s\n", p)
 	}
 	return nil
 }
@@ -253,22 +282,9 @@ func checkMaxRatios(w io.Writer, pairs []*timing.Paired, bounds []maxRatioBound)
 // writeTimingFiles writes the figures (per epoch and per step, in formats,
 // PNG at dpi), timing.csv and timing.md into dir and returns their paths.
 func writeTimingFiles(dir string, res *timing.Result, paramsRows []timing.ParamsRow, quick bool, formats []string, dpi int) ([]string, error) {
-	var paths []string
-	for _, perEpoch := range []bool{true, false} {
-		name := "running_time_step"
-		if perEpoch {
-			name = "running_time"
-		}
-		fig, err := res.Figure(perEpoch, quick)
-		if err != nil {
-			return nil, err
-		}
-		fig.SetDPI(dpi)
-		p, err := fig.SaveFormats(filepath.Join(dir, name), formats)
-		if err != nil {
-			return nil, err
-		}
-		paths = append(paths, p...)
+	paths, err := saveTimingFigures(dir, res, quick, formats, dpi)
+	if err != nil {
+		return nil, err
 	}
 	var csvBuf, mdBuf bytes.Buffer
 	if err := res.CSV(&csvBuf); err != nil {
@@ -299,6 +315,29 @@ func writeTimingFiles(dir string, res *timing.Result, paramsRows []timing.Params
 	}
 	paths = append(paths, p)
 	slices.Sort(paths)
+	return paths, nil
+}
+
+// saveTimingFigures draws res's running-time figures, per epoch
+// (running_time) and per step (running_time_step), into dir in formats.
+func saveTimingFigures(dir string, res *timing.Result, quick bool, formats []string, dpi int) ([]string, error) {
+	var paths []string
+	for _, perEpoch := range []bool{true, false} {
+		name := "running_time_step"
+		if perEpoch {
+			name = "running_time"
+		}
+		fig, err := res.Figure(perEpoch, quick)
+		if err != nil {
+			return nil, err
+		}
+		fig.SetDPI(dpi)
+		p, err := fig.SaveFormats(filepath.Join(dir, name), formats)
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, p...)
+	}
 	return paths, nil
 }
 

@@ -51,6 +51,19 @@ func TestTimingCommand(t *testing.T) {
 	if res, err := timing.Load(filepath.Join(out, timing.ResultFile)); err != nil || len(res.Points) != 6 || len(res.Points[0].CPUs) != 1 {
 		t.Errorf("saved timing: %v %+v", err, res)
 	}
+	// -redraw draws the saved measurement's figures again, measuring nothing.
+	redrawn := filepath.Join(t.TempDir(), "redrawn")
+	buf.Reset()
+	if err := runTiming([]string{"-redraw", out, "-out", redrawn, "-figures", "png,svg"}, &buf); err != nil {
+		t.Fatalf("-redraw: %v\n%s", err, buf.String())
+	}
+	checkPNG(t, filepath.Join(redrawn, "running_time.png"), 1050, 675)
+	if strings.Contains(buf.String(), "backend:") || !strings.Contains(buf.String(), "wrote "+filepath.Join(redrawn, "running_time_step.svg")) {
+		t.Errorf("-redraw started a backend or did not list its figures:\n%s", buf.String())
+	}
+	if err := runTiming([]string{"-redraw", t.TempDir()}, &buf); err == nil || !strings.Contains(err.Error(), timing.ResultFile) {
+		t.Errorf("-redraw of a folder without %s: err = %v", timing.ResultFile, err)
+	}
 	for _, bad := range [][]string{{"-lengths", "100"}, {"-ratios", "100"}, {"-format", "html"}, {"-batch", "0", "-lengths", "166"}, {"extra"},
 		{"-paired", "100", "-ratios", "0,50"}, {"-paired", "332", "-ratios", "50"}, {"-paired", "332", "-rounds", "0"},
 		{"-figures", "png,gif"}, {"-dpi", "-1"}} {

@@ -22,7 +22,7 @@ func (r *Result) Figure(perEpoch, quick bool) (*plots.Figure, error) {
 		what = "Training time per epoch"
 		ylabel = fmt.Sprintf("%s per training epoch (s)", capitalised(clock))
 	}
-	steps := fmt.Sprintf("median of %d timed steps, bars from the fastest to the slowest", r.Steps)
+	steps := fmt.Sprintf("median of %d timed steps", r.Steps)
 	if r.Steps == 1 {
 		steps = "one timed step"
 	}
@@ -30,6 +30,9 @@ func (r *Result) Figure(perEpoch, quick bool) (*plots.Figure, error) {
 		r.Source, r.Batch, r.ShapeLen, r.Stride, r.Config.EmbedDim, r.Config.Depth, steps)
 	if perEpoch {
 		caption += fmt.Sprintf(" × %d steps per epoch", r.stepsPerEpoch())
+	}
+	if r.Steps > 1 {
+		caption += ", bars from the fastest to the slowest step"
 	}
 	switch clock {
 	case CPUTime:
