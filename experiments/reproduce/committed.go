@@ -20,9 +20,9 @@ import (
 const CommittedPreset = softshape.ProtocolReferenceCompat
 
 // PresetIntro says what the two presets of the committed reproduction are,
-// and PresetAdvice which one to report: the full-mode tables print both, and
-// README.md, docs/protocol.md and notebook 10 say the same
-// (TestPresetAdviceEverywhere).
+// and PresetAdvice which one to report: the full-mode tables print both.
+// README.md, docs/reproduction.md and notebook 10 link to the section of
+// docs/protocol.md that says which preset to report (TestPresetAdviceLinked).
 const (
 	PresetIntro = "`reference_compat` runs the authors' published code and protocol, fold leak included: weights and Adam state carry over from fold to fold, " +
 		"so folds 2–5 are scored on series the model has trained on. `reference_fresh` is the same protocol without the leak (a fresh model per fold)."

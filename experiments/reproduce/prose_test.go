@@ -12,6 +12,7 @@ import (
 
 	"github.com/softshape-go/softshape/ablations"
 	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/internal/doclinks"
 	"github.com/softshape-go/softshape/paper"
 	"github.com/softshape-go/softshape/reproduction"
 	"github.com/softshape-go/softshape/softshape"
@@ -187,31 +188,57 @@ func TestNotebookProseNumbers(t *testing.T) {
 	}
 }
 
-// TestPresetAdviceEverywhere: README, docs/protocol.md, docs/reproduction.md,
-// notebook 10 and the full-mode tables (Committed.Markdown, checked above)
-// say the same about which preset to report; docs/reproduction.md also says
-// what the presets are in the tables' words.
-func TestPresetAdviceEverywhere(t *testing.T) {
-	flat := func(s string) string { return strings.Join(strings.Fields(s), " ") }
-	for _, name := range []string{"README.md", filepath.Join("docs", "protocol.md")} {
-		b, err := os.ReadFile(filepath.Join(RepoRoot(), name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(flat(string(b)), PresetAdvice) {
-			t.Errorf("%s does not say %q", name, PresetAdvice)
-		}
-	}
-	doc, err := os.ReadFile(filepath.Join(RepoRoot(), "docs", "reproduction.md"))
+// TestPresetAdviceLinked: README, docs/reproduction.md and notebook 10 link
+// to the section of docs/protocol.md that says which preset to report, that
+// section exists and names both reference presets, and so does each place
+// that links to it. The full-mode tables print PresetAdvice themselves
+// (TestCommittedTablesBothPresets).
+func TestPresetAdviceLinked(t *testing.T) {
+	const section = "which-preset-to-report"
+	presets := []string{"`" + softshape.ProtocolReferenceCompat + "`", "`" + softshape.ProtocolReferenceFresh + "`"}
+	protocol := filepath.Join("docs", "protocol.md")
+	b, err := os.ReadFile(filepath.Join(RepoRoot(), protocol))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{PresetIntro, PresetAdvice} {
-		if !strings.Contains(flat(string(doc)), s) {
-			t.Errorf("docs/reproduction.md does not say %q", s)
+	if !doclinks.Parse(string(b)).Anchors[section] {
+		t.Fatalf("%s has no section #%s", protocol, section)
+	}
+	// The section's text: from its heading to the next one.
+	_, text, _ := strings.Cut(string(b), "\n## Which preset to report\n")
+	text, _, _ = strings.Cut(text, "\n#")
+	for _, p := range presets {
+		if !strings.Contains(text, p) {
+			t.Errorf("%s#%s does not name %s", protocol, section, p)
 		}
 	}
-	if md := notebookMarkdown(t, "10_reproducibility.ipynb"); !strings.Contains(flat(md), PresetAdvice) {
-		t.Errorf("notebook 10 does not say %q", PresetAdvice)
+	places := map[string]string{ // file → its text
+		"README.md":                              "",
+		filepath.Join("docs", "reproduction.md"): "",
+		filepath.Join("notebooks", "10_reproducibility.ipynb"): notebookMarkdown(t, "10_reproducibility.ipynb"),
+	}
+	for name, text := range places {
+		if text == "" {
+			b, err := os.ReadFile(filepath.Join(RepoRoot(), name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			text = string(b)
+		}
+		linked := false
+		for _, l := range doclinks.Parse(text).Links {
+			file, anchor, _ := strings.Cut(l.Target, "#")
+			if anchor == section && filepath.Join(filepath.Dir(name), filepath.FromSlash(file)) == protocol {
+				linked = true
+			}
+		}
+		if !linked {
+			t.Errorf("%s does not link to %s#%s", name, protocol, section)
+		}
+		for _, p := range presets {
+			if !strings.Contains(text, p) {
+				t.Errorf("%s does not name %s", name, p)
+			}
+		}
 	}
 }

@@ -194,7 +194,7 @@ func startBackend(asked, config string) (backend compute.Backend, err error) {
 	sort.Strings(compiled)
 	if IsONNXName(name) && !ONNXCompiledIn() {
 		msg := fmt.Sprintf("backend %q: ONNX Runtime is not compiled into this binary (compiled in: %s); rebuild with "+
-			"`-tags onnx` (cgo needed), e.g. `go build -tags onnx ./cmd/softshape` or `go test -tags onnx ...`", asked, strings.Join(compiled, ", "))
+			"`-tags onnx` (cgo needed), e.g. `go build -tags onnx -o bin/softshape ./cmd/softshape` or `go test -tags onnx ...`", asked, strings.Join(compiled, ", "))
 		if lib := FindONNXRuntime(); lib != "" {
 			msg += "; the ONNX Runtime library is already installed at " + lib
 		} else {
@@ -281,7 +281,7 @@ func fastestCandidates(onnxIn bool, onnxLib string, xlaIn, xlaPlugin bool) ([]st
 	case onnxIn && onnxLib != "":
 	case !onnxIn && onnxLib != "":
 		note = "ONNX Runtime is installed (" + onnxLib + ") but this binary was built without it: rebuild with `-tags onnx` " +
-			"and cgo (e.g. `CGO_ENABLED=1 go build -tags onnx ./cmd/softshape`, which needs a C compiler) for ≈5× faster CPU training"
+			"and cgo (e.g. `CGO_ENABLED=1 go build -tags onnx -o bin/softshape ./cmd/softshape`, which needs a C compiler) for ≈5× faster CPU training"
 	case onnxIn:
 		note = "ONNX Runtime is compiled in but its library was not found: run scripts/install-onnxruntime.sh " +
 			"(or set " + ONNXLibraryEnvVar + ") for ≈5× faster CPU training"

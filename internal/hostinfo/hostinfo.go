@@ -1,7 +1,7 @@
 // Package hostinfo describes the machine a process runs on, and what the
 // process uses of it (CPU time, peak memory), for records and
 // manifests that say where a run was timed: wall times from two machines of
-// the same name can differ several-fold (environment.md, "Speed, and what to
+// the same name can differ several-fold (docs/performance.md, "Speed, and what to
 // compare it with").
 package hostinfo
 
