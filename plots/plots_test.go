@@ -3,8 +3,8 @@ package plots
 import (
 	"bytes"
 	"errors"
-	"image/color"
 	"fmt"
+	"image/color"
 	"image/png"
 	"maps"
 	"math"

@@ -273,7 +273,7 @@ func TestProseNumbers(t *testing.T) {
 	}
 	doc := string(b)
 	var generated []string
-	for _, bl := range []Block{StatusBlock, ResultsBlock} {
+	for _, bl := range []Block{StatusBlock, ResultsBlock, TimingBlock} {
 		g, err := bl.In(doc)
 		if err != nil {
 			t.Fatal(err)

@@ -2,10 +2,10 @@ package reproduce
 
 import (
 	"bytes"
-	"path/filepath"
 	"cmp"
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
