@@ -452,10 +452,15 @@ func (h *Headline) Markdown(b *strings.Builder, figs map[string]Figure) error {
 // under both presets: ours (wall time of a run, one thread on one core, so
 // close to its CPU time) beside each same-fold column's CPU time per fold.
 func (h *Headline) markdownTimes(b *strings.Builder) {
-	var rows []string
+	var rows, reused []string
 	for _, ds := range Table1Datasets {
 		n0, n1 := h.Entries[0].DatasetTimed[ds], h.Entries[1].DatasetTimed[ds]
 		if n0 == 0 || n1 == 0 {
+			v0, ok0 := valueIn(h.Entries[0].Built, ds)
+			v1, ok1 := valueIn(h.Entries[1].Built, ds)
+			if ok0 && ok1 && v0.Runs > 0 && v1.Runs > 0 {
+				reused = append(reused, ds)
+			}
 			continue
 		}
 		w0, w1 := h.Entries[0].DatasetWall[ds]/float64(n0), h.Entries[1].DatasetWall[ds]/float64(n1)
@@ -485,6 +490,9 @@ func (h *Headline) markdownTimes(b *strings.Builder) {
 	}
 	b.WriteString("\n|---|---:|---:|" + strings.Repeat("---:|---:|", len(h.SameFold)) + "\n")
 	b.WriteString(strings.Join(rows, "\n") + "\n\n")
+	if len(reused) > 0 {
+		fmt.Fprintf(b, "Not timed here (%d), their runs read from another table's and timed there: %s.\n\n", len(reused), strings.Join(reused, ", "))
+	}
 }
 
 // table1Title is the paper's title of Table 1.
