@@ -476,8 +476,9 @@ func (bl Block) Replace(doc, text string) (string, error) {
 
 // RenderDocument returns doc (docs/reproduction.md) with its generated
 // blocks rewritten: the status block (RenderStatus) and the results block
-// (Render) from entries, the timing block (RenderTiming) from ts; the prose
-// around them is kept.
+// (Render) from entries, the timing block (RenderTiming) from ts where the
+// document has one (a document without it is an error only with ts); the
+// prose around them is kept.
 func RenderDocument(doc string, entries []Entry, ts []Timing) (string, error) {
 	results, err := Render(entries)
 	if err != nil {
@@ -487,8 +488,12 @@ func RenderDocument(doc string, entries []Entry, ts []Timing) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if out, err = TimingBlock.Replace(out, RenderTiming(ts)); err != nil {
-		return "", err
+	if _, err := TimingBlock.In(out); err == nil {
+		if out, err = TimingBlock.Replace(out, RenderTiming(ts)); err != nil {
+			return "", err
+		}
+	} else if ts != nil {
+		return "", err // measurements, and nowhere to show them
 	}
 	return ResultsBlock.Replace(out, results)
 }

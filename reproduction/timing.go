@@ -144,7 +144,8 @@ func pairedVerdict(p *timing.Paired) string {
 }
 
 // RenderTiming is the generated timing block of docs/reproduction.md,
-// markers included: the running-time verdicts (RunningTimeVerdicts), then
+// markers included (without measurements, the commands that make them):
+// the running-time verdicts (RunningTimeVerdicts), then
 // per backend where it was measured, its figure (the CPU time per epoch
 // that "softshape timing" drew beside timing.json) and a table of the
 // median CPU time per step of each series at each length, the figure's
@@ -152,6 +153,14 @@ func pairedVerdict(p *timing.Paired) string {
 func RenderTiming(ts []Timing) string {
 	var b strings.Builder
 	b.WriteString(TimingBlock.Begin + "\n\n")
+	if len(ts) == 0 {
+		b.WriteString("No committed running-time measurement. Each backend's is made by:\n\n")
+		for _, t := range TimingBackends {
+			fmt.Fprintf(&b, "- %s (binary: `%s`): `%s`, then `%s`\n", t.Folder, t.Build, t.SweepCommand, t.PairedCommand)
+		}
+		b.WriteString("\n" + TimingBlock.End)
+		return b.String()
+	}
 	b.WriteString(strings.Replace(RunningTimeVerdicts(ts), "### Verdicts: running time (paper Fig 3)", "#### Verdicts", 1))
 	for _, t := range ts {
 		r := t.Result

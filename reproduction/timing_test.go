@@ -67,6 +67,14 @@ func TestLoadTimingNamesTheCommand(t *testing.T) {
 	}
 }
 
+// TestRenderTimingWithoutMeasurements: the block names the commands.
+func TestRenderTimingWithoutMeasurements(t *testing.T) {
+	got := RenderTiming(nil)
+	if !strings.HasPrefix(got, TimingBlock.Begin) || !strings.HasSuffix(got, TimingBlock.End) || !strings.Contains(got, TimingBackends[1].PairedCommand) {
+		t.Errorf("block without measurements:\n%s", got)
+	}
+}
+
 // TestRunningTimeVerdicts: hand-made measurements give each verdict word.
 func TestRunningTimeVerdicts(t *testing.T) {
 	ms := time.Millisecond

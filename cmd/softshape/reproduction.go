@@ -55,9 +55,13 @@ func runReproduction(args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("-doc: %w", err)
 	}
-	timings, err := reproduction.LoadTiming(*dir)
-	if err != nil {
-		return err
+	// A reproduction folder without timing measurements renders without
+	// them; one with a measurement folder must hold them whole.
+	var timings []reproduction.Timing
+	if _, err := os.Stat(reproduction.TimingDir(*dir)); err == nil {
+		if timings, err = reproduction.LoadTiming(*dir); err != nil {
+			return err
+		}
 	}
 	newDoc, err := reproduction.RenderDocument(string(text), entries, timings)
 	if err != nil {
