@@ -9,7 +9,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/core/tensors"
 
 	"github.com/softshape-go/softshape/data"
@@ -17,10 +16,18 @@ import (
 	"github.com/softshape-go/softshape/softshape/fit"
 )
 
-// The protocol driver: TrainRuns plans runs into chains and groups them
-// into jobs (job.go), and each job trains its chains' folds round by round,
-// each round through fit.Train, which applies the protocol to every run
-// (runState) the same way on every path.
+// The protocol driver. A fresh run trains alone in four calls from Fit or
+// from the protocol's run loop:
+//
+//	Fit → trainAlone → trainOne → fit.Train → job.TrainEpoch (the step)
+//	Train → trainRuns (the run loop) → trainOne → fit.Train → job.TrainEpoch
+//
+// fit.Train applies the protocol to every run (runState) the same way on
+// every path. What only some runs need sits beside that path, behind the
+// same fit.Engine: a fold_reset=carry chain, whose folds train in order,
+// one continuing from the last (job.train, round by round), and runs that
+// share one graph on a run axis (runaxis.go, on an accelerator), which
+// trainRuns hands to a job of several chains.
 
 // RunSpec is one training run of a batched job (TrainRuns): a configuration,
 // the protocol seed and a fold.
@@ -102,14 +109,14 @@ func TrainRunsCounted(ds *data.Dataset, runs []RunSpec, opts RunOptions) ([]Fold
 // with the result and model, which are complete.
 //
 // A fresh fold (no fold_reset=carry, no carried state) is split and
-// prepared (PrepareFold), then trained as Fit trains its sets (trainOne).
+// prepared (PrepareFold), then trained as Fit trains its sets (trainAlone).
 func TrainFold(ds *data.Dataset, cfg Config, fold int, opts RunOptions) (*FoldResult, *Trained, error) {
 	if !cfg.CarriesFolds() && opts.CarryIn == "" && opts.CarryOut == "" {
 		fd, err := PrepareFold(ds, opts, fold)
 		if err != nil {
 			return nil, nil, err
 		}
-		return trainOne(ds, fd, cfg, fold, opts)
+		return trainAlone(ds, fd, cfg, fold, opts)
 	}
 	out := &outputs{models: make([]*Trained, 1)}
 	_, err := trainRuns(ds, []RunSpec{{Config: cfg, Seed: opts.Seed, Fold: fold}}, opts, out)
@@ -119,13 +126,13 @@ func TrainFold(ds *data.Dataset, cfg Config, fold int, opts RunOptions) (*FoldRe
 	return &out.results[0], out.models[0], err
 }
 
-// trainOne trains one fresh run of cfg on fd, the prepared fold fold of ds,
-// alone, as trainRuns trains it (seeded by opts.Seed plus fold), and returns
-// its result and selected model: the training path of Fit and of TrainFold.
+// trainAlone trains one fresh run of cfg on fd, the prepared fold fold of
+// ds, alone (trainOne), seeded by opts.Seed plus fold, and returns its
+// result and selected model: the training path of Fit and of TrainFold.
 // With opts.CheckpointDir the selected model is saved to its fold-N folder;
 // one not saved is an error joining *SaveError values, returned with the
 // result and model, which are complete.
-func trainOne(ds *data.Dataset, fd *data.FoldData, cfg Config, fold int, opts RunOptions) (*FoldResult, *Trained, error) {
+func trainAlone(ds *data.Dataset, fd *data.FoldData, cfg Config, fold int, opts RunOptions) (*FoldResult, *Trained, error) {
 	if _, err := ParseRunAxis(string(opts.RunAxis)); err != nil {
 		return nil, nil, err
 	}
@@ -138,14 +145,43 @@ func trainOne(ds *data.Dataset, fd *data.FoldData, cfg Config, fold int, opts Ru
 	}
 	c := &chainSpec{cfg: cfg, seed: opts.Seed, folds: []int{fold}, want: []int{0}, m: m, fds: []*data.FoldData{fd}}
 	out := &outputs{results: make([]FoldResult, 1), models: make([]*Trained, 1)}
-	runErrs, _, err := trainJobs(opts.Backend, ds, [][]*chainSpec{{c}}, opts, out)
+	_, runErr, err := trainOne(ds, c, opts, out)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err = errors.Join(runErrs...); err != nil && !onlySaveErrors(err) {
-		return nil, nil, err
+	if runErr != nil && !onlySaveErrors(runErr) {
+		return nil, nil, runErr
 	}
-	return &out.results[0], out.models[0], err // err: the checkpoint not saved (*SaveError)
+	return &out.results[0], out.models[0], runErr // runErr: the checkpoint not saved (*SaveError)
+}
+
+// trainOne trains c, one fresh run (one fold, no fold_reset=carry), alone
+// on opts.Backend: its job of one run (R = 1, the single-run model) is
+// fit.Train's engine, which runs the protocol's epochs and steps
+// (job.TrainEpoch); then the selected model is tested and saved (finish)
+// and its outcome goes into out (collect). It returns the graphs built, the
+// run's own error (a *RunError when it failed, a *SaveError when its
+// checkpoint was not saved) and a failure of the training itself.
+func trainOne(ds *data.Dataset, c *chainSpec, opts RunOptions, out *outputs) (graphs int, runErr, err error) {
+	j, err := newJob(opts.Backend, []*chainSpec{c}, opts.RefShapeLen)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer j.finalize()
+	st, err := j.newRunState(0, 0)
+	if err != nil {
+		return 0, nil, err
+	}
+	st.checkpoint = out.checkpoint(opts.CheckpointDir, st.want, c.seed, st.fold)
+	j.onEpoch = opts.OnEpoch
+	if err := fit.Train(j, []*runState{st}); err != nil {
+		return j.graphs, nil, err
+	}
+	if err := j.finish([]*runState{st}); err != nil {
+		return j.graphs, nil, err
+	}
+	runErr, err = j.collect(st, ds, out)
+	return j.graphs, runErr, err
 }
 
 // outputs is what a TrainRuns call's jobs produce, by run: the results,
@@ -155,6 +191,20 @@ type outputs struct {
 	results   []FoldResult
 	models    []*Trained
 	manySeeds bool
+}
+
+// checkpoint is the folder under dir that receives the selected model of
+// the run wanted at index want (none: -1), of seed and fold:
+// checkpointdir.FoldDir's, under dir/seed-S when the runs have several
+// seeds; "" when dir is "" or the run is not wanted.
+func (out *outputs) checkpoint(dir string, want int, seed int64, fold int) string {
+	if dir == "" || want < 0 {
+		return ""
+	}
+	if out.manySeeds {
+		dir = filepath.Join(dir, fmt.Sprintf("seed-%d", seed))
+	}
+	return checkpointdir.FoldDir(dir, fold)
 }
 
 // trainRuns is TrainRunsCounted filling out (out.models when not nil);
@@ -171,8 +221,8 @@ func trainRuns(ds *data.Dataset, runs []RunSpec, opts RunOptions, out *outputs) 
 	if err := opts.withDefaults(); err != nil {
 		return 0, err
 	}
-	backend, maxRuns := opts.Backend, opts.MaxRuns
-	axis := axisMode.Enabled(backend)
+	maxRuns := opts.MaxRuns
+	axis := axisMode.Enabled(opts.Backend)
 	chains, err := planChains(ds, runs, opts)
 	if err != nil {
 		return 0, err
@@ -184,17 +234,30 @@ func trainRuns(ds *data.Dataset, runs []RunSpec, opts RunOptions, out *outputs) 
 	out.results, out.manySeeds = make([]FoldResult, len(runs)), len(seeds) > 1
 	var runErrs []error
 	graphs := 0
+	// The run loop: maxRuns runs at a time, each fresh one alone
+	// (trainOne), each fold_reset=carry chain in a job of its own, or all
+	// of them in one job on a run axis where it is on and they allow it.
 	for lo := 0; lo < len(chains); lo += maxRuns {
 		group := chains[lo:min(lo+maxRuns, len(chains))]
-		var jobs [][]*chainSpec
+		var tasks []task
 		if axis && len(group) > 1 && axisEligible(group) == nil {
-			jobs = [][]*chainSpec{group}
+			tasks = []task{jobTask(ds, group, out)}
 		} else {
 			for _, c := range group {
-				jobs = append(jobs, []*chainSpec{c})
+				if c.cfg.CarriesFolds() {
+					tasks = append(tasks, jobTask(ds, []*chainSpec{c}, out))
+					continue
+				}
+				tasks = append(tasks, func(o RunOptions) ([]error, int, error) {
+					graphs, runErr, err := trainOne(ds, c, o, out)
+					if runErr != nil {
+						return []error{runErr}, graphs, err
+					}
+					return nil, graphs, err
+				})
 			}
 		}
-		errs, n, err := trainJobs(backend, ds, jobs, opts, out)
+		errs, n, err := together(opts, tasks)
 		graphs += n
 		if err != nil {
 			out.results = nil
@@ -205,12 +268,36 @@ func trainRuns(ds *data.Dataset, runs []RunSpec, opts RunOptions, out *outputs) 
 	return graphs, errors.Join(runErrs...)
 }
 
-// trainJobs trains jobs, each the chains of one job, at the same time,
-// one goroutine each, sharing backend, and fills out. opts.OnEpoch is
-// called from the calling goroutine. It returns the jobs' run errors (in
-// the jobs' order) and the graphs they built; the error is the first
-// failure of a job itself.
-func trainJobs(backend compute.Backend, ds *data.Dataset, jobs [][]*chainSpec, opts RunOptions, out *outputs) ([]error, int, error) {
+// task trains some of a TrainRuns call's runs with opts, filling the
+// outputs it was made for: it returns the runs' own errors (*RunError,
+// *SaveError), the graphs it built, and a failure of its own.
+type task func(opts RunOptions) (runErrs []error, graphs int, err error)
+
+// jobTask is the task of a job of chains (newJob): a fold_reset=carry
+// chain alone (continued from its carried state, if any), or fresh runs
+// sharing a run axis.
+func jobTask(ds *data.Dataset, chains []*chainSpec, out *outputs) task {
+	return func(opts RunOptions) ([]error, int, error) {
+		j, err := newJob(opts.Backend, chains, opts.RefShapeLen)
+		if err != nil {
+			return nil, 0, err
+		}
+		defer j.finalize()
+		if chains[0].carryIn != "" {
+			if err := j.resumeCarried(chains[0].carryIn); err != nil {
+				return nil, j.graphs, err
+			}
+		}
+		errs, err := j.train(ds, opts, out)
+		return errs, j.graphs, err
+	}
+}
+
+// together runs tasks at the same time, one goroutine each, sharing
+// opts.Backend; opts.OnEpoch is called from the calling goroutine. It
+// returns the tasks' run errors (in the tasks' order) and the graphs they
+// built; the error is the first failure of a task itself.
+func together(opts RunOptions, tasks []task) ([]error, int, error) {
 	type outcome struct {
 		errs   []error
 		graphs int
@@ -218,30 +305,18 @@ func trainJobs(backend compute.Backend, ds *data.Dataset, jobs [][]*chainSpec, o
 	}
 	epochs := make(chan EpochStats)
 	done := make(chan int)
-	outs := make([]outcome, len(jobs))
+	outs := make([]outcome, len(tasks))
 	o := opts
 	if opts.OnEpoch != nil {
 		o.OnEpoch = func(es EpochStats) { epochs <- es }
 	}
-	for i, chains := range jobs {
+	for i, t := range tasks {
 		go func() {
 			defer func() { done <- i }()
-			j, err := newJob(backend, chains, opts.RefShapeLen)
-			if err == nil && chains[0].carryIn != "" {
-				if err = j.resumeCarried(chains[0].carryIn); err != nil {
-					j.finalize()
-				}
-			}
-			if err != nil {
-				outs[i].err = err
-				return
-			}
-			outs[i].errs, outs[i].err = j.train(ds, o, out)
-			outs[i].graphs = j.graphs
-			j.finalize()
+			outs[i].errs, outs[i].graphs, outs[i].err = t(o)
 		}()
 	}
-	for left := len(jobs); left > 0; {
+	for left := len(tasks); left > 0; {
 		select {
 		case es := <-epochs:
 			opts.OnEpoch(es)
@@ -459,12 +534,7 @@ func (j *job) round(k int, ds *data.Dataset, opts RunOptions, out *outputs, fail
 		if err != nil {
 			return nil, err
 		}
-		if opts.CheckpointDir != "" && st.want >= 0 {
-			st.checkpoint = checkpointdir.FoldDir(opts.CheckpointDir, st.fold)
-			if out.manySeeds {
-				st.checkpoint = checkpointdir.FoldDir(filepath.Join(opts.CheckpointDir, fmt.Sprintf("seed-%d", c.seed)), st.fold)
-			}
-		}
+		st.checkpoint = out.checkpoint(opts.CheckpointDir, st.want, c.seed, st.fold)
 		states = append(states, st)
 	}
 	j.onEpoch = opts.OnEpoch
@@ -476,29 +546,41 @@ func (j *job) round(k int, ds *data.Dataset, opts RunOptions, out *outputs, fail
 	}
 	var runErrs []error
 	for _, st := range states {
-		if st.Err != nil {
-			failed[st.si] = true
-			fr := *st.fr
-			fr.TestAcc, fr.ValLoss = math.NaN(), math.NaN()
-			fr.Wall = time.Since(st.start)
-			if st.want >= 0 {
-				out.results[st.want] = fr
-			}
-			runErrs = append(runErrs, &RunError{Run: st.want, Spec: RunSpec{Config: st.cfg, Seed: j.chains[st.si].seed, Fold: st.fold},
-				Err: fmt.Errorf("dataset %s fold %d: %w", ds.Name, st.fold+1, st.Err)})
-			continue
+		failed[st.si] = st.Err != nil
+		runErr, err := j.collect(st, ds, out)
+		if err != nil {
+			return nil, err
 		}
-		if st.want >= 0 {
-			out.results[st.want] = *st.fr
-			if err := j.keep(st, out); err != nil {
-				return nil, err
-			}
-		}
-		if st.saveErr != nil {
-			runErrs = append(runErrs, st.saveErr) // the result stands
+		if runErr != nil {
+			runErrs = append(runErrs, runErr)
 		}
 	}
 	return runErrs, nil
+}
+
+// collect puts run st's outcome into out at its want index (nothing when
+// it is -1): its result, with a NaN test accuracy and validation loss when
+// it failed, and its selected model (keep). It returns the run's own
+// error: a *RunError when it failed, the *SaveError of its checkpoint not
+// saved (the result stands), or nil; the error is a failure of the job.
+func (j *job) collect(st *runState, ds *data.Dataset, out *outputs) (runErr, err error) {
+	if st.Err != nil {
+		fr := *st.fr
+		fr.TestAcc, fr.ValLoss = math.NaN(), math.NaN()
+		fr.Wall = time.Since(st.start)
+		if st.want >= 0 {
+			out.results[st.want] = fr
+		}
+		return &RunError{Run: st.want, Spec: RunSpec{Config: st.cfg, Seed: j.chains[st.si].seed, Fold: st.fold},
+			Err: fmt.Errorf("dataset %s fold %d: %w", ds.Name, st.fold+1, st.Err)}, nil
+	}
+	if st.want >= 0 {
+		out.results[st.want] = *st.fr
+		if err := j.keep(st, out); err != nil {
+			return nil, err
+		}
+	}
+	return st.saveErr, nil
 }
 
 // keep puts run st's selected model into out.models (when wanted): its

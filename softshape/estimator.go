@@ -68,7 +68,7 @@ func Fit(train, val *data.Dataset, cfg Config, opts RunOptions) (*Classifier, er
 	if err != nil {
 		return nil, fmt.Errorf("fit: dataset %s: %w", all.Name, err)
 	}
-	fr, tr, err := trainOne(all, fd, cfg, 0, opts)
+	fr, tr, err := trainAlone(all, fd, cfg, 0, opts)
 	if err != nil {
 		return nil, fmt.Errorf("fit: %w", err)
 	}

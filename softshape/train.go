@@ -221,11 +221,11 @@ func Train(ds *data.Dataset, cfg Config, opts RunOptions) (*Result, error) {
 		}
 		runs[i] = RunSpec{Config: cfg, Seed: opts.Seed, Fold: f}
 	}
-	frs, err := TrainRuns(ds, runs, opts)
-	if err != nil && !onlySaveErrors(err) {
+	out := &outputs{}
+	if _, err = trainRuns(ds, runs, opts, out); err != nil && !onlySaveErrors(err) {
 		return nil, err
 	}
-	return newResult(ds, opts.Backend, cfg, m, frs), err // err: checkpoints not saved (*SaveError)
+	return newResult(ds, opts.Backend, cfg, m, out.results), err // err: checkpoints not saved (*SaveError)
 }
 
 // newResult returns the Result of the folds frs of m trained on ds: their
