@@ -95,7 +95,7 @@ func alone(t *testing.T, ds *data.Dataset, r RunSpec, refShapeLen int) FoldResul
 func TestTrainRunsOneRunIsTrain(t *testing.T) {
 	ds := data.CBF(30, 64, 3)
 	r := RunSpec{Config: batchTestConfig(), Seed: 3, Fold: 1}
-	got, err := TrainRuns(ds, []RunSpec{r}, RunOptions{Backend: testBackend(t), MaxRuns: testMaxRuns, RunAxis: RunAxisOff})
+	got, err := TrainRuns(ds, []RunSpec{r}, RunOptions{Execution: Execution{MaxRuns: testMaxRuns, RunAxis: RunAxisOff}, Backend: testBackend(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,11 +116,11 @@ func TestTrainRunsOneRunIsTrain(t *testing.T) {
 func TestTrainBatchesFoldsWhenAsked(t *testing.T) {
 	ds := data.CBF(31, 64, 7)
 	cfg := batchTestConfig()
-	one, err := Train(ds, cfg, RunOptions{Backend: testBackend(t), Seed: 7, MaxRuns: 1})
+	one, err := Train(ds, cfg, RunOptions{Execution: Execution{MaxRuns: 1}, Backend: testBackend(t), Seed: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
-	batched, err := Train(ds, cfg, RunOptions{Backend: testBackend(t), Seed: 7, MaxRuns: 5, RunAxis: RunAxisOff})
+	batched, err := Train(ds, cfg, RunOptions{Execution: Execution{MaxRuns: 5, RunAxis: RunAxisOff}, Backend: testBackend(t), Seed: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestTrainRunsFiveFoldsMatchTrain(t *testing.T) {
 	for f := range 5 {
 		runs = append(runs, RunSpec{Config: cfg, Seed: 5, Fold: f})
 	}
-	got, err := TrainRuns(ds, runs, RunOptions{Backend: testBackend(t), MaxRuns: testMaxRuns, RunAxis: RunAxisOff})
+	got, err := TrainRuns(ds, runs, RunOptions{Execution: Execution{MaxRuns: testMaxRuns, RunAxis: RunAxisOff}, Backend: testBackend(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestTrainRunsGunPointMatchesTrain(t *testing.T) {
 		t.Skip("ten GunPoint runs take a minute; run without -short")
 	}
 	ds, runs, ref := gunPointRuns(t)
-	got, err := TrainRuns(ds, runs, RunOptions{Backend: testBackend(t), RefShapeLen: ref, MaxRuns: testMaxRuns, RunAxis: RunAxisOff})
+	got, err := TrainRuns(ds, runs, RunOptions{Execution: Execution{MaxRuns: testMaxRuns, RunAxis: RunAxisOff}, Backend: testBackend(t), RefShapeLen: ref})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +215,7 @@ func TestTrainRunsVariantsAndEarlyStop(t *testing.T) {
 	stop.Patience, stop.LearningRate = 1, 1e-7
 	large.BatchRule = "large"
 	runs := []RunSpec{{base, 9, 0}, {lr, 9, 1}, {drop, 9, 2}, {short, 9, 3}, {stop, 9, 4}, {large, 10, 0}}
-	got, err := TrainRuns(ds, runs, RunOptions{Backend: testBackend(t), MaxRuns: testMaxRuns, RunAxis: RunAxisOff})
+	got, err := TrainRuns(ds, runs, RunOptions{Execution: Execution{MaxRuns: testMaxRuns, RunAxis: RunAxisOff}, Backend: testBackend(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +248,7 @@ func TestTrainRunsEarlyStopMatchesAlone(t *testing.T) {
 	carryStop.FoldReset = FoldResetCarry
 	carryStop.Patience = 2 // stops an epoch after the fresh one
 	runs := []RunSpec{{base, 9, 0}, {stop, 9, 4}, {base, 9, 1}, {carryStop, 9, 0}, {carryStop, 9, 1}}
-	got, err := TrainRuns(ds, runs, RunOptions{Backend: testBackend(t), MaxRuns: testMaxRuns, RunAxis: RunAxisOff})
+	got, err := TrainRuns(ds, runs, RunOptions{Execution: Execution{MaxRuns: testMaxRuns, RunAxis: RunAxisOff}, Backend: testBackend(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +295,7 @@ func TestTrainRunsCarryChain(t *testing.T) {
 	}
 	fresh := batchTestConfig()
 	runs := []RunSpec{{carry, seed, 1}, {fresh, seed, 2}, {carry, seed, 0}}
-	got, err := TrainRuns(ds, runs, RunOptions{Backend: testBackend(t), MaxRuns: testMaxRuns, RunAxis: RunAxisOff})
+	got, err := TrainRuns(ds, runs, RunOptions{Execution: Execution{MaxRuns: testMaxRuns, RunAxis: RunAxisOff}, Backend: testBackend(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,17 +310,17 @@ func TestTrainRunsCarryChain(t *testing.T) {
 func TestTrainRunsRejectsBadRuns(t *testing.T) {
 	ds := data.CBF(10, 64, 1)
 	cfg := batchTestConfig()
-	if _, err := TrainRuns(ds, []RunSpec{{cfg, 1, 5}}, RunOptions{Backend: testBackend(t), MaxRuns: testMaxRuns, RunAxis: RunAxisOff}); err == nil {
+	if _, err := TrainRuns(ds, []RunSpec{{cfg, 1, 5}}, RunOptions{Execution: Execution{MaxRuns: testMaxRuns, RunAxis: RunAxisOff}, Backend: testBackend(t)}); err == nil {
 		t.Error("fold 5 of 5 accepted")
 	}
 	bad := cfg
 	bad.ShapeLength = 65
-	_, err := TrainRuns(ds, []RunSpec{{cfg, 1, 0}, {bad, 1, 1}}, RunOptions{Backend: testBackend(t), MaxRuns: testMaxRuns, RunAxis: RunAxisOff})
+	_, err := TrainRuns(ds, []RunSpec{{cfg, 1, 0}, {bad, 1, 1}}, RunOptions{Execution: Execution{MaxRuns: testMaxRuns, RunAxis: RunAxisOff}, Backend: testBackend(t)})
 	if err == nil || err.Error() != "run 1: dataset CBF-generated: shape_length: m=65 is longer than the series (T=64)" {
 		t.Errorf("got %v", err)
 	}
 	// A run-axis mode set in code, not parsed, is checked too.
-	_, err = TrainRuns(ds, []RunSpec{{cfg, 1, 0}, {cfg, 1, 1}}, RunOptions{Backend: testBackend(t), MaxRuns: testMaxRuns, RunAxis: "sideways"})
+	_, err = TrainRuns(ds, []RunSpec{{cfg, 1, 0}, {cfg, 1, 1}}, RunOptions{Execution: Execution{MaxRuns: testMaxRuns, RunAxis: "sideways"}, Backend: testBackend(t)})
 	if err == nil || !strings.Contains(err.Error(), `run axis "sideways"`) {
 		t.Errorf("RunAxis \"sideways\": got %v, want an error naming it", err)
 	}
@@ -389,7 +389,7 @@ func TestTrainRunsConcurrentRuns(t *testing.T) {
 	cfg.Epochs, cfg.WarmUpEpochs = 3, 1
 	runs := []RunSpec{{cfg, 2, 0}, {cfg, 2, 3}, {cfg, 3, 1}}
 	var seen []EpochStats
-	got, err := TrainRuns(ds, runs, RunOptions{Backend: testBackend(t), MaxRuns: 3, RunAxis: RunAxisOff,
+	got, err := TrainRuns(ds, runs, RunOptions{Execution: Execution{MaxRuns: 3, RunAxis: RunAxisOff}, Backend: testBackend(t),
 		OnEpoch: func(es EpochStats) { seen = append(seen, es) }})
 	if err != nil {
 		t.Fatal(err)

@@ -159,7 +159,7 @@ func TestCheckpointFoldDirsOneBased(t *testing.T) {
 	cfg.Epochs, cfg.WarmUpEpochs, cfg.EmbedDim = 2, 1, 16
 	backend := testBackend(t)
 	dir := t.TempDir()
-	res, err := Train(ds, cfg, RunOptions{Backend: backend, Seed: 5, Folds: []int{0, 2}, CheckpointDir: dir, MaxRuns: 1})
+	res, err := Train(ds, cfg, RunOptions{Execution: Execution{MaxRuns: 1}, Backend: backend, Seed: 5, Folds: []int{0, 2}, CheckpointDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestCheckpointFoldDirsOneBased(t *testing.T) {
 		t.Error("a folder of fold-1 and fold-3 taken for the 0-based layout")
 	}
 	runs := t.TempDir()
-	if _, err := TrainRuns(ds, []RunSpec{{cfg, 5, 1}, {cfg, 6, 4}}, RunOptions{Backend: backend, CheckpointDir: runs, MaxRuns: testMaxRuns}); err != nil {
+	if _, err := TrainRuns(ds, []RunSpec{{cfg, 5, 1}, {cfg, 6, 4}}, RunOptions{Execution: Execution{MaxRuns: testMaxRuns}, Backend: backend, CheckpointDir: runs}); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{"seed-5/fold-2", "seed-6/fold-5"} {
@@ -198,8 +198,8 @@ func TestTrainKeepsResultsWhenSaveFails(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Epochs, cfg.WarmUpEpochs, cfg.EmbedDim = 2, 1, 16
 	for _, maxRuns := range []int{1, 2} {
-		res, err := Train(data.CBF(10, 32, 5), cfg, RunOptions{Backend: testBackend(t), Seed: 5, Folds: []int{0, 1},
-			MaxRuns: maxRuns, CheckpointDir: filepath.Join(file, "ckpt")})
+		res, err := Train(data.CBF(10, 32, 5), cfg, RunOptions{Execution: Execution{MaxRuns: maxRuns}, Backend: testBackend(t), Seed: 5, Folds: []int{0, 1},
+			CheckpointDir: filepath.Join(file, "ckpt")})
 		if res == nil || len(res.Folds) != 2 {
 			t.Fatalf("max runs %d: result %+v, %v; want both folds", maxRuns, res, err)
 		}

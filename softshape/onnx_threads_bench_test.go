@@ -73,7 +73,7 @@ func BenchmarkONNXThreads(b *testing.B) {
 				for i, arm := range arms {
 					os.Setenv(backends.ONNXThreadsEnvVar, arm)
 					cpu0, t0 := hostinfo.ProcessCPU(), time.Now()
-					res, err := Train(ds, cfg, RunOptions{Backend: backend, Seed: 42, Folds: []int{0}, MaxRuns: 1,
+					res, err := Train(ds, cfg, RunOptions{Execution: Execution{MaxRuns: 1}, Backend: backend, Seed: 42, Folds: []int{0},
 						RefShapeLen: RefShapeLength(ds.Name, ds.Length)})
 					if err != nil {
 						b.Fatalf("%s, %s threads: %v", c, arm, err)

@@ -360,7 +360,7 @@ func TestRunAxisFiveFoldsMatchTrain(t *testing.T) {
 	for f := range 5 {
 		runs = append(runs, RunSpec{Config: cfg, Seed: 5, Fold: f})
 	}
-	got, graphs, err := trainRunsCounted(ds, runs, RunOptions{Backend: testBackend(t), RunAxis: RunAxisOn}, testMaxRuns)
+	got, graphs, err := trainRunsCounted(ds, runs, RunOptions{Execution: Execution{RunAxis: RunAxisOn}, Backend: testBackend(t)}, testMaxRuns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -392,7 +392,7 @@ func TestRunAxisGunPointMatchesTrain(t *testing.T) {
 	for i := range runs {
 		runs[i].Config = continuousConfig(runs[i].Config, ds.NumClasses())
 	}
-	got, err := TrainRuns(ds, runs, RunOptions{Backend: testBackend(t), RefShapeLen: ref, MaxRuns: testMaxRuns, RunAxis: RunAxisOn})
+	got, err := TrainRuns(ds, runs, RunOptions{Execution: Execution{MaxRuns: testMaxRuns, RunAxis: RunAxisOn}, Backend: testBackend(t), RefShapeLen: ref})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -431,7 +431,7 @@ func checkRunAxisVariants(t *testing.T, backend compute.Backend) {
 		cfg.LearningRate, cfg.MoELossWeight, cfg.Epochs, cfg.Patience = v.lr, v.lambda, v.epochs, v.patience
 		runs = append(runs, RunSpec{Config: cfg, Seed: 11, Fold: i})
 	}
-	got, err := TrainRuns(ds, runs, RunOptions{Backend: backend, MaxRuns: testMaxRuns, RunAxis: RunAxisOn})
+	got, err := TrainRuns(ds, runs, RunOptions{Execution: Execution{MaxRuns: testMaxRuns, RunAxis: RunAxisOn}, Backend: backend})
 	if err != nil {
 		t.Fatal(err)
 	}

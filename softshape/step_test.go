@@ -27,7 +27,7 @@ func TestStepperIsTrainStep(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Epochs, cfg.WarmUpEpochs = 3, 1
 	cfg.Shuffle, cfg.BatchRule = false, BatchRuleLarge
-	opts := RunOptions{Backend: testBackend(t), Seed: 5, Folds: []int{0}, MaxRuns: 1}
+	opts := RunOptions{Execution: Execution{MaxRuns: 1}, Backend: testBackend(t), Seed: 5, Folds: []int{0}}
 	res, err := Train(ds, cfg, opts)
 	if err != nil {
 		t.Fatal(err)

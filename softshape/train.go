@@ -34,7 +34,8 @@ const (
 // RunOptions are the settings of a training run that are not hyperparameters of
 // the model.
 type RunOptions struct {
-	// Backend runs the graphs; nil means backends.New("") (honours $GOMLX_BACKEND).
+	// Backend runs the graphs; nil means backends.New(Execution.BackendName)
+	// ("" honours $GOMLX_BACKEND).
 	Backend compute.Backend
 	// Seed makes a run repeatable on one backend: it fixes the folds, the
 	// initial weights, dropout and the batch order.
@@ -65,25 +66,10 @@ type RunOptions struct {
 	CarryOut string
 	// OnEpoch, when set, is called after every epoch (progress bars, live curves).
 	OnEpoch func(EpochStats)
-	// MaxRuns caps the runs Train, TrainRuns and the sweeps train at a time
-	// (memory, speed): alone at the same time, or in one graph on a run axis
-	// (RunAxis); 0 means backends.DefaultMaxRuns of the backend, 1 one run
-	// at a time.
-	MaxRuns int
-	// RunAxis says whether the runs trained at a time (MaxRuns) share one
-	// graph as one model with a leading run axis on every variable, where
-	// the runs allow it (axisEligible), instead of each training alone:
-	// RunAxisAuto (the zero value) is backends.DefaultRunAxis of the backend. A step
-	// equals the run's alone within float rounding, which the sparse
-	// phase's discrete choices (routing, top-K) can amplify over epochs
-	// (docs/performance.md, "Many runs in one graph").
-	RunAxis RunAxisMode
-	// Fast trains the speed forms of speed.go (Build.Fast) instead of the
-	// model's plain graphs: their sums run in other orders, so runs agree
-	// with the plain ones to float32 rounding, not bit for bit. Off by
-	// default: the fidelity benchmark has not been run on it. The gain is
-	// in docs/performance.md, "Whole runs: where the time goes".
-	Fast bool
+	// Execution is how the runs execute: MaxRuns, RunAxis and Fast apply
+	// (and BackendName when Backend is nil); Train and Fit ignore DataRoot,
+	// Offline and Workers.
+	Execution
 }
 
 // RunAxisMode is whether TrainRuns uses a run axis (RunOptions.RunAxis).
@@ -275,11 +261,11 @@ func PrepareFold(ds *data.Dataset, opts RunOptions, fold int) (*data.FoldData, e
 }
 
 // withDefaults fills in what opts leaves to defaults: Backend
-// (backends.New("")), NumFolds (ProtocolFolds) and MaxRuns
+// (backends.New(BackendName)), NumFolds (ProtocolFolds) and MaxRuns
 // (backends.DefaultMaxRuns).
 func (opts *RunOptions) withDefaults() error {
 	if opts.Backend == nil {
-		b, err := backends.New("")
+		b, err := backends.New(opts.BackendName)
 		if err != nil {
 			return err
 		}

@@ -82,8 +82,8 @@ func BenchmarkWholeRun(b *testing.B) {
 				var firstEpochs int
 				for i, plain := range arms {
 					cpu0, t0 := hostinfo.ProcessCPU(), time.Now()
-					res, err := Train(ds, cfg, RunOptions{Backend: backend, Seed: 42, Folds: folds, MaxRuns: 1,
-						RefShapeLen: RefShapeLength(ds.Name, ds.Length), Fast: !plain})
+					res, err := Train(ds, cfg, RunOptions{Execution: Execution{MaxRuns: 1, Fast: !plain}, Backend: backend, Seed: 42, Folds: folds,
+						RefShapeLen: RefShapeLength(ds.Name, ds.Length)})
 					if err != nil {
 						b.Fatalf("%s, %s: %v", name, armName(plain), err)
 					}

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/experiments/fidelity"
 	"github.com/softshape-go/softshape/experiments/pipeline"
 	"github.com/softshape-go/softshape/experiments/sweep"
@@ -25,9 +24,7 @@ func runFidelity(args []string, stdout io.Writer) error {
 		"their published code, reference_fresh against it with fresh folds) and the paper: means over seeds\n"+
 		"with standard errors, the difference, whether it is within ±2 pp and within two standard errors.\n"+
 		"Minutes per dataset and seed; interrupted runs resume from -results.\n\nFlags:\n", stdout)
-	dataRoot := fs.String("data", data.DefaultRoot(), "folder holding UCR datasets as NAME/NAME_TRAIN.tsv")
-	backend := fs.String("backend", "", backendHelp)
-	offline := fs.Bool("offline", false, offlineHelp)
+	xf := addExecFlags(fs, execParts{Data: "folder holding UCR datasets as NAME/NAME_TRAIN.tsv", Fast: speedFormsHelp + "; give them a -results folder of their own"})
 	datasets := fs.String("datasets", "GunPoint,ECG200", "comma-separated dataset names")
 	seeds := fs.String("seeds", "42,0,1,2", "comma-separated run seeds (the reference runs used 42, 0, 1, 2)")
 	presets := fs.String("presets", softshape.ProtocolReferenceFresh+","+softshape.ProtocolReferenceCompat+","+softshape.ProtocolDefault,
@@ -37,10 +34,14 @@ func runFidelity(args []string, stdout io.Writer) error {
 	reference := fs.String("reference", defaultReferenceRuns(), "the authors' per-seed runs (reference-runs.csv); empty: compare with the paper only")
 	reportOnly := fs.Bool("report", false, "train nothing: report what -results holds")
 	baseline := fs.String("baseline", "", "also compare with the same benchmark's runs in this results folder, paired by seed (e.g. -fast's runs against the plain graphs' in reproduction/fidelity)")
-	fast := fs.Bool("fast", false, speedFormsHelp+"; give them a -results folder of their own")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	exec, err := xf.execution()
+	if err != nil {
+		return err
+	}
+	exec.Workers = 1
 	seedList, err := parseSeeds(*seeds)
 	if err != nil {
 		return err
@@ -59,7 +60,7 @@ func runFidelity(args []string, stdout io.Writer) error {
 		}
 	}
 	if !*reportOnly {
-		if err := checkDataRoot(fs, *dataRoot); err != nil {
+		if err := checkDataRoot(fs, exec.DataRoot); err != nil {
 			return err
 		}
 	}
@@ -77,12 +78,12 @@ func runFidelity(args []string, stdout io.Writer) error {
 		}
 		dir := filepath.Join(*results, preset)
 		if *reportOnly {
-			if err := checkSpeedForms(dir, grid, *fast); err != nil {
+			if err := checkSpeedForms(dir, grid, exec.Fast); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := runFidelityGrid(stdout, grid, dir, *dataRoot, *backend, *offline, *fast); err != nil {
+		if err := runFidelityGrid(stdout, grid, dir, exec); err != nil {
 			return err
 		}
 	}
@@ -94,7 +95,7 @@ func runFidelity(args []string, stdout io.Writer) error {
 		return err
 	}
 	title := "Fidelity: full protocol, ours beside the authors' code and the paper"
-	if *fast {
+	if exec.Fast {
 		title += " (the speed forms: softshape.RunOptions.Fast)"
 	}
 	if *settings != "" {
@@ -124,18 +125,17 @@ func runFidelity(args []string, stdout io.Writer) error {
 	return fidelity.WriteShifts(stdout, fidelity.Shifts(rows, base))
 }
 
-// runFidelityGrid trains the grid's missing cells into dir, one at a time,
-// with the speed forms when fast is set; it refuses a dir holding records of
-// the grid trained the other way (pipeline.Train), which the report would
-// otherwise mix in.
-func runFidelityGrid(stdout io.Writer, grid *sweep.Grid, dir, dataRoot, backendName string, offline, fast bool) error {
+// runFidelityGrid trains the grid's missing cells into dir as exec says
+// (one at a time: Workers 1), with the speed forms when exec.Fast is set;
+// it refuses a dir holding records of the grid trained the other way
+// (pipeline.Train), which the report would otherwise mix in.
+func runFidelityGrid(stdout io.Writer, grid *sweep.Grid, dir string, exec softshape.Execution) error {
 	store, err := pipeline.Open(dir, grid)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "fidelity %s: %d runs (datasets × 5 folds × seeds)\n", grid.Spec.Settings, len(grid.Cells))
-	rep, err := pipeline.Train(context.Background(), store, grid.Cells, pipeline.Training{Backend: cliBackend(backendName), Workers: 1,
-		DataRoot: dataRoot, Offline: offline, SpeedForms: fast, Log: stdout, BackendName: "-backend"})
+	rep, err := pipeline.Train(context.Background(), store, grid.Cells, pipeline.Training{Execution: exec, Log: stdout, BackendSetting: "-backend"})
 	if err != nil {
 		return err
 	}

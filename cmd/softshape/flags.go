@@ -167,40 +167,39 @@ const offlineHelp = "never download a dataset that is not under -data"
 
 // openRun loads the dataset name for a run (from dataRoot, downloading it
 // unless offline; folds drawn with seed; messages on stderr), then starts
-// the backend that the -backend value backendFlag names (cliBackend).
-func openRun(dataRoot, name string, seed int64, offline bool, backendFlag string) (*data.Dataset, compute.Backend, error) {
-	ds, err := data.LoadOrDownload(dataRoot, name, data.LoadOptions{Seed: seed, Offline: offline, Log: os.Stderr})
+// the backend that exec names (its BackendName, from execFlags.execution).
+func openRun(exec softshape.Execution, name string, seed int64) (*data.Dataset, compute.Backend, error) {
+	ds, err := data.LoadOrDownload(exec.DataRoot, name, data.LoadOptions{Seed: seed, Offline: exec.Offline, Log: os.Stderr})
 	if err != nil {
 		return nil, nil, err
 	}
-	backend, err := backends.New(cliBackend(backendFlag))
+	backend, err := backends.New(exec.BackendName)
 	if err != nil {
 		return nil, nil, err
 	}
 	return ds, backend, nil
 }
 
-// runFlags are the flags shared by the commands that train: where the data is,
-// which folds, which backend, and whether downloading is allowed.
+// runFlags are the flags shared by the commands that train: how they run
+// (execFlags) and which folds.
 type runFlags struct {
-	dataRoot, folds, backend *string
-	offline                  *bool
+	*execFlags
+	folds *string
 }
 
-// addRunFlags declares -data, -folds, -backend and -offline on fs.
-func addRunFlags(fs *flag.FlagSet) runFlags {
+// addRunFlags declares the flags of softshape.Execution (addExecFlags:
+// -backend, -data, -offline and those of parts) and -folds on fs.
+func addRunFlags(fs *flag.FlagSet, parts execParts) runFlags {
 	return runFlags{
-		dataRoot: fs.String("data", data.DefaultRoot(), dataRootHelp),
-		folds:    fs.String("folds", "1-5", "folds to run, 1-based: a range \"1-5\", a list \"1,3\" or one fold \"2\""),
-		backend:  fs.String("backend", "", backendHelp),
-		offline:  fs.Bool("offline", false, offlineHelp),
+		execFlags: addExecFlags(fs, parts),
+		folds:     fs.String("folds", "1-5", "folds to run, 1-based: a range \"1-5\", a list \"1,3\" or one fold \"2\""),
 	}
 }
 
 // maxRunsHelp documents -max-runs, the cap on runs trained in one graph.
 const maxRunsHelp = "runs trained together (softshape.TrainRuns): each alone at the same time, or in one graph with -run-axis: 0 = the backend's default (10 on pure Go and on XLA with a GPU, 1 on ONNX Runtime and XLA on a CPU, where it does not pay), 1 = one run at a time, N = at most N (memory)"
 
-// speedFormsHelp documents -fast (softshape.RunOptions.Fast, sweep.Runner.SpeedForms).
+// speedFormsHelp documents -fast (softshape.RunOptions.Fast, sweep.Runner.Fast).
 const speedFormsHelp = "train the model's speed forms (softshape.RunOptions.Fast: the Inception's convolutions without padding-only taps, as block-Toeplitz products or the backend's own convolution) instead of its plain graphs: the same computation summed in other orders, so other runs in the last bits; a results folder holds one form (sweep and fidelity refuse one holding the other's runs); see docs/performance.md"
 
 // stoppedRunsHelp documents -stopped-runs, accepted for old scripts only.
@@ -210,21 +209,14 @@ const stoppedRunsHelp = "deprecated, without effect: leave or ride, accepted so 
 const runAxisHelp = "whether the runs of one graph train as one model with a leading run axis on every variable (one kernel for all runs: for GPUs, where a step is latency-bound) instead of each training alone, all at the same time: auto (the backend's default: on for XLA with a GPU, off on the CPU backends), on (-run-axis alone) or off. It applies where the runs allow it (fresh folds, settings differing at most in λ, learning rate, epochs and patience, not the appendix's transformer shared expert or fcn/icb experts); a step equals the run's alone within float rounding, which the sparse phase's top-1 routing and top-K shapes can amplify over epochs, as between two backends"
 
 // runAxisFlag is -run-axis: auto, on or off, and on when given alone.
-type runAxisFlag struct{ mode softshape.RunAxisMode }
-
-// addRunAxisFlag declares -run-axis on fs, auto unless given.
-func addRunAxisFlag(fs *flag.FlagSet) *runAxisFlag {
-	f := &runAxisFlag{mode: softshape.RunAxisAuto}
-	fs.Var(f, "run-axis", runAxisHelp)
-	return f
-}
+type runAxisFlag softshape.RunAxisMode
 
 // String returns the mode.
 func (f *runAxisFlag) String() string {
-	if f == nil || f.mode == "" {
+	if f == nil || *f == "" {
 		return string(softshape.RunAxisAuto)
 	}
-	return string(f.mode)
+	return string(*f)
 }
 
 // Set parses auto, on, off (or true, false).
@@ -233,47 +225,12 @@ func (f *runAxisFlag) Set(s string) error {
 	if err != nil {
 		return err
 	}
-	f.mode = m
+	*f = runAxisFlag(m)
 	return nil
 }
 
 // IsBoolFlag lets -run-axis stand alone for on.
 func (f *runAxisFlag) IsBoolFlag() bool { return true }
-
-// graphFlags are -max-runs, -stopped-runs and -run-axis: how the runs of a
-// command share graphs.
-type graphFlags struct {
-	maxRuns *int
-	stopped *string
-	runAxis *runAxisFlag
-}
-
-// addGraphFlags declares -max-runs, documented by maxRunsHelp and then
-// maxRunsMore, -stopped-runs and -run-axis on fs.
-func addGraphFlags(fs *flag.FlagSet, maxRunsMore string) graphFlags {
-	return graphFlags{
-		maxRuns: fs.Int("max-runs", 0, maxRunsHelp+maxRunsMore),
-		stopped: fs.String("stopped-runs", "leave", stoppedRunsHelp),
-		runAxis: addRunAxisFlag(fs),
-	}
-}
-
-// check rejects a negative -max-runs and a -stopped-runs other than leave
-// or ride. -stopped-runs is deprecated and without effect: the library's
-// stopped-runs policies changed nothing once runs shared a graph only on a
-// run axis, and are gone; the flag is checked so that a typo still fails,
-// and otherwise ignored.
-func (g graphFlags) check() error {
-	if n := *g.maxRuns; n < 0 {
-		return fmt.Errorf("-max-runs %d: want 0 (the backend's default) or a positive number of runs", n)
-	}
-	switch s := *g.stopped; s {
-	case "", "leave", "ride":
-	default:
-		return fmt.Errorf("-stopped-runs: stopped runs %q: want leave or ride (deprecated, without effect)", s)
-	}
-	return nil
-}
 
 // optInt is an integer flag that remembers whether it was given, so that
 // leaving it out (use the setting) differs from every value given.

@@ -20,12 +20,9 @@ func runFLOPs(args []string, stdout io.Writer) error {
 		"compiled graphs compute them (it builds them and runs one step of each) and as the paper's\n"+
 		"operations need them (convolution taps that meet a token, the selected experts only).\n\nFlags:\n", stdout)
 	dataset := fs.String("dataset", data.CBFName, "dataset name: any UCR name, or "+data.CBFName+" (generated, needs no files)")
-	dataRoot := fs.String("data", data.DefaultRoot(), dataRootHelp)
-	offline := fs.Bool("offline", false, offlineHelp)
-	backendName := fs.String("backend", "", backendHelp)
+	xf := addExecFlags(fs, execParts{Fast: "count the model's speed forms (softshape.RunOptions.Fast) instead of its plain graphs"})
 	settings := addSettingsFlag(fs, "", "hyperparameters and protocol, e.g. \"protocol=reference_fresh\"; -set help lists them")
 	seed := fs.Int64("seed", 42, "seed of the folds (fold 1 gives the training and validation sizes)")
-	fast := fs.Bool("fast", false, "count the model's speed forms (softshape.RunOptions.Fast) instead of its plain graphs")
 	ops := fs.Int("ops", 8, "list this many operations per graph, by elements written (0: none)")
 	onnxDir := fs.String("onnx", "", "also save the ONNX models of the epoch's graphs (training step and validation of each phase) into this folder, for scripts/ort-profile.sh (ONNX Runtime backend only)")
 	if helped, err := parseDatasetFlags(fs, args, settings, stdout); err != nil || helped {
@@ -38,16 +35,20 @@ func runFLOPs(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := checkDataRoot(fs, *dataRoot); err != nil {
-		return err
-	}
-	ds, backend, err := openRun(*dataRoot, *dataset, *seed, *offline, *backendName)
+	exec, err := xf.execution()
 	if err != nil {
 		return err
 	}
+	if err := checkDataRoot(fs, exec.DataRoot); err != nil {
+		return err
+	}
+	ds, backend, err := openRun(exec, *dataset, *seed)
+	if err != nil {
+		return err
+	}
+	opts := softshape.RunOptions{Execution: exec, Backend: backend, Seed: *seed, RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length)}
 	fmt.Fprintf(stdout, "backend: %s\n", backends.Description(backend))
-	rep, err := flops.Count(ds, cfg, softshape.RunOptions{Backend: backend, Seed: *seed,
-		RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length), Fast: *fast})
+	rep, err := flops.Count(ds, cfg, opts)
 	if err != nil {
 		return err
 	}
@@ -58,8 +59,7 @@ func runFLOPs(args []string, stdout io.Writer) error {
 	if err := os.MkdirAll(*onnxDir, 0o755); err != nil {
 		return fmt.Errorf("-onnx: %w", err)
 	}
-	files, err := flops.SaveStepModels(ds, cfg, softshape.RunOptions{Backend: backend, Seed: *seed,
-		RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length), Fast: *fast}, *onnxDir)
+	files, err := flops.SaveStepModels(ds, cfg, opts, *onnxDir)
 	for _, f := range files {
 		fmt.Fprintf(stdout, "wrote %s\n", f)
 	}

@@ -228,7 +228,7 @@ func plotCurves(args []string, stdout io.Writer) error {
 		"and, with -save DIR, saves the selected model and its history there.", stdout)
 	ff := addFigFlags(fs)
 	ckpt := fs.String("checkpoint", "", "folder saved by plot curves -save, or by train -checkpoint (its subfolder fold-N for -fold N): plot its history without training")
-	rf := addRunFlags(fs)
+	rf := addRunFlags(fs, execParts{})
 	dataset := fs.String("dataset", data.CBFName, "dataset to train")
 	fold := fs.Int("fold", 1, "fold to train (1-5)")
 	seed := fs.Int64("seed", 42, "seed (folds, weights, batches)")
@@ -256,7 +256,11 @@ func plotCurves(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if err := checkDataRoot(fs, *rf.dataRoot); err != nil {
+		exec, err := rf.execution()
+		if err != nil {
+			return err
+		}
+		if err := checkDataRoot(fs, exec.DataRoot); err != nil {
 			return err
 		}
 		if *fold < 1 || *fold > 5 {
@@ -267,11 +271,11 @@ func plotCurves(args []string, stdout io.Writer) error {
 				return fmt.Errorf("-save: %w", err)
 			}
 		}
-		ds, backend, err := openRun(*rf.dataRoot, *dataset, *seed, *rf.offline, *rf.backend)
+		ds, backend, err := openRun(exec, *dataset, *seed)
 		if err != nil {
 			return err
 		}
-		fr, trained, err := softshape.TrainFold(ds, cfg, *fold-1, softshape.RunOptions{Backend: backend, Seed: *seed,
+		fr, trained, err := softshape.TrainFold(ds, cfg, *fold-1, softshape.RunOptions{Execution: exec, Backend: backend, Seed: *seed,
 			RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length)})
 		if err != nil {
 			return err
@@ -330,7 +334,7 @@ func plotModel(kind string, args []string, stdout io.Writer) error {
 	fs := newPlotFlags(kind, usage+"\nThe series are those of fold -fold's test split, normalised as in training (same -seed).", stdout)
 	ff := addFigFlags(fs)
 	ckpt := fs.String("checkpoint", "", "checkpoint folder (Trained.Save, plot curves -save, or train -checkpoint's fold-N); a train -checkpoint folder of fold-1 … fold-5 subfolders uses -fold's")
-	rf := addRunFlags(fs)
+	rf := addRunFlags(fs, execParts{})
 	dataset := fs.String("dataset", data.CBFName, "dataset the model was trained on")
 	fold := fs.Int("fold", 1, "fold (1-5) whose test split is drawn")
 	seed := fs.Int64("seed", 42, "seed of the folds (the training run's)")
@@ -351,10 +355,14 @@ func plotModel(kind string, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := checkDataRoot(fs, *rf.dataRoot); err != nil {
+	exec, err := rf.execution()
+	if err != nil {
 		return err
 	}
-	backend, err := backends.New(cliBackend(*rf.backend))
+	if err := checkDataRoot(fs, exec.DataRoot); err != nil {
+		return err
+	}
+	backend, err := backends.New(exec.BackendName)
 	if err != nil {
 		return err
 	}
@@ -362,7 +370,7 @@ func plotModel(kind string, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ds, err := data.LoadOrDownload(*rf.dataRoot, *dataset, data.LoadOptions{Seed: *seed, Offline: *rf.offline, Log: os.Stderr})
+	ds, err := data.LoadOrDownload(exec.DataRoot, *dataset, data.LoadOptions{Seed: *seed, Offline: exec.Offline, Log: os.Stderr})
 	if err != nil {
 		return err
 	}

@@ -47,13 +47,13 @@ func addSlurmFlags(fs *flag.FlagSet) slurmFlags {
 
 // slurmSweep is what emitSlurm needs of the parsed sweep flags.
 type slurmSweep struct {
-	spec                            sweep.GridSpec
-	grid                            *sweep.Grid
-	folds, seeds, dataRoot, backend string
-	results                         string
-	workers, maxRuns                int
-	offline, retryFailed, noReuse   bool
-	runAxis                         softshape.RunAxisMode
+	spec                  sweep.GridSpec
+	grid                  *sweep.Grid
+	folds, seeds, results string
+	// exec is how the tasks run, as the flags gave it (its BackendName
+	// the -backend flag's value).
+	exec                 softshape.Execution
+	retryFailed, noReuse bool
 }
 
 // sweepArgs returns the grid flags that make every task compute the same
@@ -69,28 +69,31 @@ func (s slurmSweep) sweepArgs() ([]string, error) {
 	if s.spec.Settings != "" {
 		args = append(args, "-set", s.spec.Settings)
 	}
-	if s.dataRoot != "" {
-		d, err := filepath.Abs(s.dataRoot)
+	if s.exec.DataRoot != "" {
+		d, err := filepath.Abs(s.exec.DataRoot)
 		if err != nil {
 			return nil, err
 		}
 		args = append(args, "-data", d)
 	}
-	if s.offline {
+	if s.exec.Offline {
 		args = append(args, "-offline")
 	}
 	// 0, the default, is left out: each task then chooses automatically for
 	// its own CPUs (GOMAXPROCS, which the script sets to
 	// $SLURM_CPUS_PER_TASK); an explicit -workers N (1 included) is passed on.
-	if s.workers != 0 {
-		args = append(args, "-workers", strconv.Itoa(s.workers))
+	if s.exec.Workers != 0 {
+		args = append(args, "-workers", strconv.Itoa(s.exec.Workers))
 	}
-	if s.maxRuns != 0 {
-		args = append(args, "-max-runs", strconv.Itoa(s.maxRuns))
+	if s.exec.MaxRuns != 0 {
+		args = append(args, "-max-runs", strconv.Itoa(s.exec.MaxRuns))
 	}
-	// -stopped-runs is accepted and ignored (graphFlags): not passed on.
-	if s.runAxis != "" && s.runAxis != softshape.RunAxisAuto {
-		args = append(args, "-run-axis="+string(s.runAxis))
+	// -stopped-runs is accepted and ignored (execFlags): not passed on.
+	if s.exec.RunAxis != "" && s.exec.RunAxis != softshape.RunAxisAuto {
+		args = append(args, "-run-axis="+string(s.exec.RunAxis))
+	}
+	if s.exec.Fast {
+		args = append(args, "-fast")
 	}
 	if s.retryFailed {
 		args = append(args, "-retry-failed")
@@ -138,7 +141,7 @@ func emitSlurm(w io.Writer, f slurmFlags, s slurmSweep) error {
 	}
 	job := slurm.ArrayJob{JobName: name, Shards: *f.tasks, MaxRunning: *f.maxRunning, Time: *f.timeLimit,
 		CPUsPerTask: *f.cpus, GPUsPerTask: *f.gpus, MemPerCPU: *f.memPerCPU, Partition: *f.partition, Account: *f.account,
-		Output: output, Binary: binary, SweepArgs: args, Results: results, Backend: s.backend, Env: sweep.SplitList(*f.env)}
+		Output: output, Binary: binary, SweepArgs: args, Results: results, Backend: s.exec.BackendName, Env: sweep.SplitList(*f.env)}
 	if *f.onlyIncomplete {
 		var store *sweep.Store
 		if st, err := os.Stat(results); err == nil && st.IsDir() {

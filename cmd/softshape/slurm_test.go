@@ -51,6 +51,17 @@ func TestSweepEmitSlurm(t *testing.T) {
 	}
 	b, _ = os.ReadFile(script)
 	contains(t, string(b), "  -max-runs 8 \\\n")
+	// -fast (the speed forms) goes into every task, which would otherwise
+	// train the plain graphs into a sweep asked for the speed forms; a
+	// sweep without it passes nothing.
+	if strings.Contains(string(b), "-fast") {
+		t.Errorf("-fast went into the script without being asked for:\n%s", b)
+	}
+	if out, err := sweepCLI(t, results, "-emit-slurm", script, "-slurm-tasks", "2", "-slurm-binary", "/opt/softshape", "-fast"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	b, _ = os.ReadFile(script)
+	contains(t, string(b), "  -fast \\\n")
 	// -stopped-runs, deprecated and without effect, is accepted but never
 	// passed on, whichever policy it names.
 	for _, p := range []string{"ride", "leave"} {

@@ -19,20 +19,21 @@ func runSweep(args []string, stdout io.Writer) error {
 	fs := newFlagSet("sweep", "Usage: softshape sweep -table NAME [flags]\n\nRuns the grid datasets × folds × variants × seeds of one paper table, one fold per run,\n"+
 		"writing one JSON record per finished run under -results. Interrupted sweeps resume where they\nstopped; several processes (or machines with -shard) may share one results folder.\n"+
 		"With -emit-slurm FILE it writes instead the sbatch array job running the grid as -slurm-tasks shards\n(-only-incomplete: only the shards with cells left to run).\n\nFlags:\n", stdout)
-	rf := addRunFlags(fs)
+	rf := addRunFlags(fs, execParts{
+		Workers: "cells trained at once: 0 = automatic (pure-Go backend: one worker per core (GOMAXPROCS) sharing the backend, or each on its own with -backend go:parallelism=0; ONNX Runtime, XLA: 1); N = N goroutines sharing one backend",
+		Graphs:  true,
+		Fast:    speedFormsHelp + "; each record says which form trained it (speed_forms)",
+	})
 	table := fs.String("table", "", "paper table to run: "+strings.Join(ablations.TableNames(), ", "))
 	datasets := fs.String("datasets", "", "comma-separated dataset names (default: the table's datasets; quick mode: a few small ones)")
 	variants := fs.String("variants", "", "comma-separated variants of the table to run (default: all)")
 	quick := fs.Bool("quick", false, fmt.Sprintf("quick mode: %d epochs (%d warm-up), few datasets; results labelled %q", sweep.QuickEpochs, sweep.QuickWarmUp, sweep.QuickLabel))
 	shard := fs.String("shard", "", "run only shard i of n (\"i/n\", 1-based): cells whose index in the sorted grid is i-1 mod n")
-	workers := fs.Int("workers", 0, "cells trained at once: 0 = automatic (pure-Go backend: one worker per core (GOMAXPROCS) sharing the backend, or each on its own with -backend go:parallelism=0; ONNX Runtime, XLA: 1); N = N goroutines sharing one backend")
-	gf := addGraphFlags(fs, "")
 	results := fs.String("results", sweep.DefaultRoot, "results folder (one JSON record per run)")
 	seeds := fs.String("seeds", "42", "comma-separated run seeds")
 	settings := addSettingsFlag(fs, "", "hyperparameters applied before each variant, e.g. \"embed_dim=64\" (part of every run's key)")
 	dryRun := fs.Bool("dry-run", false, "list the cells of this shard and their state; train nothing, write nothing")
 	retry := fs.Bool("retry-failed", false, "run again the cells whose record says failed")
-	fast := fs.Bool("fast", false, speedFormsHelp+"; each record says which form trained it (speed_forms)")
 	noReuse := fs.Bool("no-reuse", false, "train even when the same computation was recorded for another variant or table")
 	sf := addSlurmFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -42,11 +43,12 @@ func runSweep(args []string, stdout io.Writer) error {
 		return fmt.Errorf("-table is required: one of %s", strings.Join(ablations.TableNames(), ", "))
 	}
 	if *sf.emit == "" { // a Slurm job's -data is a folder of the cluster's
-		if err := checkDataRoot(fs, *rf.dataRoot); err != nil {
+		if err := checkDataRoot(fs, rf.e.DataRoot); err != nil {
 			return err
 		}
 	}
-	if err := gf.check(); err != nil {
+	exec, err := rf.execution()
+	if err != nil {
 		return err
 	}
 	spec := sweep.GridSpec{Table: *table, Quick: *quick, Settings: *settings, Variants: sweep.SplitList(*variants), Datasets: sweep.SplitList(*datasets)}
@@ -60,15 +62,12 @@ func runSweep(args []string, stdout io.Writer) error {
 	if spec.Seeds, err = parseSeeds(*seeds); err != nil {
 		return err
 	}
-	if *workers < 0 {
-		return fmt.Errorf("-workers %d: want 0 (automatic) or a positive number", *workers)
-	}
 
 	sh, err := sweep.ParseShard(*shard)
 	if err != nil {
 		return err
 	}
-	grid, err := pipeline.NewGrid(spec, *rf.dataRoot)
+	grid, err := pipeline.NewGrid(spec, exec.DataRoot)
 	if err != nil {
 		return err
 	}
@@ -77,8 +76,8 @@ func runSweep(args []string, stdout io.Writer) error {
 		if *shard != "" || *dryRun {
 			return errors.New("-emit-slurm writes the job of every shard: leave out -shard and -dry-run")
 		}
-		return emitSlurm(stdout, sf, slurmSweep{spec: spec, grid: grid, folds: *rf.folds, seeds: *seeds, dataRoot: *rf.dataRoot,
-			backend: *rf.backend, results: *results, workers: *workers, maxRuns: *gf.maxRuns, runAxis: gf.runAxis.mode, offline: *rf.offline, retryFailed: *retry, noReuse: *noReuse})
+		return emitSlurm(stdout, sf, slurmSweep{spec: spec, grid: grid, folds: *rf.folds, seeds: *seeds, exec: rf.e,
+			results: *results, retryFailed: *retry, noReuse: *noReuse})
 	}
 	cells := sh.Select(grid.Cells)
 	mode := "full"
@@ -97,9 +96,7 @@ func runSweep(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rep, err := pipeline.Train(context.Background(), store, cells, pipeline.Training{Backend: cliBackend(*rf.backend), Workers: *workers,
-		DataRoot: *rf.dataRoot, Offline: *rf.offline, NoReuse: *noReuse, RetryFailed: *retry, MaxRuns: *gf.maxRuns,
-		RunAxis: gf.runAxis.mode, SpeedForms: *fast, Log: stdout, WorkersName: "-workers", BackendName: "-backend"})
+	rep, err := pipeline.Train(context.Background(), store, cells, pipeline.Training{Execution: exec, NoReuse: *noReuse, RetryFailed: *retry, Log: stdout, WorkersSetting: "-workers", BackendSetting: "-backend"})
 	if err != nil {
 		return err
 	}

@@ -18,7 +18,7 @@ import (
 // runTrain implements "softshape train": the paper's protocol on one dataset.
 func runTrain(args []string, stdout io.Writer) error {
 	fs := newFlagSet("train", "Usage: softshape train [flags]\n\nTrains SoftShape on one dataset with the paper's protocol (stratified 5 folds, 60/20/20,\nmodel selection by validation loss) and prints the per-fold table.\n\nFlags:\n", stdout)
-	rf := addRunFlags(fs)
+	rf := addRunFlags(fs, execParts{Graphs: true, MaxRunsMore: "; the folds of a fold_reset=fresh configuration then train together", Fast: speedFormsHelp})
 	dataset := fs.String("dataset", data.CBFName, "dataset name: any UCR name, or "+data.CBFName+" (generated, needs no files)")
 	seed := fs.Int64("seed", 42, "seed for folds, initial weights, dropout and batch order")
 	schedule := addScheduleFlags(fs)
@@ -26,8 +26,6 @@ func runTrain(args []string, stdout io.Writer) error {
 	checkpoints := fs.String("checkpoint", "", "folder to save the selected model and the per-epoch history of each fold (subfolders fold-1 … fold-5, numbered like -folds; plot curves/attention/tsne -checkpoint read them); a folder holding an earlier run is refused unless -overwrite")
 	overwrite := fs.Bool("overwrite", false, "with -checkpoint: replace the earlier run that folder holds (the checkpoints of its every fold-N, trained now or not, are removed before training; anything else in it is kept, and a fold-N holding other files is refused)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr (a bar on a terminal; elsewhere a line per finished fold and at most one every 10 s)")
-	gf := addGraphFlags(fs, "; the folds of a fold_reset=fresh configuration then train together")
-	fast := fs.Bool("fast", false, speedFormsHelp)
 	if helped, err := parseDatasetFlags(fs, args, settings, stdout); err != nil || helped {
 		return err
 	}
@@ -35,10 +33,11 @@ func runTrain(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := checkDataRoot(fs, *rf.dataRoot); err != nil {
+	exec, err := rf.execution()
+	if err != nil {
 		return err
 	}
-	if err := gf.check(); err != nil {
+	if err := checkDataRoot(fs, exec.DataRoot); err != nil {
 		return err
 	}
 	foldList, err := parseFolds(*rf.folds)
@@ -53,17 +52,15 @@ func runTrain(args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	ds, backend, err := openRun(*rf.dataRoot, *dataset, *seed, *rf.offline, *rf.backend)
+	ds, backend, err := openRun(exec, *dataset, *seed)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "backend: %s\n", backends.Description(backend))
 	fmt.Fprintf(stdout, "dataset: %s (%d series, %d classes, length %d)\n", ds.Name, len(ds.Series), ds.NumClasses(), ds.Length)
 
-	opts := softshape.RunOptions{
-		Backend: backend, Seed: *seed, Folds: foldList, CheckpointDir: *checkpoints,
-		RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length), MaxRuns: *gf.maxRuns,
-		RunAxis: gf.runAxis.mode, Fast: *fast,
+	opts := softshape.RunOptions{Execution: exec, Backend: backend, Seed: *seed, Folds: foldList, CheckpointDir: *checkpoints,
+		RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length),
 	}
 	runs := opts.MaxRuns
 	if runs == 0 {

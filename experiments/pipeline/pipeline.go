@@ -89,26 +89,19 @@ func Missing(store *sweep.Store, cells []sweep.Cell) []sweep.Cell {
 // Training says how Train trains: the backend and workers, where the data
 // is, and the runner's options (sweep.Runner's fields of the same names).
 type Training struct {
-	// Backend is the backend configuration ("go", "onnx:cpu", "xla:cuda",
-	// backends.Fastest, ...).
-	Backend string
-	// Workers is the number of cells trained at once; 0 is automatic
-	// (sweep.PlanWorkers).
-	Workers  int
-	DataRoot string
-	Offline  bool
-	// NoReuse, RetryFailed, MaxRuns, RunAxis and SpeedForms are passed to
-	// the runner.
+	// Execution is how the cells train: BackendName the backend
+	// configuration ("go", "onnx:cpu", "xla:cuda", backends.Fastest, ...),
+	// Workers the number of cells trained at once (0: automatic,
+	// sweep.PlanWorkers); the rest is passed to the runner.
+	softshape.Execution
+	// NoReuse and RetryFailed are passed to the runner.
 	NoReuse, RetryFailed bool
-	MaxRuns              int
-	RunAxis              softshape.RunAxisMode
-	SpeedForms           bool
 	// Log receives the plan lines and one line per run (nil: discarded).
 	Log io.Writer
-	// WorkersName and BackendName name the settings Workers and Backend came
+	// WorkersSetting and BackendSetting name the settings Workers and BackendName came
 	// from in Train's errors (e.g. "-workers"; "" gives "workers" and
 	// "backend").
-	WorkersName, BackendName string
+	WorkersSetting, BackendSetting string
 }
 
 // Train trains cells into store: it plans the workers for the backend
@@ -116,24 +109,23 @@ type Training struct {
 // each start its own), logs "backend: ..., N worker(s), results in ..." and
 // "workers: <plan>", and runs them (sweep.Runner.Run). Cells already
 // recorded are counted, not trained again; a store holding records of the
-// other form than t.SpeedForms is refused first (CheckSpeedForms).
+// other form than t.Fast is refused first (CheckSpeedForms).
 func Train(ctx context.Context, store *sweep.Store, cells []sweep.Cell, t Training) (sweep.Report, error) {
 	log := t.Log
 	if log == nil {
 		log = io.Discard
 	}
-	if err := CheckSpeedForms(store, cells, t.SpeedForms); err != nil {
+	if err := CheckSpeedForms(store, cells, t.Fast); err != nil {
 		return sweep.Report{}, err
 	}
-	plan, err := sweep.PlanWorkers(t.Workers, t.Backend, runtime.GOMAXPROCS(0), len(cells))
+	plan, err := sweep.PlanWorkers(t.Workers, t.BackendName, runtime.GOMAXPROCS(0), len(cells))
 	if err != nil {
-		return sweep.Report{}, fmt.Errorf("%s: %w", cmp.Or(t.WorkersName, "workers"), err)
+		return sweep.Report{}, fmt.Errorf("%s: %w", cmp.Or(t.WorkersSetting, "workers"), err)
 	}
-	r := &sweep.Runner{Store: store, DataRoot: t.DataRoot, Offline: t.Offline, Log: log, NoReuse: t.NoReuse, RetryFailed: t.RetryFailed,
-		MaxRuns: t.MaxRuns, RunAxis: t.RunAxis, SpeedForms: t.SpeedForms}
-	backend, err := plan.Apply(r, t.Backend)
+	r := &sweep.Runner{Execution: t.Execution, Store: store, Log: log, NoReuse: t.NoReuse, RetryFailed: t.RetryFailed}
+	backend, err := plan.Apply(r, t.BackendName)
 	if err != nil {
-		return sweep.Report{}, fmt.Errorf("%s: %w", cmp.Or(t.BackendName, "backend"), err)
+		return sweep.Report{}, fmt.Errorf("%s: %w", cmp.Or(t.BackendSetting, "backend"), err)
 	}
 	desc := plan.OwnBackend + " (one per worker)"
 	if backend != nil {

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"github.com/softshape-go/softshape/softshape"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -52,11 +53,11 @@ func TestTrainThenTable(t *testing.T) {
 	if m := Missing(store, g.Cells); len(m) != 1 {
 		t.Fatalf("%d cells missing before training, want 1", len(m))
 	}
-	if _, err := Train(context.Background(), store, g.Cells, Training{Backend: "go", Workers: -1, WorkersName: "-workers"}); err == nil || !strings.HasPrefix(err.Error(), "-workers: ") {
+	if _, err := Train(context.Background(), store, g.Cells, Training{Execution: softshape.Execution{BackendName: "go", Workers: -1}, WorkersSetting: "-workers"}); err == nil || !strings.HasPrefix(err.Error(), "-workers: ") {
 		t.Errorf("workers -1: %v", err)
 	}
 	var log bytes.Buffer
-	rep, err := Train(context.Background(), store, g.Cells, Training{Backend: "go", Workers: 1, Log: &log})
+	rep, err := Train(context.Background(), store, g.Cells, Training{Execution: softshape.Execution{BackendName: "go", Workers: 1}, Log: &log})
 	if err != nil || rep.Ran != 1 || len(rep.Errors) != 0 {
 		t.Fatalf("train: %v, report %+v", err, rep)
 	}
@@ -77,7 +78,7 @@ func TestTrainThenTable(t *testing.T) {
 	if err != nil || len(st.Rows) != 1 || st.Rows[0].Dataset != tb.Rows[0].Dataset {
 		t.Errorf("stored table: %v, %+v", err, st)
 	}
-	rep, err = Train(context.Background(), store, g.Cells, Training{Backend: "go", Workers: 1})
+	rep, err = Train(context.Background(), store, g.Cells, Training{Execution: softshape.Execution{BackendName: "go", Workers: 1}})
 	if err != nil || rep.Ran != 0 || rep.Done != 1 {
 		t.Errorf("second train: %v, report %+v", err, rep)
 	}

@@ -12,14 +12,14 @@ import (
 )
 
 // BackendLine says in one Markdown line which backend the notebook's runs
-// use, without starting one: Params.Backend, with backends.Fastest
+// use, without starting one: Params.BackendName, with backends.Fastest
 // ("fastest", the notebooks' default) resolved to the one it takes here
 // (backends.FastestCandidates), and when it falls back to a slower one, what
 // makes ONNX Runtime available to the notebooks.
 func BackendLine(p Params) string {
 	candidates, _ := backends.FastestCandidates()
 	hint := notebookHint(slices.Contains(compute.List(), "onnx"), backends.FindONNXRuntime(), candidates[0])
-	return backendLine(p.Backend, os.Getenv(compute.ConfigEnvVar), candidates, hint)
+	return backendLine(p.BackendName, os.Getenv(compute.ConfigEnvVar), candidates, hint)
 }
 
 // notebookHint says what gives the notebooks ONNX Runtime when "fastest"

@@ -35,7 +35,7 @@ func Defaults(name string) (Params, error) {
 		return Params{}, fmt.Errorf("notebook defaults %q: unknown, want a table or notebook name: %s", name, strings.Join(known, ", "))
 	}
 	p := DefaultParams()
-	p.Backend = backends.Fastest
+	p.BackendName = backends.Fastest
 	if slices.Contains(singleFold, name) {
 		p.Folds = []int{1}
 	}

@@ -16,7 +16,7 @@ func TestDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !p.Quick || p.Train || !p.TrainMissing || p.Folds != nil || !slices.Equal(p.Seeds, []int64{42}) || p.Backend != backends.Fastest || p.Results != "" || p.Datasets != nil {
+	if !p.Quick || p.Train || !p.TrainMissing || p.Folds != nil || !slices.Equal(p.Seeds, []int64{42}) || p.BackendName != backends.Fastest || p.Results != "" || p.Datasets != nil {
 		t.Errorf("experts_k defaults: %+v", p)
 	}
 	for _, name := range []string{NotebookQuickstart, NotebookInterpretability} {
@@ -40,7 +40,7 @@ func TestNotebookParams(t *testing.T) {
 	clearEnvVars(t)
 	t.Setenv(EnvSeeds, "7")
 	p := NotebookParams("sparse_ratio", func(p *Params) { p.Quick, p.Train, p.Seeds = false, true, []int64{1, 2} })
-	if p.Quick || !p.Train || !slices.Equal(p.Seeds, []int64{7}) || p.Backend != backends.Fastest || p.Results == "" {
+	if p.Quick || !p.Train || !slices.Equal(p.Seeds, []int64{7}) || p.BackendName != backends.Fastest || p.Results == "" {
 		t.Errorf("params: %+v", p)
 	}
 	if p := NotebookParams("sparse_ratio", nil); !p.Quick {

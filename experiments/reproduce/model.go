@@ -219,7 +219,7 @@ func foldModel(p Params, dataset string, fold int, settings string, live bool) (
 	}
 	m.Dir = filepath.Join(reproduction.ModelsDir(root), sweep.Slug(dataset),
 		fmt.Sprintf("fold%d-seed%d-%s", fold, m.Seed, sweep.CellHash(cfg, p.Quick, dataset)))
-	backend, err := backends.New(p.Backend)
+	backend, err := backends.New(p.BackendName)
 	if err != nil {
 		return nil, err
 	}

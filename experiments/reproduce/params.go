@@ -83,7 +83,7 @@ var envVars = []EnvVar{
 			return nil
 		}},
 	{EnvBackend, "xla:cuda", `GoMLX backend: "fastest", "go", "onnx:cpu", "xla:cuda" (unset: the parameter cell's, "fastest" in the notebooks)`,
-		func(p *Params, v string) error { p.Backend = v; return nil }},
+		func(p *Params, v string) error { p.BackendName = v; return nil }},
 	{EnvData, "/data/ucr", "folder of the UCR datasets (unset: ../shared/ucr beside the repository, else the user cache)",
 		func(p *Params, v string) error { p.DataRoot = v; return nil }},
 	{EnvTrain, "1", `"1"/"true": full mode trains what the committed data lacks (hours per table on a CPU); unset: full mode renders committed data only`,
@@ -144,15 +144,19 @@ type Params struct {
 	Folds []int
 	// Seeds are the run seeds; nil means {42}.
 	Seeds []int64
-	// Backend is the GoMLX backend ("" = $GOMLX_BACKEND or pure Go).
-	Backend string
+	// Execution is how the runs train (softshape.Execution): BackendName
+	// the GoMLX backend ("" = $GOMLX_BACKEND or pure Go; the notebooks'
+	// default is backends.Fastest); DataRoot the folder of the UCR datasets
+	// ("" means $SOFTSHAPE_DATA, else ../shared/ucr beside the repository
+	// when present, else the user cache folder); Workers the runs trained
+	// at once (0 is automatic, sweep.PlanWorkers: on the pure-Go backend
+	// one run per core sharing the backend, 1 on ONNX Runtime and XLA;
+	// N > 0 is N runs sharing one backend); Offline forbids dataset
+	// downloads; MaxRuns, RunAxis and Fast as the sweeps take them.
+	softshape.Execution
 	// Results is the results folder (the sweep store); "" means
 	// <repository>/results; a relative path is relative to the repository.
 	Results string
-	// DataRoot is the folder of the UCR datasets; "" means $SOFTSHAPE_DATA,
-	// else ../shared/ucr beside the repository when present, else the user
-	// cache folder.
-	DataRoot string
 	// Settings are hyperparameters applied to every run after the (quick)
 	// schedule, e.g. "epochs=4;warmup_epochs=2" (part of each run's key).
 	Settings string
@@ -165,13 +169,6 @@ type Params struct {
 	// allowed: quick mode, or Train); when false they are listed as missing
 	// in the table.
 	TrainMissing bool
-	// Workers is the number of runs trained at once: 0 is automatic
-	// (sweep.PlanWorkers: on the pure-Go backend one run per core sharing
-	// the backend; 1 on ONNX Runtime and XLA), N > 0 is N runs sharing one
-	// backend.
-	Workers int
-	// Offline forbids dataset downloads.
-	Offline bool
 	// Log receives one line per run started and finished (nil: stdout).
 	Log io.Writer
 	// overridden lists the settings of the parameter cell that
@@ -330,7 +327,7 @@ func (p Params) String() string {
 	if len(p.Datasets) > 0 {
 		ds = strings.Join(p.Datasets, ", ")
 	}
-	backend := p.Backend
+	backend := p.BackendName
 	if backend == "" {
 		backend = "$GOMLX_BACKEND or pure Go"
 	}

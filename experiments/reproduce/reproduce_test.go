@@ -2,6 +2,7 @@ package reproduce
 
 import (
 	"context"
+	"github.com/softshape-go/softshape/softshape"
 	"os"
 	"strings"
 	"testing"
@@ -117,7 +118,7 @@ func TestParamsFromEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Quick || p.TrainMissing || p.Results != "/tmp/r" || p.DataRoot != "/tmp/d" || p.Backend != "go" ||
+	if p.Quick || p.TrainMissing || p.Results != "/tmp/r" || p.DataRoot != "/tmp/d" || p.BackendName != "go" ||
 		strings.Join(p.Datasets, ",") != "GunPoint,ItalyPowerDemand" || len(p.Folds) != 3 || p.Folds[2] != 4 ||
 		len(p.Seeds) != 2 || p.Settings != "embed_dim=8;epochs=3" {
 		t.Fatalf("got %+v", p)
@@ -147,7 +148,7 @@ func TestResolveFindsRepoAndData(t *testing.T) {
 	if p.Results != root+"/results" || len(p.Seeds) != 1 {
 		t.Fatalf("got %+v", p)
 	}
-	if p, _ = (Params{Results: "out/r", DataRoot: "/abs"}).Resolve(); p.Results != root+"/out/r" || p.DataRoot != "/abs" {
+	if p, _ = (Params{Execution: softshape.Execution{DataRoot: "/abs"}, Results: "out/r"}).Resolve(); p.Results != root+"/out/r" || p.DataRoot != "/abs" {
 		t.Fatalf("relative folders: got %q, %q", p.Results, p.DataRoot)
 	}
 }

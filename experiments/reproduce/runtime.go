@@ -164,7 +164,7 @@ func RunningTime(p Params, lengths []int, ratios []float64) (string, *plots.Figu
 	if err != nil {
 		return "", nil, err
 	}
-	backend, err := backends.New(p.Backend)
+	backend, err := backends.New(p.BackendName)
 	if err != nil {
 		return "", nil, err
 	}
@@ -199,7 +199,7 @@ func PairedTiming(p Params, T int, ratios []float64, rounds int) (string, error)
 	if err != nil {
 		return "", err
 	}
-	backend, err := backends.New(p.Backend)
+	backend, err := backends.New(p.BackendName)
 	if err != nil {
 		return "", err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/softshape-go/softshape/softshape"
 	"io"
 	"math"
 	"os"
@@ -296,7 +297,7 @@ func TestFullModeTrainsNothing(t *testing.T) {
 	// number of experts) is one line naming the command that makes it, and
 	// each of its figures' places says why it is empty: no archive needed,
 	// nothing trained.
-	full, err := Params{Quick: false, DataRoot: t.TempDir()}.Resolve()
+	full, err := Params{Execution: softshape.Execution{DataRoot: t.TempDir()}, Quick: false}.Resolve()
 	if err != nil {
 		t.Fatal(err)
 	}

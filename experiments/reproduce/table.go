@@ -130,8 +130,8 @@ func trainLog(p Params) io.Writer {
 
 // training is how p trains (pipeline.Training), logging to log.
 func (p Params) training(log io.Writer) pipeline.Training {
-	return pipeline.Training{Backend: p.Backend, Workers: p.Workers, DataRoot: p.DataRoot, Offline: p.Offline, Log: log,
-		WorkersName: "Params.Workers (" + EnvWorkers + ")", BackendName: "Params.Backend (" + EnvBackend + ")"}
+	return pipeline.Training{Execution: softshape.Execution{BackendName: p.BackendName, Workers: p.Workers, DataRoot: p.DataRoot, Offline: p.Offline}, Log: log,
+		WorkersSetting: "Params.Workers (" + EnvWorkers + ")", BackendSetting: "Params.BackendName (" + EnvBackend + ")"}
 }
 
 // Status is one line saying where the numbers come from: what this call

@@ -121,7 +121,7 @@ func (w *worker) runBatch(cells []Cell) {
 		st.starting(c)
 	}
 	opts := st.r.runOptions(backend, refM)
-	opts.MaxRuns, opts.RunAxis = len(runs), st.r.RunAxis
+	opts.MaxRuns = len(runs)
 	results, err := safeTrainRuns(ds, runs, opts)
 	failed := map[int]error{}
 	var runErr *softshape.RunError

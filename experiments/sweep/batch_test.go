@@ -72,7 +72,7 @@ func TestRunAxisSweep(t *testing.T) {
 		max  int
 		axis softshape.RunAxisMode
 	}{{one, 1, softshape.RunAxisOff}, {axis, 4, softshape.RunAxisOn}} {
-		r := &Runner{Store: run.s, Load: cbfLoader, NoReuse: true, MaxRuns: run.max, RunAxis: run.axis}
+		r := &Runner{Execution: softshape.Execution{MaxRuns: run.max, RunAxis: run.axis}, Store: run.s, Load: cbfLoader, NoReuse: true}
 		rep, err := r.Run(context.Background(), g.Cells)
 		if err != nil || len(rep.Errors) > 0 || rep.Ran != len(g.Cells) || rep.Failed > 0 {
 			t.Fatalf("MaxRuns %d run axis %v: report %+v, err %v", run.max, run.axis, rep, err)
@@ -117,7 +117,7 @@ func TestBatchedSweepMatchesOneAtATime(t *testing.T) {
 			s   *Store
 			max int
 		}{{one, 1}, {batched, 4}} {
-			r := &Runner{Store: run.s, Load: cbfLoader, NoReuse: true, MaxRuns: run.max, RunAxis: softshape.RunAxisOff}
+			r := &Runner{Execution: softshape.Execution{MaxRuns: run.max, RunAxis: softshape.RunAxisOff}, Store: run.s, Load: cbfLoader, NoReuse: true}
 			rep, err := r.Run(context.Background(), g.Cells)
 			if err != nil || len(rep.Errors) > 0 || rep.Ran != len(g.Cells) || rep.Failed > 0 {
 				t.Fatalf("%s, MaxRuns %d: report %+v, err %v", settings, run.max, rep, err)

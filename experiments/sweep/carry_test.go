@@ -64,7 +64,7 @@ func TestCarrySweepMatchesTrain(t *testing.T) {
 		t.Fatal("fold 3 starts at the same validation loss fresh and carried: weights were not carried")
 	}
 	s := openStore(t)
-	r := &Runner{Store: s, Backend: backend, Load: cbfLoader, Workers: 2}
+	r := &Runner{Execution: softshape.Execution{Workers: 2}, Store: s, Backend: backend, Load: cbfLoader}
 	if rep, err := r.Run(context.Background(), g.Cells); err != nil || rep.Ran != 3 {
 		t.Fatalf("run: %+v, %v", rep, err)
 	}

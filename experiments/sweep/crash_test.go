@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"fmt"
+	"github.com/softshape-go/softshape/softshape"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -49,7 +50,7 @@ func TestHelperProcess(t *testing.T) {
 	// Widen the window between writing a temporary file and renaming it, so
 	// that some kills land there.
 	s.beforeRename = func(string) { time.Sleep(20 * time.Millisecond) }
-	r := &Runner{Store: s, Load: cbfLoader, Workers: 2, NoReuse: true}
+	r := &Runner{Execution: softshape.Execution{Workers: 2}, Store: s, Load: cbfLoader, NoReuse: true}
 	switch mode {
 	case "fake":
 		r.Train = fakeTrain(5 * time.Millisecond)

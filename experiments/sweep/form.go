@@ -11,7 +11,7 @@ import (
 
 // FormFile is the file of a results folder that fixes the form every run
 // in it trains: the model's plain graphs or its speed forms
-// (Runner.SpeedForms). A run's key does not say its form, so one folder
+// (Runner.Fast). A run's key does not say its form, so one folder
 // holds one form.
 const FormFile = "form.json"
 

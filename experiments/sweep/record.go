@@ -106,7 +106,7 @@ type Record struct {
 	// rounded otherwise in the last bits.
 	RunAxis bool `json:"run_axis,omitempty"`
 	// SpeedForms is true when the run trained the model's speed forms
-	// (Runner.SpeedForms, softshape.RunOptions.Fast) instead of its plain
+	// (Runner.Fast, softshape.Execution.Fast) instead of its plain
 	// graphs: the same computation, rounded otherwise in the last bits.
 	SpeedForms bool `json:"speed_forms,omitempty"`
 	// Backend is the GoMLX backend that trained the model.

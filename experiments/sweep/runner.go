@@ -24,11 +24,26 @@ import (
 type Runner struct {
 	// Store receives the records.
 	Store *Store
-	// Workers is the number of cells trained at once (goroutines); 0 means 1.
-	// PlanWorkers and AutoWorkers choose it (and NewBackend) for the machine.
-	Workers int
+	// Execution is how the cells train. Workers is the number trained at
+	// once (goroutines; 0 means 1; PlanWorkers and AutoWorkers choose it,
+	// and NewBackend, for the machine). DataRoot is the folder of the UCR
+	// datasets, Offline forbids downloads. MaxRuns caps the runs trained
+	// together by the default training (softshape.TrainRuns; a
+	// fold_reset=carry run's folds count as one, as they train in order):
+	// 0 means backends.DefaultMaxRuns of the backend, 1 trains one cell at
+	// a time (DefaultTrain); cells of tables that report time per run
+	// (TimedTable) always train one at a time, as do all cells when Train
+	// is set, and every run's record is written as soon as its group of
+	// runs has finished, so a killed sweep loses only the runs of the
+	// groups in flight. RunAxis says whether a group trains as one model
+	// with a run axis where its runs allow it. Fast trains the model's
+	// speed forms instead of its plain graphs (another run in the last
+	// bits, as with another thread count); each record says which
+	// (Record.SpeedForms). BackendName names the backend started when
+	// Backend and NewBackend are nil.
+	softshape.Execution
 	// Backend runs the graphs of every worker when NewBackend is nil; nil
-	// means backends.New(""), started at the first cell trained and
+	// means backends.New(BackendName), started at the first cell trained and
 	// finalized when Run returns. A Backend given here is the caller's to
 	// finalize.
 	Backend compute.Backend
@@ -39,34 +54,12 @@ type Runner struct {
 	// fails, the cell is recorded as failed with the error and the worker
 	// tries again at its next cell. Backend is then unused.
 	NewBackend func() (compute.Backend, error)
-	// DataRoot is the folder of the UCR datasets; Offline forbids downloads.
-	DataRoot string
-	Offline  bool
 	// Load returns a dataset by name; nil means data.LoadOrDownload from
 	// DataRoot. Each dataset is loaded once per Run.
 	Load func(name string) (*data.Dataset, error)
 	// Train trains one fold; nil means the default training: the cells of one
 	// dataset batched by softshape.TrainRuns, MaxRuns runs at a time.
 	Train TrainFunc
-	// MaxRuns caps the runs trained together (each alone at the same time,
-	// or in one graph on a run axis) by the default training
-	// (softshape.TrainRuns; a fold_reset=carry run's folds count as
-	// one, as they train in order): 0 means backends.DefaultMaxRuns of the
-	// backend, 1 trains one cell at a time (DefaultTrain). Cells of tables
-	// that report time per run (TimedTable) always train one at a time, as
-	// do all cells when Train is set. Every run's record is written as soon
-	// as its group of runs has finished, so a killed sweep loses only the
-	// runs of the groups in flight.
-	MaxRuns int
-	// RunAxis says whether the runs of a group train as one model with a
-	// run axis where they allow it (softshape.RunOptions.RunAxis); the zero
-	// value is softshape.RunAxisAuto, the backend's default.
-	RunAxis softshape.RunAxisMode
-	// SpeedForms trains the model's speed forms (softshape.RunOptions.Fast)
-	// instead of its plain graphs: the same computation summed in other
-	// orders, so another run in the last bits, as with another thread count.
-	// Each record says which it trained (Record.SpeedForms).
-	SpeedForms bool
 	// Log receives one line per cell started and finished; nil discards.
 	Log io.Writer
 	// NoReuse trains every cell even when an ok record of the same
@@ -134,7 +127,7 @@ func (r *Runner) Run(ctx context.Context, cells []Cell) (Report, error) {
 	if r.Store == nil {
 		return st.rep, errors.New("sweep runner: no store")
 	}
-	if err := r.Store.ClaimForm(r.SpeedForms); err != nil {
+	if err := r.Store.ClaimForm(r.Fast); err != nil {
 		return st.rep, err
 	}
 	tables := map[string]bool{}
@@ -453,7 +446,7 @@ func (st *runState) getBackend() (compute.Backend, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.backend == nil {
-		b, err := backends.New("")
+		b, err := backends.New(st.r.BackendName)
 		if err != nil {
 			return nil, err
 		}
@@ -492,7 +485,7 @@ func (st *runState) train(c Cell, ds *data.Dataset, getBackend func() (compute.B
 // backend, for a dataset whose authors' shape length is refM; the caller adds
 // what differs per training (a single run's seed, a batch's runs).
 func (r *Runner) runOptions(backend compute.Backend, refM int) softshape.RunOptions {
-	return softshape.RunOptions{Backend: backend, NumFolds: NumFolds, RefShapeLen: refM, Fast: r.SpeedForms}
+	return softshape.RunOptions{Execution: r.Execution, Backend: backend, NumFolds: NumFolds, RefShapeLen: refM}
 }
 
 func (r *Record) setBackend(b compute.Backend) {
@@ -504,7 +497,7 @@ func (r *Record) setBackend(b compute.Backend) {
 func (st *runState) newRecord(c Cell) *Record {
 	return &Record{Schema: SchemaVersion, Table: c.Table, Dataset: c.Dataset, Variant: c.Variant, Fold: c.Fold, Seed: c.Seed,
 		Quick: c.Quick, Hash: c.Hash, Mode: modeOf(c.Quick), Config: c.Config.String(), Protocol: c.Config.ProtocolName(),
-		SpeedForms: st.r.SpeedForms, Started: time.Now().UTC(), Hostname: st.r.Store.host, PID: st.r.Store.pid, CPU: st.r.Store.cpu,
+		SpeedForms: st.r.Fast, Started: time.Now().UTC(), Hostname: st.r.Store.host, PID: st.r.Store.pid, CPU: st.r.Store.cpu,
 		TestAccuracy: Float(nanValue()), ValLoss: Float(nanValue()), WallSeconds: Float(nanValue()), InferenceSeconds: Float(nanValue())}
 }
 

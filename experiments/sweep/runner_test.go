@@ -39,7 +39,7 @@ func TestRunnerOutcomes(t *testing.T) {
 		}
 		return cbfLoader(name)
 	}
-	r := &Runner{Store: s, Load: load, Train: train, OnExecute: calls.hook, Workers: 2}
+	r := &Runner{Execution: softshape.Execution{Workers: 2}, Store: s, Load: load, Train: train, OnExecute: calls.hook}
 	rep, err := r.Run(context.Background(), g.Cells)
 	if err != nil {
 		t.Fatal(err)
@@ -172,7 +172,7 @@ func TestConcurrentRunnersRunEachCellOnce(t *testing.T) {
 				cells[len(cells)-1-j] = c
 			}
 		}
-		r := &Runner{Store: st, Load: cbfLoader, Train: fakeTrain(2 * time.Millisecond), OnExecute: calls.hook, Workers: 3, NoReuse: true}
+		r := &Runner{Execution: softshape.Execution{Workers: 3}, Store: st, Load: cbfLoader, Train: fakeTrain(2 * time.Millisecond), OnExecute: calls.hook, NoReuse: true}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -230,14 +230,14 @@ func TestDefaultTrainIsTrainOfOneFold(t *testing.T) {
 	}
 }
 
-// TestRunnerSpeedForms: Runner.SpeedForms reaches the training's options
+// TestRunnerSpeedForms: Runner.Fast reaches the training's options
 // (softshape.RunOptions.Fast) and each record says which form trained it; a
 // plain run's record has no speed_forms field, as records written before it.
 func TestRunnerSpeedForms(t *testing.T) {
 	g := mustGrid(t, GridSpec{Table: "sparse_ratio", Datasets: []string{"CBF-a"}, Folds: []int{1}, Seeds: []int64{1}, Settings: tinySettings})
 	for _, fast := range []bool{false, true} {
 		var got []bool
-		r := &Runner{Store: openStore(t), Load: cbfLoader, NoReuse: true, SpeedForms: fast,
+		r := &Runner{Execution: softshape.Execution{Fast: fast}, Store: openStore(t), Load: cbfLoader, NoReuse: true,
 			Train: func(ds *data.Dataset, cfg softshape.Config, fold int, opts softshape.RunOptions) (*Outcome, error) {
 				got = append(got, opts.Fast)
 				return fakeTrain(0)(ds, cfg, fold, opts)
@@ -262,8 +262,24 @@ func TestRunnerSpeedForms(t *testing.T) {
 		}
 	}
 	// The batched path takes its options from the same place.
-	r := &Runner{SpeedForms: true}
+	r := &Runner{Execution: softshape.Execution{Fast: true}}
 	if opts := r.runOptions(nil, 8); !opts.Fast || opts.RefShapeLen != 8 || opts.NumFolds != NumFolds {
 		t.Errorf("runOptions: %+v", opts)
+	}
+}
+
+// TestRunnerStartsTheNamedBackend: without a backend given, the runner
+// starts the one its Execution names, so a name no backend has fails the
+// cell with a record whose error names it.
+func TestRunnerStartsTheNamedBackend(t *testing.T) {
+	g := mustGrid(t, GridSpec{Table: "sparse_ratio", Datasets: []string{"CBF-a"}, Folds: []int{1}, Seeds: []int64{1}, Settings: tinySettings})
+	r := &Runner{Execution: softshape.Execution{BackendName: "nosuchbackend", MaxRuns: 1}, Store: openStore(t), Load: cbfLoader, NoReuse: true}
+	c := g.Cells[0]
+	if rep, err := r.Run(context.Background(), []Cell{c}); err != nil || rep.Failed != 1 {
+		t.Fatalf("report %+v, %v: want the one cell failed", rep, err)
+	}
+	rec, err := r.Store.Read(c.Key)
+	if err != nil || rec.Status != StatusFailed || !strings.Contains(rec.Error, "nosuchbackend") {
+		t.Fatalf("record %+v, %v: want failed, naming the backend", rec, err)
 	}
 }

@@ -113,7 +113,7 @@ func TestPlanWorkers(t *testing.T) {
 // TestWorkerPlanApply: a per-worker plan sets NewBackend and starts nothing;
 // a shared plan starts the backend and hands it to the caller.
 func TestWorkerPlanApply(t *testing.T) {
-	r := &Runner{Workers: 7}
+	r := &Runner{Execution: softshape.Execution{Workers: 7}}
 	shared, err := AutoWorkers("go:parallelism=0", 2).Apply(r, "go:parallelism=0")
 	if err != nil || shared != nil || r.NewBackend == nil || r.Backend != nil || r.Workers != 2 {
 		t.Fatalf("per-worker plan: %v %v, runner %+v", shared, err, r)
@@ -197,7 +197,7 @@ func TestRunnerPerWorkerBackends(t *testing.T) {
 		}()
 		return fakeTrain(20*time.Millisecond)(ds, cfg, fold, opts)
 	}
-	r := &Runner{Store: s, Load: cbfLoader, Train: train, Workers: 3, NewBackend: newBackend, NoReuse: true}
+	r := &Runner{Execution: softshape.Execution{Workers: 3}, Store: s, Load: cbfLoader, Train: train, NewBackend: newBackend, NoReuse: true}
 	rep, err := r.Run(context.Background(), g.Cells)
 	if err != nil || rep.Ran != len(g.Cells) || rep.Failed != 0 || len(rep.Errors) != 0 {
 		t.Fatalf("report %+v, %v", rep, err)
@@ -233,7 +233,7 @@ func TestRunnerPerWorkerBackends(t *testing.T) {
 	}
 
 	// A backend that cannot start fails the cell, naming the cause.
-	r = &Runner{Store: openStore(t), Load: cbfLoader, Train: fakeTrain(0), Workers: 2, NoReuse: true,
+	r = &Runner{Execution: softshape.Execution{Workers: 2}, Store: openStore(t), Load: cbfLoader, Train: fakeTrain(0), NoReuse: true,
 		NewBackend: func() (compute.Backend, error) { return nil, errors.New("no such backend") }}
 	rep, err = r.Run(context.Background(), g.Cells[:2])
 	if err != nil || rep.Failed != 2 {
@@ -245,7 +245,7 @@ func TestRunnerPerWorkerBackends(t *testing.T) {
 
 	// The default backend (Backend and NewBackend nil) is shared and finalized at the end.
 	var got []compute.Backend
-	r = &Runner{Store: openStore(t), Load: cbfLoader, Workers: 2, NoReuse: true,
+	r = &Runner{Execution: softshape.Execution{Workers: 2}, Store: openStore(t), Load: cbfLoader, NoReuse: true,
 		Train: func(ds *data.Dataset, cfg softshape.Config, fold int, opts softshape.RunOptions) (*Outcome, error) {
 			mu.Lock()
 			got = append(got, opts.Backend)

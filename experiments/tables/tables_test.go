@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"github.com/softshape-go/softshape/softshape"
 	"math"
 	"path/filepath"
 	"reflect"
@@ -310,7 +311,7 @@ func TestQuickSweepEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	rep, err := (&sweep.Runner{Store: s, DataRoot: ucr, Offline: true, Workers: 2}).Run(context.Background(), g.Cells)
+	rep, err := (&sweep.Runner{Execution: softshape.Execution{DataRoot: ucr, Offline: true, Workers: 2}, Store: s}).Run(context.Background(), g.Cells)
 	if err != nil || len(rep.Errors) > 0 || rep.Ran != 8 || rep.Failed != 0 {
 		t.Fatalf("sweep: %+v %v", rep, err)
 	}

@@ -78,7 +78,7 @@ func BenchmarkTrainRunsProtocol(b *testing.B) {
 					if ai > 0 { // R = 1 once per round
 						arms = slices.DeleteFunc(slices.Clone(rs), func(r int) bool { return r == 1 })
 					}
-					opts := softshape.RunOptions{Backend: backend, RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length), RunAxis: axis}
+					opts := softshape.RunOptions{Execution: softshape.Execution{RunAxis: axis}, Backend: backend, RefShapeLen: softshape.RefShapeLength(ds.Name, ds.Length)}
 					ts, err := CompareBatched(ds, cfg, seeds, arms, 1, opts, progress)
 					if err != nil {
 						b.Fatal(err)
