@@ -2,8 +2,6 @@ package softshape
 
 import (
 	"math"
-	"os"
-	"strings"
 	"sync"
 	"testing"
 
@@ -12,6 +10,7 @@ import (
 
 	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/internal/backends"
+	"github.com/softshape-go/softshape/internal/benchflags"
 	"github.com/softshape-go/softshape/internal/kernels"
 )
 
@@ -20,8 +19,8 @@ import (
 // step from identical weights, and training the same fold with the same seed
 // must learn on both. TestONNX* (backend_onnx_test.go, -tags onnx) checks ONNX Runtime;
 // TestBackendAgreesWithGo and TestBackendAccuracyMatchesGo check the backend
-// named by $SOFTSHAPE_AGREE_BACKEND (e.g. "xla:cuda,tf32=false" on a GPU, see
-// environment.md), and when it is unset backends.SingleThread, the executor a
+// named by the test binary's flag -agree-backend (e.g. "xla:cuda,tf32=false" on
+// a GPU, see environment.md), by default backends.SingleThread, the executor a
 // sweep gives each worker of a single-threaded plan. The tolerances:
 const (
 	// agreeLossRelTol bounds the relative difference of the training loss of
@@ -44,9 +43,10 @@ const (
 	agreeMinAcc = 0.9
 )
 
-// agreeBackendEnvVar names the backend config that TestBackendAgreesWithGo
+// agreeBackendConfig gives the backend config that TestBackendAgreesWithGo
 // and TestBackendAccuracyMatchesGo compare with the pure-Go one.
-const agreeBackendEnvVar = "SOFTSHAPE_AGREE_BACKEND"
+var agreeBackendConfig = benchflags.String("agree-backend", backends.SingleThread,
+	"backend config that TestBackendAgreesWithGo and TestBackendAccuracyMatchesGo compare with pure Go (e.g. xla:cuda,tf32=false)")
 
 // goBackend is the pure-Go backend whatever $GOMLX_BACKEND says.
 var goBackend = sync.OnceValues(func() (compute.Backend, error) { return backends.New(backends.Default) })
@@ -60,32 +60,32 @@ func testGoBackend(t *testing.T) compute.Backend {
 	return b
 }
 
-// agreeBackend is the backend the TestBackend* tests compare with pure Go.
-var agreeBackend = sync.OnceValues(func() (compute.Backend, error) {
-	config := strings.TrimSpace(os.Getenv(agreeBackendEnvVar))
-	if config == "" {
-		config = backends.SingleThread
-	}
-	return backends.New(config)
-})
+// agreeBackend is the backend the TestBackend* tests compare with pure Go,
+// started once.
+var agreeBackend struct {
+	once    sync.Once
+	backend compute.Backend
+	err     error
+}
 
 func testAgreeBackend(t *testing.T) compute.Backend {
 	t.Helper()
-	b, err := agreeBackend()
-	if err != nil {
-		t.Fatalf("$%s: %v", agreeBackendEnvVar, err)
+	config := agreeBackendConfig(t)
+	agreeBackend.once.Do(func() { agreeBackend.backend, agreeBackend.err = backends.New(config) })
+	if agreeBackend.err != nil {
+		t.Fatalf("-agree-backend=%s: %v", config, agreeBackend.err)
 	}
-	return b
+	return agreeBackend.backend
 }
 
 // TestBackendAgreesWithGo: checkAgreesWithGo, both sizes, for the backend of
-// $SOFTSHAPE_AGREE_BACKEND (default: the single-threaded pure-Go executor).
+// -agree-backend (default: the single-threaded pure-Go executor).
 func TestBackendAgreesWithGo(t *testing.T) {
 	testAgreement(t, testAgreeBackend(t))
 }
 
 // TestBackendAccuracyMatchesGo: checkAccuracyMatchesGo for the backend of
-// $SOFTSHAPE_AGREE_BACKEND (default: the single-threaded pure-Go executor).
+// -agree-backend (default: the single-threaded pure-Go executor).
 func TestBackendAccuracyMatchesGo(t *testing.T) {
 	checkAccuracyMatchesGo(t, testAgreeBackend(t))
 }

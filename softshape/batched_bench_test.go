@@ -11,18 +11,21 @@ import (
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 
-	"github.com/softshape-go/softshape/internal/benchenv"
+	"github.com/softshape-go/softshape/internal/benchflags"
 	"github.com/softshape-go/softshape/internal/kernels"
 )
+
+// batchR is BenchmarkBatchedStep's R, a flag of the test binary.
+var batchR = benchflags.Counts("batch-r", "10", "BenchmarkBatchedStep's R, runs in one graph: the largest value (1,10 means 10, as in experiments/timing)")
 
 // BenchmarkBatchedStep times one training step of R GunPoint runs (batch 12,
 // T=150, m=32) in one graph, on a run axis, against R steps of separate runs, after the
 // graphs are compiled: the per-step cost without compilation. R is
-// SOFTSHAPE_BATCH_R's largest value (default 10), so the "1,10" of
+// -batch-r's largest value (default 10), so the "1,10" of
 // experiments/timing's BenchmarkTrainRunsProtocol means R = 10 here too; the
 // phase is sparse.
 func BenchmarkBatchedStep(b *testing.B) {
-	r := slices.Max(benchenv.List(b, "SOFTSHAPE_BATCH_R", "10", benchenv.Count))
+	r := slices.Max(batchR(b))
 	ds := loadUCR(b, "GunPoint")
 	ref := RefShapeLength(ds.Name, ds.Length)
 	cfg := DefaultConfig()

@@ -12,7 +12,7 @@ import (
 	"github.com/gomlx/compute"
 
 	"github.com/softshape-go/softshape/internal/backends"
-	"github.com/softshape-go/softshape/internal/benchenv"
+	"github.com/softshape-go/softshape/internal/benchflags"
 	"github.com/softshape-go/softshape/internal/hostinfo"
 )
 
@@ -180,28 +180,27 @@ func BenchmarkInferenceSparse(b *testing.B) {
 	forEachBackend(b, func(b *testing.B, be compute.Backend) { benchInference(b, be, Sparse, 16) })
 }
 
-// largeBatches returns the batch sizes of BenchmarkTrainStepBatch and
-// BenchmarkInferenceBatch: by default 64, and 512, the reference's full batch
-// (batch_rule=large; ≈2.6 GB peak on pure Go, ≈3.5 GB on ONNX Runtime; several
-// seconds per pure-Go step). SOFTSHAPE_STEP_BATCHES lists others, e.g. "160"
-// (10 runs' batches of 16 side by side: what one step over a run axis would
-// compute, to weigh against R steps of BenchmarkTrainStepSparse).
-func largeBatches(b *testing.B) []int {
-	return benchenv.List(b, "SOFTSHAPE_STEP_BATCHES", "64,512", benchenv.Count)
-}
+// stepBatches gives the batch sizes of BenchmarkTrainStepBatch and
+// BenchmarkInferenceBatch, a flag of the test binary: by default 64, and 512,
+// the reference's full batch (batch_rule=large; ≈2.6 GB peak on pure Go,
+// ≈3.5 GB on ONNX Runtime; several seconds per pure-Go step); -step-batches
+// lists others, e.g. 160 (10 runs' batches of 16 side by side: what one step
+// over a run axis would compute, to weigh against R steps of
+// BenchmarkTrainStepSparse).
+var stepBatches = benchflags.Counts("step-batches", "64,512", "batch sizes of BenchmarkTrainStepBatch and BenchmarkInferenceBatch")
 
 // BenchmarkTrainStepBatch: training steps at batch 64 and 512 (or
-// SOFTSHAPE_STEP_BATCHES), both phases.
+// -step-batches), both phases.
 func BenchmarkTrainStepBatch(b *testing.B) { benchLargeBatches(b, benchTrainStep) }
 
 // BenchmarkInferenceBatch: inference at batch 64 and 512 (or
-// SOFTSHAPE_STEP_BATCHES), both phases.
+// -step-batches), both phases.
 func BenchmarkInferenceBatch(b *testing.B) { benchLargeBatches(b, benchInference) }
 
-// benchLargeBatches runs bench at each of largeBatches' sizes, in both
+// benchLargeBatches runs bench at each of stepBatches' sizes, in both
 // phases, on every backend.
 func benchLargeBatches(b *testing.B, bench func(b *testing.B, be compute.Backend, phase Phase, batch int)) {
-	for _, batch := range largeBatches(b) {
+	for _, batch := range stepBatches(b) {
 		b.Run(strconv.Itoa(batch), func(b *testing.B) {
 			for _, phase := range []Phase{Dense, Sparse} {
 				b.Run(phase.String(), func(b *testing.B) {

@@ -11,20 +11,36 @@ import (
 	"time"
 
 	"github.com/softshape-go/softshape/internal/backends"
-	"github.com/softshape-go/softshape/internal/benchenv"
+	"github.com/softshape-go/softshape/internal/benchflags"
 	"github.com/softshape-go/softshape/internal/hostinfo"
+)
+
+// The settings of BenchmarkONNXThreads, flags of the test binary.
+var (
+	threadsEpochs = benchflags.Int("threads-epochs", 20, "epochs of BenchmarkONNXThreads, half of them warm-up")
+	threadsRounds = benchflags.Int("threads-rounds", 2, "rounds of BenchmarkONNXThreads's arms")
+	threadsArms   = benchflags.List("threads-arms", "1,0",
+		"ONNX Runtime intra-op thread counts BenchmarkONNXThreads measures, in order (0: ORT's own default)", func(f string) (string, error) {
+			if n, err := strconv.Atoi(f); err != nil || n < 0 {
+				return "", fmt.Errorf("%q is not a thread count ≥ 0", f)
+			}
+			return f, nil
+		})
+	threadsCases = benchflags.String("threads-cases",
+		"GunPoint/default ItalyPowerDemand/reference_fresh/depth=2 ItalyPowerDemand/reference_fresh/depth=4",
+		`cases of BenchmarkONNXThreads, "dataset/protocol/settings" separated by spaces`)
 )
 
 // BenchmarkONNXThreads measures what ONNX Runtime's intra-op thread count
 // does to whole training runs (backends.ONNXThreads): one fold of each case,
-// SOFTSHAPE_THREADS_EPOCHS epochs (default 20, half of them warm-up), once
-// per thread setting in SOFTSHAPE_THREADS_ARMS (default "1,0"; 0 is ORT's
+// -threads-epochs epochs (default 20, half of them warm-up), once
+// per thread setting in -threads-arms (default "1,0"; 0 is ORT's
 // own default, one spinning thread per physical core per session), the arms
-// alternating over SOFTSHAPE_THREADS_ROUNDS rounds (default 2). Each arm
+// alternating over -threads-rounds rounds (default 2). Each arm
 // starts a fresh model, hence fresh sessions, which take their thread count
 // from $ORT_INTRA_OP_NUM_THREADS as it is then. It logs the wall and process
 // CPU time of every arm and each arm's wall time against the first's. Cases
-// (SOFTSHAPE_THREADS_CASES, "dataset/protocol/settings" separated by spaces):
+// (-threads-cases, "dataset/protocol/settings" separated by spaces):
 // GunPoint under the default protocol, and ItalyPowerDemand under
 // reference_fresh at depth 2 and 4 (batch 512, the reproduction's Table 6).
 //
@@ -33,16 +49,8 @@ import (
 // Confine the process to the cores it should use (a cpuset cgroup, see
 // environment.md "Pinning such processes") and keep other work off them.
 func BenchmarkONNXThreads(b *testing.B) {
-	epochs := benchenv.Int(b, "SOFTSHAPE_THREADS_EPOCHS", 20)
-	rounds := benchenv.Int(b, "SOFTSHAPE_THREADS_ROUNDS", 2)
-	arms := benchenv.List(b, "SOFTSHAPE_THREADS_ARMS", "1,0", func(f string) (string, error) {
-		if n, err := strconv.Atoi(f); err != nil || n < 0 {
-			return "", fmt.Errorf("%q is not a thread count ≥ 0", f)
-		}
-		return f, nil
-	})
-	cases := strings.Fields(benchenv.Or("SOFTSHAPE_THREADS_CASES",
-		"GunPoint/default ItalyPowerDemand/reference_fresh/depth=2 ItalyPowerDemand/reference_fresh/depth=4"))
+	epochs, rounds, arms := threadsEpochs(b), threadsRounds(b), threadsArms(b)
+	cases := strings.Fields(threadsCases(b))
 	backend, err := backends.New("onnx:cpu")
 	if err != nil {
 		b.Fatal(err)
@@ -58,13 +66,13 @@ func BenchmarkONNXThreads(b *testing.B) {
 			if len(parts) > 1 {
 				p, err := Preset(parts[1])
 				if err != nil {
-					b.Fatalf("SOFTSHAPE_THREADS_CASES %q: %v", c, err)
+					b.Fatalf("-threads-cases %q: %v", c, err)
 				}
 				cfg = cfg.WithProtocol(p)
 			}
 			if len(parts) > 2 {
 				if cfg, err = cfg.WithSettings(parts[2]); err != nil {
-					b.Fatalf("SOFTSHAPE_THREADS_CASES %q: %v", c, err)
+					b.Fatalf("-threads-cases %q: %v", c, err)
 				}
 			}
 			cfg.Epochs, cfg.WarmUpEpochs = epochs, epochs/2

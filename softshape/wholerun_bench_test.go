@@ -9,8 +9,28 @@ import (
 
 	"github.com/gomlx/compute"
 
-	"github.com/softshape-go/softshape/internal/benchenv"
+	"github.com/softshape-go/softshape/internal/benchflags"
 	"github.com/softshape-go/softshape/internal/hostinfo"
+)
+
+// The settings of BenchmarkWholeRun, flags of the test binary.
+var (
+	wholerunDatasets = benchflags.Names("wholerun-datasets", "MiddlePhalanxTW,ArrowHead",
+		"UCR datasets of BenchmarkWholeRun, bundled or under the shared data folder")
+	wholerunEpochs = benchflags.Int("wholerun-epochs", 20,
+		"epochs of BenchmarkWholeRun, the first half dense warm-up (500: the full protocol, 150 warm-up epochs, early stopping)")
+	wholerunProtocol = benchflags.String("wholerun-protocol", ProtocolReferenceFresh, "protocol preset of BenchmarkWholeRun")
+	wholerunRounds   = benchflags.Int("wholerun-rounds", 2, "rounds of BenchmarkWholeRun's arms")
+	wholerunFolds    = benchflags.Int("wholerun-folds", ProtocolFolds, "folds of BenchmarkWholeRun, the first ones")
+	wholerunArms     = benchflags.List("wholerun-arms", "plain,fast", "arms of BenchmarkWholeRun, in order: plain graphs, speed forms", func(f string) (bool, error) {
+		switch f {
+		case "plain":
+			return true, nil
+		case "fast":
+			return false, nil
+		}
+		return false, fmt.Errorf("%q: want plain or fast", f)
+	})
 )
 
 // BenchmarkWholeRun times whole training runs, every fold of the protocol,
@@ -21,37 +41,25 @@ import (
 // stopping can end the arms' folds at different epochs), and the ratios
 // fast/plain of both times and of the CPU time per epoch.
 //
-// Settings (environment): SOFTSHAPE_WHOLERUN_DATASETS (default
+// Settings (flags of the test binary): -wholerun-datasets (default
 // MiddlePhalanxTW,ArrowHead; UCR names, bundled or under the shared data
-// folder), SOFTSHAPE_WHOLERUN_EPOCHS (default 20, the first half dense
+// folder), -wholerun-epochs (default 20, the first half dense
 // warm-up; 500 is the full protocol with its 150 warm-up epochs and early
-// stopping), SOFTSHAPE_WHOLERUN_PROTOCOL (default reference_fresh),
-// SOFTSHAPE_WHOLERUN_ROUNDS (default 2), SOFTSHAPE_WHOLERUN_FOLDS (default
-// 5, the first folds), SOFTSHAPE_WHOLERUN_ARMS (default "plain,fast").
+// stopping), -wholerun-protocol (default reference_fresh),
+// -wholerun-rounds (default 2), -wholerun-folds (default
+// 5, the first folds), -wholerun-arms (default "plain,fast").
 // The backend is $GOMLX_BACKEND, else ONNX Runtime when compiled in and
 // installed, else pure Go; ONNX Runtime gets one thread per CPU the process
 // may use, so run it under taskset -c 0 for the one-core figures:
 //
 //	eval "$(scripts/install-onnxruntime.sh)"
-//	GOEXPERIMENT=simd taskset -c 0 go test -tags onnx -run '^$' -bench WholeRun -benchtime 1x ./softshape/
+//	GOEXPERIMENT=simd taskset -c 0 go test -tags onnx -run '^$' -bench WholeRun -benchtime 1x ./softshape/ -args -wholerun-epochs=500
 func BenchmarkWholeRun(b *testing.B) {
-	names := strings.Split(benchenv.Or("SOFTSHAPE_WHOLERUN_DATASETS", "MiddlePhalanxTW,ArrowHead"), ",")
-	epochs := benchenv.Int(b, "SOFTSHAPE_WHOLERUN_EPOCHS", 20)
-	rounds := benchenv.Int(b, "SOFTSHAPE_WHOLERUN_ROUNDS", 2)
-	numFolds := benchenv.Int(b, "SOFTSHAPE_WHOLERUN_FOLDS", ProtocolFolds)
-	arms := benchenv.List(b, "SOFTSHAPE_WHOLERUN_ARMS", "plain,fast", func(f string) (bool, error) {
-		switch f {
-		case "plain":
-			return true, nil
-		case "fast":
-			return false, nil
-		}
-		return false, fmt.Errorf("%q: want plain or fast", f)
-	})
-	protocol := benchenv.Or("SOFTSHAPE_WHOLERUN_PROTOCOL", ProtocolReferenceFresh)
+	names, epochs, rounds := wholerunDatasets(b), wholerunEpochs(b), wholerunRounds(b)
+	numFolds, arms, protocol := wholerunFolds(b), wholerunArms(b), wholerunProtocol(b)
 	p, err := Preset(protocol)
 	if err != nil {
-		b.Fatal(err)
+		b.Fatalf("-wholerun-protocol: %v", err)
 	}
 	bb := benchBackend{"env", strings.TrimSpace(os.Getenv(compute.ConfigEnvVar))}
 	if bb.config == "" {

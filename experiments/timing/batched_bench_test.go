@@ -5,54 +5,59 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/softshape-go/softshape/internal/backends"
-	"github.com/softshape-go/softshape/internal/benchenv"
+	"github.com/softshape-go/softshape/internal/benchflags"
 	"github.com/softshape-go/softshape/internal/ucrtest"
 	"github.com/softshape-go/softshape/softshape"
 )
 
-// BenchmarkTrainRunsProtocol measures the protocol of 5 folds × the seeds one
-// run at a time (softshape.Train) and batched (softshape.TrainRuns, R = 10 by default), in one
-// process, and logs the table of FormatBatchTimings (wall, speed-up, peak
-// memory per R). Its schedule is short by default (SOFTSHAPE_BATCH_EPOCHS=10:
-// 5 dense + 5 sparse epochs); SOFTSHAPE_BATCH_EPOCHS=500 is the full protocol
-// (150 warm-up epochs, early stopping). SOFTSHAPE_BATCH_DATASETS lists the UCR
-// datasets (default GunPoint,ECG200,ItalyPowerDemand), SOFTSHAPE_BATCH_R the
-// R values in the order measured (default 1,10; 1 is one run at a time),
-// SOFTSHAPE_BATCH_SEEDS the seeds (default 1,2), SOFTSHAPE_BATCH_ROUNDS the
-// rounds (default 1), SOFTSHAPE_BATCH_PROTOCOL the protocol preset (default
-// "default"; e.g. reference_fresh, the reproduction's), SOFTSHAPE_BATCH_RUN_AXIS
-// the run-axis modes (softshape.RunOptions.RunAxis) measured for each R > 1
-// (default auto, the backend's default; e.g. off,on: the runs each alone at
-// the same time, then on a run axis). Each measurement is written to stderr
-// as it is taken. Run with -benchtime 1x: one iteration is the whole
-// comparison:
-//
-//	GOEXPERIMENT=simd go test -run '^$' -bench TrainRunsProtocol -benchtime 1x ./experiments/timing/
-func BenchmarkTrainRunsProtocol(b *testing.B) {
-	epochs := benchenv.Int(b, "SOFTSHAPE_BATCH_EPOCHS", 10)
-	rounds := benchenv.Int(b, "SOFTSHAPE_BATCH_ROUNDS", 1)
-	names := strings.Split(benchenv.Or("SOFTSHAPE_BATCH_DATASETS", "GunPoint,ECG200,ItalyPowerDemand"), ",")
-	rs := benchenv.List(b, "SOFTSHAPE_BATCH_R", "1,10", benchenv.Count)
-	seeds := benchenv.List(b, "SOFTSHAPE_BATCH_SEEDS", "1,2", func(f string) (int64, error) {
+// The settings of BenchmarkTrainRunsProtocol, flags of the test binary.
+var (
+	batchEpochs = benchflags.Int("batch-epochs", 10,
+		"epochs of BenchmarkTrainRunsProtocol's schedule, the first half dense warm-up (500: the full protocol, 150 warm-up epochs, early stopping)")
+	batchRounds   = benchflags.Int("batch-rounds", 1, "rounds of BenchmarkTrainRunsProtocol's arms")
+	batchDatasets = benchflags.Names("batch-datasets", "GunPoint,ECG200,ItalyPowerDemand", "UCR datasets of BenchmarkTrainRunsProtocol")
+	batchR        = benchflags.Counts("batch-r", "1,10", "runs per graph R of BenchmarkTrainRunsProtocol's arms, in the order measured (1: one run at a time)")
+	batchSeeds    = benchflags.List("batch-seeds", "1,2", "seeds of BenchmarkTrainRunsProtocol", func(f string) (int64, error) {
 		seed, err := strconv.ParseInt(f, 10, 64)
 		if err != nil {
 			return 0, fmt.Errorf("%q is not a seed", f)
 		}
 		return seed, nil
 	})
-	if v := os.Getenv("SOFTSHAPE_BATCH_STOPPED"); v != "" {
-		b.Fatalf("SOFTSHAPE_BATCH_STOPPED=%s: the stopped-runs policies are gone (they change nothing); SOFTSHAPE_BATCH_RUN_AXIS=on measures the run axis (was \"axis\"), off the runs alone", v)
-	}
-	axes := benchenv.List(b, "SOFTSHAPE_BATCH_RUN_AXIS", string(softshape.RunAxisAuto), softshape.ParseRunAxis)
-	protocolName := benchenv.Or("SOFTSHAPE_BATCH_PROTOCOL", softshape.ProtocolDefault)
+	batchRunAxis = benchflags.List("batch-run-axis", string(softshape.RunAxisAuto),
+		"run-axis modes (auto, on, off) BenchmarkTrainRunsProtocol measures for each R > 1", softshape.ParseRunAxis)
+	batchProtocol = benchflags.String("batch-protocol", softshape.ProtocolDefault, "protocol preset of BenchmarkTrainRunsProtocol")
+)
+
+// BenchmarkTrainRunsProtocol measures the protocol of 5 folds × the seeds one
+// run at a time (softshape.Train) and batched (softshape.TrainRuns, R = 10 by default), in one
+// process, and logs the table of FormatBatchTimings (wall, speed-up, peak
+// memory per R). Its schedule is short by default (-batch-epochs=10:
+// 5 dense + 5 sparse epochs); -batch-epochs=500 is the full protocol
+// (150 warm-up epochs, early stopping). -batch-datasets lists the UCR
+// datasets (default GunPoint,ECG200,ItalyPowerDemand), -batch-r the
+// R values in the order measured (default 1,10; 1 is one run at a time),
+// -batch-seeds the seeds (default 1,2), -batch-rounds the
+// rounds (default 1), -batch-protocol the protocol preset (default
+// "default"; e.g. reference_fresh, the reproduction's), -batch-run-axis
+// the run-axis modes (softshape.RunOptions.RunAxis) measured for each R > 1
+// (default auto, the backend's default; e.g. off,on: the runs each alone at
+// the same time, then on a run axis). Each measurement is written to stderr
+// as it is taken. Run with -benchtime 1x: one iteration is the whole
+// comparison:
+//
+//	GOEXPERIMENT=simd go test -run '^$' -bench TrainRunsProtocol -benchtime 1x ./experiments/timing/ -args -batch-epochs=500
+func BenchmarkTrainRunsProtocol(b *testing.B) {
+	epochs, rounds, names := batchEpochs(b), batchRounds(b), batchDatasets(b)
+	rs, seeds, axes := batchR(b), batchSeeds(b), batchRunAxis(b)
+	protocolName := batchProtocol(b)
 	cfg := softshape.DefaultConfig()
 	protocol, err := softshape.Preset(protocolName)
 	if err != nil {
-		b.Fatalf("SOFTSHAPE_BATCH_PROTOCOL: %v", err)
+		b.Fatalf("-batch-protocol: %v", err)
 	}
 	cfg = cfg.WithProtocol(protocol)
 	cfg.Epochs = epochs
@@ -66,7 +71,7 @@ func BenchmarkTrainRunsProtocol(b *testing.B) {
 	for range b.N {
 		var all []BatchTiming
 		for _, name := range names {
-			ds := ucrtest.Load(b, strings.TrimSpace(name))
+			ds := ucrtest.Load(b, name)
 			var done []BatchTiming
 			progress := func(t BatchTiming) {
 				done = append(done, t)
