@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,10 +14,15 @@ const (
 	settingsDocEnd   = "<!-- END GENERATED settings table -->"
 )
 
+// writeDocs makes TestSettingsDoc rewrite the settings table of
+// docs/settings.md instead of comparing it.
+var writeDocs = flag.Bool("write-docs", false, "TestSettingsDoc rewrites the settings table of docs/settings.md")
+
 // TestSettingsDoc: the settings table of docs/settings.md, the one place
 // the docs describe each setting, is settingsMarkdown, so it cannot drift
-// from the settings. With SOFTSHAPE_WRITE_DOCS=1 the test rewrites it
-// instead.
+// from the settings. With -write-docs the test rewrites it instead:
+//
+//	go test -run TestSettingsDoc ./cmd/softshape/ -args -write-docs
 func TestSettingsDoc(t *testing.T) {
 	path := filepath.Join("..", "..", "docs", "settings.md")
 	b, err := os.ReadFile(path)
@@ -32,13 +38,13 @@ func TestSettingsDoc(t *testing.T) {
 	if have == want {
 		return
 	}
-	if os.Getenv("SOFTSHAPE_WRITE_DOCS") == "1" {
+	if *writeDocs {
 		if err := os.WriteFile(path, []byte(doc[:i+len(settingsDocBegin)]+want+doc[j:]), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	t.Errorf("%s's settings table differs from settingsMarkdown(); run SOFTSHAPE_WRITE_DOCS=1 go test -run TestSettingsDoc ./cmd/softshape/", path)
+	t.Errorf("%s's settings table differs from settingsMarkdown(); run go test -run TestSettingsDoc ./cmd/softshape/ -args -write-docs", path)
 }
 
 // TestProtocolDocPresets: docs/protocol.md shows the presets as -set help
