@@ -23,7 +23,7 @@
 #            single-run steps (BenchmarkBatchedStep, at most STEP_S seconds);
 #   fold     one sparse training step at batch 16 (BenchmarkTrainStepSparse)
 #            against one at batch 16·R (BenchmarkTrainStepBatch,
-#            SOFTSHAPE_STEP_BATCHES), 30 steps each, at most 120 s: the
+#            -step-batches), 30 steps each, at most 120 s: the
 #            speed-up a run axis could give at most, R runs' batches in one
 #            step of one model;
 #   procs    PROCS (4) processes at once, each the "one" arm (the same runs):
@@ -71,8 +71,9 @@ cd "$root/softshape" || exit 1
 r=${R:-10}
 start=$(date +%s)
 left() { echo $(( ${TOTAL_S:-540} - ($(date +%s) - start) )); }
-# bench LOG LIMIT MIN NAME BENCHTIME [VAR=VALUE...]: one benchmark of the test
-# binary, at most LIMIT seconds (and the time left), skipped under MIN.
+# bench LOG LIMIT MIN NAME BENCHTIME [-FLAG=VALUE...]: one benchmark of the
+# test binary with its flags, at most LIMIT seconds (and the time left),
+# skipped under MIN.
 bench() {
 	local log=$1 limit=$2 min=$3 name=$4 times=$5
 	shift 5
@@ -80,25 +81,25 @@ bench() {
 	[ "$limit" -ge "$min" ] || { echo "no time left for $log"; return; }
 	local b=$bin
 	[ "$name" != TrainRunsProtocol ] || b=$timing_bin # experiments/timing's benchmark
-	env "$@" timeout "$limit" "$b" -test.run '^$' -test.bench "$name" -test.benchtime "$times" -test.v 2>&1 |
+	timeout "$limit" "$b" -test.run '^$' -test.bench "$name" -test.benchtime "$times" -test.v "$@" 2>&1 |
 		grep -v '^[IW][0-9]' | tee "$out/$log.log"
 }
-protocol=(SOFTSHAPE_BATCH_EPOCHS="${EPOCHS:-500}" SOFTSHAPE_BATCH_DATASETS="${DATASETS:-GunPoint}" SOFTSHAPE_BATCH_SEEDS="${SEEDS:-1,2}")
+protocol=(-batch-epochs="${EPOCHS:-500}" -batch-datasets="${DATASETS:-GunPoint}" -batch-seeds="${SEEDS:-1,2}")
 for part in $(echo "${PARTS:-batched,one,product,step}" | tr , ' '); do
 	echo "== $part $(date -u +%T)"
 	case $part in
-	batched) bench batched 100000 30 TrainRunsProtocol 1x "${protocol[@]}" SOFTSHAPE_BATCH_R="$r" SOFTSHAPE_BATCH_RUN_AXIS="${AXIS:-auto}" ;;
-	one) bench one-at-a-time 100000 30 TrainRunsProtocol 1x "${protocol[@]}" SOFTSHAPE_BATCH_R=1 ;;
+	batched) bench batched 100000 30 TrainRunsProtocol 1x "${protocol[@]}" -batch-r="$r" -batch-run-axis="${AXIS:-auto}" ;;
+	one) bench one-at-a-time 100000 30 TrainRunsProtocol 1x "${protocol[@]}" -batch-r=1 ;;
 	product) bench product 60 20 RunAxisProduct 200x ;;
-	step) bench step "${STEP_S:-120}" 30 BatchedStep 20x SOFTSHAPE_BATCH_R="$r" ;;
+	step) bench step "${STEP_S:-120}" 30 BatchedStep 20x -batch-r="$r" ;;
 	fold)
 		bench fold-16 60 20 "TrainStepSparse\$/${backend%%:*}\$" 30x
-		bench "fold-$((16 * r))" 60 20 "TrainStepBatch/$((16 * r))/sparse/${backend%%:*}\$" 30x SOFTSHAPE_STEP_BATCHES=$((16 * r))
+		bench "fold-$((16 * r))" 60 20 "TrainStepBatch/$((16 * r))/sparse/${backend%%:*}\$" 30x -step-batches=$((16 * r))
 		;;
 	procs)
 		t0=$(date +%s) tmp=$(mktemp -d)
 		for i in $(seq "${PROCS:-4}"); do # each process logs in tmp; $OUT gets one file
-			(out=$tmp bench "procs-$i" 100000 30 TrainRunsProtocol 1x "${protocol[@]}" SOFTSHAPE_BATCH_R=1 >/dev/null) &
+			(out=$tmp bench "procs-$i" 100000 30 TrainRunsProtocol 1x "${protocol[@]}" -batch-r=1 >/dev/null) &
 		done
 		wait
 		cat "$tmp"/procs-*.log >"$out/procs.log"
