@@ -13,6 +13,12 @@
 // stands for the default. Names are lower case with dashes and start with the
 // benchmark family (batch-r, wholerun-epochs, threads-cases).
 //
+// The flags replaced environment variables, each named SOFTSHAPE_ and the
+// flag's name in capitals with underscores. The getter fails while that
+// variable is set, so that a benchmark started the old way does not measure
+// the defaults unnoticed; a new flag must therefore not map to a variable
+// still in use (SOFTSHAPE_DATA and the others of environment.md).
+//
 // It is imported by tests only.
 package benchflags
 
@@ -20,6 +26,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -31,6 +38,10 @@ func String(name, def, usage string) func(testing.TB) string {
 	p := flag.String(name, def, usage)
 	return func(tb testing.TB) string {
 		tb.Helper()
+		if env := oldEnvVar(name); os.Getenv(env) != "" {
+			tb.Fatalf("-%s: $%s is not read any more: unset it and pass the flag (go test ... -args -%s=%s)",
+				name, env, name, os.Getenv(env))
+		}
 		if *p == "" {
 			return def
 		}
@@ -79,6 +90,11 @@ func Counts(name, def, usage string) func(testing.TB) []int {
 // Names declares a List flag of names (datasets, say), none of them empty.
 func Names(name, def, usage string) func(testing.TB) []string {
 	return List(name, def, usage, nonEmpty)
+}
+
+// oldEnvVar is the environment variable that the flag name replaced.
+func oldEnvVar(name string) string {
+	return "SOFTSHAPE_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
 }
 
 // count parses a whole number ≥ 1.

@@ -110,3 +110,17 @@ func TestBadValues(t *testing.T) {
 	set(t, "benchflags-names", "GunPoint,")
 	check("benchflags-names", "GunPoint,", fatal(t, testNames))
 }
+
+// TestOldVariable: the environment variable a flag replaced fails its getter
+// while it is set, with a message naming both.
+func TestOldVariable(t *testing.T) {
+	t.Setenv("SOFTSHAPE_BENCHFLAGS_INT", "")
+	if got := testInt(t); got != 7 {
+		t.Errorf("Int, variable empty: %d, want the default 7", got)
+	}
+	t.Setenv("SOFTSHAPE_BENCHFLAGS_INT", "3")
+	msg := fatal(t, testInt)
+	if !strings.HasPrefix(msg, "-benchflags-int: ") || !strings.Contains(msg, "$SOFTSHAPE_BENCHFLAGS_INT") {
+		t.Errorf("$SOFTSHAPE_BENCHFLAGS_INT=3: failed with %q, want a message naming it and -benchflags-int", msg)
+	}
+}
