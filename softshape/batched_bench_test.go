@@ -16,7 +16,7 @@ import (
 )
 
 // batchR is BenchmarkBatchedStep's R, a flag of the test binary.
-var batchR = benchflags.Counts("batch-r", "10", "BenchmarkBatchedStep's R, runs in one graph: the largest value (1,10 means 10, as in experiments/timing)")
+var batchR = benchflags.Counts("batch-r", "10", "runs in one graph R of BenchmarkBatchedStep: the largest of the list (1,10 is 10, as given to experiments/timing)")
 
 // BenchmarkBatchedStep times one training step of R GunPoint runs (batch 12,
 // T=150, m=32) in one graph, on a run axis, against R steps of separate runs, after the

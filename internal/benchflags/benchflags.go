@@ -6,8 +6,9 @@
 //
 // Each function declares one flag on flag.CommandLine and returns its getter.
 // Call it for a package-level var of a _test.go file, so that the flag exists
-// before the test binary parses its flags; a test binary that declares a name
-// twice panics, so each flag has one declaration per package. The getter reads
+// before the test binary parses its flags. A test binary panics on a name
+// declared twice, so each flag is declared once per package (the test
+// binaries of two packages may each declare it). The getter reads
 // the flag from a test or benchmark, once the flags are parsed: a value it
 // cannot parse fails the test with a message naming the flag. An empty value
 // stands for the default. Names are lower case with dashes and start with the
