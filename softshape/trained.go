@@ -163,13 +163,7 @@ func (t *Trained) Interpret(x [][]float32) (*Interpretation, error) {
 			return nil, err
 		}
 		for _, l := range logits {
-			best := 0
-			for c := range l {
-				if l[c] > l[best] {
-					best = c
-				}
-			}
-			res.Predictions = append(res.Predictions, best)
+			res.Predictions = append(res.Predictions, fit.Argmax(l))
 		}
 		scores, err := rows(outs[1])
 		if err != nil {

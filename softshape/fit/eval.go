@@ -90,15 +90,29 @@ func Softmax(row []float32) ([]float64, int) {
 	return p, arg
 }
 
-// expSums returns the maximum of row, its arg-max (the first on ties) and
-// Σ exp(row − max), in float64.
-func expSums(row []float32) (maxV float64, arg int, sum float64) {
+// Argmax returns the index of the largest value of row, the first on ties
+// (NaN values never win): the class every prediction of softshape names.
+func Argmax(row []float32) int {
+	_, arg := maxArg(row)
+	return arg
+}
+
+// maxArg returns the maximum of row in float64 (−Inf for an empty row) and
+// its index, the first on ties.
+func maxArg(row []float32) (maxV float64, arg int) {
 	maxV = math.Inf(-1)
 	for j, v := range row {
 		if float64(v) > maxV {
 			maxV, arg = float64(v), j
 		}
 	}
+	return maxV, arg
+}
+
+// expSums returns the maximum of row, its arg-max (Argmax) and
+// Σ exp(row − max), in float64.
+func expSums(row []float32) (maxV float64, arg int, sum float64) {
+	maxV, arg = maxArg(row)
 	for _, v := range row {
 		sum += math.Exp(float64(v) - maxV)
 	}

@@ -88,3 +88,26 @@ func TestSoftmaxByHand(t *testing.T) {
 		t.Errorf("Softmax(2, 5, 5) = %v, arg-max %d; want equal 2nd and 3rd, arg-max 1", p, arg)
 	}
 }
+
+// TestArgmaxByHand: the first of equal maxima, a NaN never, and the same
+// class as Softmax names.
+func TestArgmaxByHand(t *testing.T) {
+	nan := float32(math.NaN())
+	for _, c := range []struct {
+		row  []float32
+		want int
+	}{
+		{[]float32{1}, 0},
+		{[]float32{2, 5, 5}, 1},
+		{[]float32{-3, -1, -2}, 1},
+		{[]float32{nan, 0, 4}, 2},
+		{[]float32{7, nan, 7}, 0},
+	} {
+		if got := Argmax(c.row); got != c.want {
+			t.Errorf("Argmax(%v) = %d, want %d", c.row, got, c.want)
+		}
+		if _, arg := Softmax(c.row); arg != c.want {
+			t.Errorf("Softmax(%v)'s arg-max %d, want %d", c.row, arg, c.want)
+		}
+	}
+}
