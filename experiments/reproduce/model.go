@@ -417,6 +417,10 @@ func (m *TrainedFold) AttentionFigures(maxClasses int) ([]Named, error) {
 	if err := m.needTrained(); err != nil {
 		return nil, err
 	}
+	in, err := m.Trained.Interpret(m.Data.TestX)
+	if err != nil {
+		return nil, fmt.Errorf("attention maps: %w", err)
+	}
 	var out []Named
 	for c := 0; c < m.Dataset.NumClasses() && len(out) < maxClasses; c++ {
 		i, err := modelplots.FirstOfClass(m.Data.TestY, c)
@@ -424,7 +428,7 @@ func (m *TrainedFold) AttentionFigures(maxClasses int) ([]Named, error) {
 			continue
 		}
 		meta := m.Meta(fmt.Sprintf("MIL attention, test series %d (class %s)", i, m.Dataset.ClassNames[c]))
-		f, err := modelplots.Attention(meta, m.Trained, m.Data.TestX, i)
+		f, err := modelplots.AttentionOf(meta, in, m.Data.TestX, i)
 		out = append(out, Named{Name: fmt.Sprintf("%s_attention_class%d", sweep.Slug(m.Dataset.Name), c), Figure: f, Err: err})
 	}
 	if len(out) == 0 {

@@ -54,6 +54,16 @@ func Attention(meta plots.Meta, m *softshape.Trained, x [][]float32, i int) (*pl
 	if err != nil {
 		return nil, fmt.Errorf("attention map: %w", err)
 	}
+	return AttentionOf(meta, in, x, i)
+}
+
+// AttentionOf is Attention of series i from in, the model's interpretation
+// of all of x (Trained.Interpret): for drawing several maps of one
+// interpretation.
+func AttentionOf(meta plots.Meta, in *softshape.Interpretation, x [][]float32, i int) (*plots.Figure, error) {
+	if i < 0 || i >= len(x) || i >= len(in.ShapeScores) {
+		return nil, fmt.Errorf("attention map: series %d of %d", i, len(x))
+	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, row := range in.ShapeScores {
 		for _, v := range row {

@@ -65,6 +65,16 @@ func TestFiguresFromATrainedModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// One interpretation draws the same map (AttentionOf, as a notebook
+	// draws one map per class), and a series it lacks is an error.
+	g, err := AttentionOf(meta, in, fd.TestX, i)
+	check("attention of an interpretation", g, err)
+	if g.Caption() != f.Caption() {
+		t.Errorf("AttentionOf's caption %q differs from Attention's %q", g.Caption(), f.Caption())
+	}
+	if _, err := AttentionOf(meta, in, fd.TestX, len(fd.TestX)); err == nil {
+		t.Errorf("AttentionOf series %d of %d: no error", len(fd.TestX), len(fd.TestX))
+	}
 	lo, hi := float32(math.Inf(1)), float32(math.Inf(-1))
 	for _, row := range in.ShapeScores {
 		lo, hi = min(lo, slices.Min(row)), max(hi, slices.Max(row))
