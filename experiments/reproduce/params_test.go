@@ -95,3 +95,15 @@ func TestSettingsOverrideSaidAloud(t *testing.T) {
 		t.Errorf("the same value twice: overridden %v (%v), want none", p.overridden, err)
 	}
 }
+
+// TestTrainingTakesTheWholeExecution: every setting of how the notebook's
+// runs execute reaches the training (the speed forms, runs per graph and
+// run axis included, not only the backend, folders and workers).
+func TestTrainingTakesTheWholeExecution(t *testing.T) {
+	p := DefaultParams()
+	p.BackendName, p.DataRoot, p.Offline, p.Workers = "go", "/data/ucr", true, 3
+	p.MaxRuns, p.RunAxis, p.Fast = 4, "off", true
+	if got := p.training(nil).Execution; got != p.Execution {
+		t.Errorf("training's Execution %+v, want the parameters' %+v", got, p.Execution)
+	}
+}

@@ -130,7 +130,7 @@ func trainLog(p Params) io.Writer {
 
 // training is how p trains (pipeline.Training), logging to log.
 func (p Params) training(log io.Writer) pipeline.Training {
-	return pipeline.Training{Execution: softshape.Execution{BackendName: p.BackendName, Workers: p.Workers, DataRoot: p.DataRoot, Offline: p.Offline}, Log: log,
+	return pipeline.Training{Execution: p.Execution, Log: log,
 		WorkersSetting: "Params.Workers (" + EnvWorkers + ")", BackendSetting: "Params.BackendName (" + EnvBackend + ")"}
 }
 
