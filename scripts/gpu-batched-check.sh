@@ -54,17 +54,8 @@ timing_bin=$root/${TIMING_BIN:-.gpu/timing.test}
 backend=${BACKEND:-xla:cuda}
 case $backend in xla:cuda*) cuda=1 ;; *) cuda= ;; esac
 if [ -n "$cuda" ]; then
-	nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
-	sp=$(python3 -c 'import jax_plugins.xla_cuda13 as p, os; print(os.path.dirname(os.path.dirname(os.path.dirname(p.__file__))))') || {
-		echo "no JAX CUDA 13 plugin (jax-cuda13-pjrt) in python3" >&2
-		exit 1
-	}
-	mkdir -p /tmp/go-xla-plugins
-	ln -sf "$sp/jax_plugins/xla_cuda13/xla_cuda_plugin.so" /tmp/go-xla-plugins/pjrt_c_api_cuda_plugin.so
-	export PJRT_PLUGIN_LIBRARY_PATH=/tmp/go-xla-plugins GOMLX_NO_AUTO_INSTALL=1
-	LD_LIBRARY_PATH=$(ls -d "$sp"/nvidia/*/lib | paste -sd:):${LD_LIBRARY_PATH:-}
-	export LD_LIBRARY_PATH
-	export XLA_FLAGS=--xla_gpu_per_fusion_autotune_cache_dir=/tmp/xla-autotune
+	. "$root/scripts/cuda-env.sh"
+	cuda_env "$out/gpu.txt" || exit 1
 fi
 export GOMLX_BACKEND=$backend SOFTSHAPE_SHARED=$root/.gpu/shared
 cd "$root/softshape" || exit 1
