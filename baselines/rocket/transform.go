@@ -174,8 +174,11 @@ func newConvolver(length int) *convolver {
 }
 
 // setDilation computes x's terms at dilation d, with zero padding:
-// gamma[j][t] = 3·x[t+(j−4)d] and alpha[t] = −Σ_j x[t+(j−4)d].
-func (c *convolver) setDilation(x []float32, d int) {
+// gamma[j][t] = 3·x[t+o_j] and alpha[t] = −Σ_j x[t+o_j], where the offset
+// o_j is (j−4)·d, plus lag for the four taps left of the centre (j < 4).
+// lag is 0 but for the quirk of MultiRocket's first-difference
+// representation (see MultiRocket.Apply), where it is 1.
+func (c *convolver) setDilation(x []float32, d, lag int) {
 	n := len(x)
 	for t, v := range x {
 		c.alpha[t] = -v
@@ -183,6 +186,9 @@ func (c *convolver) setDilation(x []float32, d int) {
 	// The eight off-centre shifts, in the reference's order.
 	for _, j := range [...]int{0, 1, 2, 3, 5, 6, 7, 8} {
 		off := (j - KernelLength/2) * d
+		if j < KernelLength/2 {
+			off += lag
+		}
 		g := c.gamma[j]
 		for t := range n {
 			s := t + off
@@ -214,7 +220,7 @@ func (c *convolver) kernel(idx [3]int) []float32 {
 // (output t is Σ_j w_j·x[t+(j−4)d]).
 func Convolve(x []float32, k, d int) []float32 {
 	c := newConvolver(len(x))
-	c.setDilation(x, d)
+	c.setDilation(x, d, 0)
 	return slices.Clone(c.kernel(kernels()[k]))
 }
 
@@ -226,6 +232,13 @@ func Convolve(x []float32, k, d int) []float32 {
 // maxDilations are the reference's num_features and
 // max_dilations_per_kernel (DefaultNumFeatures, DefaultMaxDilations).
 func Fit(x [][]float32, numFeatures, maxDilations int, seed uint64) (*Transform, error) {
+	rng := rand.New(rand.NewPCG(seed, 0x6d696e69726f636b)) // "minirock"
+	return fit(x, numFeatures, maxDilations, rng)
+}
+
+// fit is Fit drawing the training series from rng, so that MultiRocket's
+// two representations can share one generator.
+func fit(x [][]float32, numFeatures, maxDilations int, rng *rand.Rand) (*Transform, error) {
 	if len(x) == 0 {
 		return nil, fmt.Errorf("minirocket: no training series")
 	}
@@ -244,7 +257,6 @@ func Fit(x [][]float32, numFeatures, maxDilations int, seed uint64) (*Transform,
 	}
 	quantiles := Quantiles(NumKernels * perKernel)
 	t.Biases = make([]float32, len(quantiles))
-	rng := rand.New(rand.NewPCG(seed, 0x6d696e69726f636b)) // "minirock"
 	ks := kernels()
 	c := newConvolver(length)
 	sorted := make([]float32, length)
@@ -252,7 +264,7 @@ func Fit(x [][]float32, numFeatures, maxDilations int, seed uint64) (*Transform,
 	for di, d := range dil {
 		for k := range NumKernels {
 			ex := rng.IntN(len(x))
-			c.setDilation(x[ex], d)
+			c.setDilation(x[ex], d, 0)
 			copy(sorted, c.kernel(ks[k]))
 			slices.Sort(sorted)
 			for range per[di] {
@@ -295,38 +307,61 @@ func (t *Transform) Apply(x [][]float32, workers int) (*mat.Dense, error) {
 		return nil, err
 	}
 	out := mat.NewDense(len(x), t.NumFeatures(), nil)
+	forEachRow(len(x), workers, func() func(int) {
+		c := newConvolver(t.Length)
+		return func(i int) {
+			row := out.RawRowView(i)
+			t.outputs(x[i], c, 0, func(f int, conv []float32) {
+				row[f] = PPV(conv, t.Biases[f])
+			})
+		}
+	})
+	return out, nil
+}
+
+// outputs calls pool once per feature f, in feature order, with the output
+// of f's kernel at f's dilation on x (the convolver c's length), taken
+// over the whole zero-padded series or its unpadded middle as Apply says;
+// lag is setDilation's. conv is reused: pool must not keep it.
+func (t *Transform) outputs(x []float32, c *convolver, lag int, pool func(f int, conv []float32)) {
 	ks := kernels()
+	f := 0
+	for di, d := range t.Dilations {
+		c.setDilation(x, d, lag)
+		pad := (KernelLength - 1) * d / 2
+		for k := range NumKernels {
+			conv := c.kernel(ks[k])
+			if (di+k)%2 == 1 {
+				conv = conv[pad : len(conv)-pad]
+			}
+			for range t.FeaturesPerDilation[di] {
+				pool(f, conv)
+				f++
+			}
+		}
+	}
+}
+
+// forEachRow calls, for each row i in [0, n), a function that newWorker
+// returned, on up to workers goroutines (at least one): each goroutine
+// calls newWorker once (for its own scratch space) and then its result
+// for the rows it takes.
+func forEachRow(n, workers int, newWorker func() func(i int)) {
 	rows := make(chan int)
 	var wg sync.WaitGroup
-	for range max(1, min(workers, len(x))) {
+	for range max(1, min(workers, n)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c := newConvolver(t.Length)
+			work := newWorker()
 			for i := range rows {
-				row := out.RawRowView(i)
-				f := 0
-				for di, d := range t.Dilations {
-					c.setDilation(x[i], d)
-					pad := (KernelLength - 1) * d / 2
-					for k := range NumKernels {
-						conv := c.kernel(ks[k])
-						if (di+k)%2 == 1 {
-							conv = conv[pad : len(conv)-pad]
-						}
-						for range t.FeaturesPerDilation[di] {
-							row[f] = PPV(conv, t.Biases[f])
-							f++
-						}
-					}
-				}
+				work(i)
 			}
 		}()
 	}
-	for i := range x {
+	for i := range n {
 		rows <- i
 	}
 	close(rows)
 	wg.Wait()
-	return out, nil
 }
