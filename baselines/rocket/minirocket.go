@@ -64,7 +64,7 @@ func FitClassifier(x [][]float32, y []int, seed uint64, opts Options) (*Classifi
 	if err != nil {
 		return nil, err
 	}
-	r, err := FitRidge(feats, y, opts.Alphas)
+	r, err := FitRidge(feats, y, opts.Alphas, RidgeOptions{Normalize: true})
 	if err != nil {
 		return nil, fmt.Errorf("minirocket: %w", err)
 	}

@@ -19,7 +19,7 @@ func DefaultAlphas() []float64 {
 }
 
 // Ridge is a fitted one-vs-all ridge classifier, as scikit-learn's
-// RidgeClassifierCV(normalize=True) fits one.
+// RidgeClassifierCV fits one (with or without normalize=True).
 type Ridge struct {
 	// Classes are the class ids seen in training, ascending: column j of
 	// the model scores class Classes[j].
@@ -33,17 +33,27 @@ type Ridge struct {
 	icept    []float64  // per class
 }
 
+// RidgeOptions are FitRidge's settings.
+type RidgeOptions struct {
+	// Normalize divides each centred feature column by its L2 norm before
+	// the fit, as scikit-learn's normalize=True (removed in 1.2) did:
+	// MiniRocket's reference pairing. Without it the features are only
+	// centred, as RidgeClassifierCV does today (aeon's
+	// MultiRocketHydraClassifier, whose features are scaled beforehand).
+	Normalize bool
+}
+
 // FitRidge fits a ridge classifier to the rows of x (n × p) and their
 // class ids y, choosing alpha from alphas by leave-one-out error, as
-// RidgeClassifierCV(alphas, normalize=True) with its default efficient
-// leave-one-out does:
+// RidgeClassifierCV(alphas) (with normalize=opts.Normalize) with its
+// default efficient leave-one-out does:
 //
 //   - each class present in y is a target column, +1 on its rows and −1
 //     elsewhere (one column for two classes in scikit-learn: the same
 //     errors and predictions);
-//   - the features are centred and each divided by the L2 norm of its
-//     centred column (1 where that is 0), the targets centred, and the
-//     intercept left unpenalised;
+//   - the features are centred (and with opts.Normalize each divided by
+//     the L2 norm of its centred column, 1 where that is 0), the targets
+//     centred, and the intercept left unpenalised;
 //   - for each alpha the leave-one-out residuals come in closed form from
 //     one decomposition, e_i = c_i / G⁻¹_ii with G = XXᵀ + αI and c = G⁻¹y
 //     (the intercept's direction taken out): the eigendecomposition of the
@@ -51,8 +61,8 @@ type Ridge struct {
 //   - the alpha with the least mean squared residual wins, the smallest on
 //     a tie.
 //
-// x is centred and scaled in place.
-func FitRidge(x *mat.Dense, y []int, alphas []float64) (*Ridge, error) {
+// x is centred (and scaled) in place.
+func FitRidge(x *mat.Dense, y []int, alphas []float64, opts RidgeOptions) (*Ridge, error) {
 	n, p := x.Dims()
 	if n != len(y) {
 		return nil, fmt.Errorf("ridge: %d rows but %d labels", n, len(y))
@@ -84,7 +94,7 @@ func FitRidge(x *mat.Dense, y []int, alphas []float64) (*Ridge, error) {
 			targets.Set(i, j, v)
 		}
 	}
-	xMean, xScale := standardise(x)
+	xMean, xScale := standardise(x, opts.Normalize)
 	yMean := centre(targets)
 
 	dec, err := decompose(x)
@@ -123,16 +133,26 @@ func FitRidge(x *mat.Dense, y []int, alphas []float64) (*Ridge, error) {
 	return r, nil
 }
 
-// standardise centres each column of x and divides it by its L2 norm
-// after centring (1 where that norm is 0), in place, returning the means
-// and the divisors: scikit-learn's normalize=True.
-func standardise(x *mat.Dense) (mean, scale []float64) {
+// standardise centres each column of x and, with normalize, divides it
+// by its L2 norm after centring (1 where that norm is 0), in place,
+// returning the means and the divisors (all 1 without normalize):
+// scikit-learn's normalize=True, or its centring alone.
+func standardise(x *mat.Dense, normalize bool) (mean, scale []float64) {
 	n, p := x.Dims()
 	mean, scale = make([]float64, p), make([]float64, p)
 	for i := range n {
 		floats.Add(mean, x.RawRowView(i))
 	}
 	floats.Scale(1/float64(n), mean)
+	if !normalize {
+		for i := range n {
+			floats.Sub(x.RawRowView(i), mean)
+		}
+		for f := range scale {
+			scale[f] = 1
+		}
+		return mean, scale
+	}
 	for i := range n {
 		row := x.RawRowView(i)
 		floats.Sub(row, mean)

@@ -41,7 +41,7 @@ func TestRidgeSeparable(t *testing.T) {
 		}
 		x := mat.NewDense(10, p, rows)
 		train := mat.DenseCopyOf(x)
-		r, err := FitRidge(train, y, DefaultAlphas())
+		r, err := FitRidge(train, y, DefaultAlphas(), RidgeOptions{Normalize: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,7 +80,7 @@ func TestRidgeLOOBruteForce(t *testing.T) {
 			y[i] = i % 3
 		}
 		alphas := []float64{1e-2, 0.3, 1, 10}
-		r, err := FitRidge(x, y, alphas) // x is now centred and scaled
+		r, err := FitRidge(x, y, alphas, RidgeOptions{Normalize: true}) // x is now centred and scaled
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,8 +149,61 @@ func TestRidgeBadInput(t *testing.T) {
 		{[]int{0, 1, 0}, []float64{0}},
 		{[]int{0, 1, 0}, nil},
 	} {
-		if _, err := FitRidge(mat.DenseCopyOf(x), tc.y, tc.alphas); err == nil {
+		if _, err := FitRidge(mat.DenseCopyOf(x), tc.y, tc.alphas, RidgeOptions{Normalize: true}); err == nil {
 			t.Errorf("y=%v alphas=%v: no error", tc.y, tc.alphas)
+		}
+	}
+}
+
+// TestRidgeUnscaled: without Normalize the features are only centred:
+// the leave-one-out errors are those of refitting on the raw features
+// (bruteLOO), and the fit equals the normalised one on features divided
+// beforehand by their centred norms (same alpha, same scores), which is
+// all normalize does.
+func TestRidgeUnscaled(t *testing.T) {
+	for _, shape := range [][2]int{{9, 3}, {6, 11}} {
+		n, p := shape[0], shape[1]
+		rng := rand.New(rand.NewPCG(uint64(n), 5))
+		x := mat.NewDense(n, p, nil)
+		x.Apply(func(i, j int, _ float64) float64 { return rng.NormFloat64()*float64(j+1) + float64(j) }, x)
+		y := make([]int, n)
+		for i := range y {
+			y[i] = i % 3
+		}
+		alphas := []float64{1e-2, 0.3, 1, 10}
+		raw := mat.DenseCopyOf(x)
+		r, err := FitRidge(mat.DenseCopyOf(x), y, alphas, RidgeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for ai, alpha := range alphas {
+			if want := bruteLOO(raw, y, 3, alpha); math.Abs(r.LOOError[ai]-want) > 1e-9*math.Max(1, want) {
+				t.Errorf("n=%d p=%d alpha=%v: LOO error %v, brute force %v", n, p, alpha, r.LOOError[ai], want)
+			}
+		}
+		// Divide each column by its centred norm, then fit with Normalize
+		// on x itself: the same model.
+		pre := mat.DenseCopyOf(x)
+		centred := mat.DenseCopyOf(x)
+		centre(centred)
+		for j := range p {
+			norm := floats.Norm(mat.Col(nil, j, centred), 2)
+			for i := range n {
+				pre.Set(i, j, x.At(i, j)/norm)
+			}
+		}
+		rn, err := FitRidge(mat.DenseCopyOf(x), y, alphas, RidgeOptions{Normalize: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ru, err := FitRidge(mat.DenseCopyOf(pre), y, alphas, RidgeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sn, _ := rn.Scores(raw)
+		su, _ := ru.Scores(pre)
+		if rn.Alpha != ru.Alpha || !mat.EqualApprox(sn, su, 1e-9) {
+			t.Errorf("n=%d p=%d: normalised alpha %v scores %v; prescaled alpha %v scores %v", n, p, rn.Alpha, mat.Formatted(sn), ru.Alpha, mat.Formatted(su))
 		}
 	}
 }
