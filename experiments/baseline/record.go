@@ -14,8 +14,15 @@ import (
 	"gonum.org/v1/gonum/stat"
 )
 
-// MiniRocket is the method name of rocket's MiniRocket classifier.
-const MiniRocket = "minirocket"
+// The methods: rocket's MiniRocket classifier and its MultiRocket-Hydra
+// classifier (aeon's MultiRocketHydraClassifier).
+const (
+	MiniRocket       = "minirocket"
+	MultiRocketHydra = "multirocket-hydra"
+)
+
+// Methods returns the known methods.
+func Methods() []string { return []string{MiniRocket, MultiRocketHydra} }
 
 // The protocols a record can be made under (see the package doc).
 const (
@@ -51,7 +58,8 @@ type Record struct {
 	// Fit says which rows the method was fitted on: "train+val" under
 	// ProtocolFolds, "train" under ProtocolStandard.
 	Fit string `json:"fit"`
-	// Features is the number of features of the transform.
+	// Features is the number of features the ridge classifier sees (for
+	// MultiRocketHydra, Hydra's and MultiRocket's together).
 	Features int          `json:"features"`
 	Folds    []FoldResult `json:"folds"`
 	// WallSeconds and CPUSeconds are the sums of the folds'.

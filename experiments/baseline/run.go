@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/softshape-go/softshape/baselines/rocket"
@@ -16,7 +18,8 @@ const NumFolds = 5
 
 // Options are the settings of a run.
 type Options struct {
-	// Method is the baseline (MiniRocket) and Protocol the protocol
+	// Method is the baseline (MiniRocket, MultiRocketHydra) and Protocol
+	// the protocol
 	// (ProtocolFolds or ProtocolStandard).
 	Method, Protocol string
 	// Workers is the number of goroutines a fit uses (0: all cores).
@@ -26,8 +29,8 @@ type Options struct {
 }
 
 func (o Options) check() error {
-	if o.Method != MiniRocket {
-		return fmt.Errorf("baseline: unknown method %q (known: %s)", o.Method, MiniRocket)
+	if !slices.Contains(Methods(), o.Method) {
+		return fmt.Errorf("baseline: unknown method %q (known: %s)", o.Method, strings.Join(Methods(), ", "))
 	}
 	if o.Protocol != ProtocolFolds && o.Protocol != ProtocolStandard {
 		return fmt.Errorf("baseline: unknown protocol %q (known: %s, %s)", o.Protocol, ProtocolFolds, ProtocolStandard)
@@ -40,15 +43,14 @@ func (o Options) check() error {
 // data.Folds(ds, NumFolds, seed) on the fold's prepared train and
 // validation rows and tests on its test rows; under ProtocolStandard it
 // fits on the UCR train rows and tests on the test rows, the series as
-// read (the dataset must have no missing values). The transform's biases
-// are drawn with the seed.
+// read (the dataset must have no missing values). The transforms' random
+// parts (biases, Hydra's kernels) are drawn with the seed.
 func RunOne(ds *data.Dataset, seed int64, opts Options) (*Record, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
 	r := &Record{Method: opts.Method, Protocol: opts.Protocol, Dataset: ds.Name, Seed: seed,
 		Processor: hostinfo.Processor(), Workers: opts.Workers, Commit: opts.Commit}
-	ropts := rocket.Options{Workers: opts.Workers}
 	switch opts.Protocol {
 	case ProtocolFolds:
 		r.Fit = "train+val"
@@ -64,7 +66,7 @@ func RunOne(ds *data.Dataset, seed int64, opts Options) (*Record, error) {
 			}
 			fit := append(append([][]float32{}, fd.TrainX...), fd.ValX...)
 			fitY := append(append([]int{}, fd.TrainY...), fd.ValY...)
-			fr, feats, err := fitAndTest(fit, fitY, fd.TestX, fd.TestY, seed, ropts)
+			fr, feats, err := fitAndTest(opts.Method, fit, fitY, fd.TestX, fd.TestY, seed, opts.Workers)
 			if err != nil {
 				return nil, fmt.Errorf("%s seed %d fold %d: %w", ds.Name, seed, s.Fold, err)
 			}
@@ -89,7 +91,7 @@ func RunOne(ds *data.Dataset, seed int64, opts Options) (*Record, error) {
 			}
 		}
 		n := ds.NumTrain
-		fr, feats, err := fitAndTest(x[:n], ds.Labels[:n], x[n:], ds.Labels[n:], seed, ropts)
+		fr, feats, err := fitAndTest(opts.Method, x[:n], ds.Labels[:n], x[n:], ds.Labels[n:], seed, opts.Workers)
 		if err != nil {
 			return nil, fmt.Errorf("%s seed %d: %w", ds.Name, seed, err)
 		}
@@ -104,17 +106,37 @@ func RunOne(ds *data.Dataset, seed int64, opts Options) (*Record, error) {
 	return r, nil
 }
 
-// fitAndTest fits MiniRocket on (x, y) and scores it on (tx, ty).
-func fitAndTest(x [][]float32, y []int, tx [][]float32, ty []int, seed int64, opts rocket.Options) (FoldResult, int, error) {
-	c, err := rocket.FitClassifier(x, y, uint64(seed), opts)
+// fitAndTest fits the method on (x, y) with workers goroutines and scores
+// it on (tx, ty), returning the fold's result and the number of features.
+func fitAndTest(method string, x [][]float32, y []int, tx [][]float32, ty []int, seed int64, workers int) (FoldResult, int, error) {
+	var (
+		pred     []int
+		alpha    float64
+		features int
+		err      error
+	)
+	switch method {
+	case MiniRocket:
+		c, ferr := rocket.FitClassifier(x, y, uint64(seed), rocket.Options{Workers: workers})
+		if ferr != nil {
+			return FoldResult{}, 0, ferr
+		}
+		pred, err = c.Predict(tx)
+		alpha, features = c.Ridge.Alpha, c.Transform.NumFeatures()
+	case MultiRocketHydra:
+		c, ferr := rocket.FitMultiRocketHydra(x, y, uint64(seed), rocket.MultiRocketHydraOptions{Workers: workers})
+		if ferr != nil {
+			return FoldResult{}, 0, ferr
+		}
+		pred, err = c.Predict(tx)
+		alpha, features = c.Ridge.Alpha, c.NumFeatures()
+	default:
+		return FoldResult{}, 0, fmt.Errorf("unknown method %q", method)
+	}
 	if err != nil {
 		return FoldResult{}, 0, err
 	}
-	pred, err := c.Predict(tx)
-	if err != nil {
-		return FoldResult{}, 0, err
-	}
-	return FoldResult{TestAccuracy: rocket.Accuracy(pred, ty), Alpha: c.Ridge.Alpha, NumFit: len(x), NumTest: len(tx)}, c.Transform.NumFeatures(), nil
+	return FoldResult{TestAccuracy: rocket.Accuracy(pred, ty), Alpha: alpha, NumFit: len(x), NumTest: len(tx)}, features, nil
 }
 
 // Run runs the method on each dataset and seed that dir does not yet hold
