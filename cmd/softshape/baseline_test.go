@@ -50,22 +50,24 @@ func TestBaselineCommand(t *testing.T) {
 	}
 }
 
-// TestBaselineCommittedFidelity: the committed standard-split records
-// print one line per dataset the reference has and the summary that
-// docs/baselines.md quotes.
+// TestBaselineCommittedFidelity: each method's committed standard-split
+// records print one line per dataset the reference has and the summary
+// that docs/baselines.md quotes.
 func TestBaselineCommittedFidelity(t *testing.T) {
-	out := baselineOK(t, "-report", "-protocol", "standard", "-out", filepath.Join("..", "..", baselineDir))
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	summary := lines[len(lines)-1]
-	if len(lines) < 3 || !strings.Contains(summary, "within ±2.0 pp") {
-		t.Fatalf("no summary:\n%s", out)
-	}
 	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "baselines.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(doc), summary) {
-		t.Errorf("docs/baselines.md does not quote the records' summary %q", summary)
+	for _, method := range baseline.Methods() {
+		out := baselineOK(t, "-report", "-method", method, "-protocol", "standard", "-out", filepath.Join("..", "..", baselineDir))
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		summary := lines[len(lines)-1]
+		if len(lines) < 3 || !strings.Contains(summary, "within ±2.0 pp") {
+			t.Fatalf("%s: no summary:\n%s", method, out)
+		}
+		if !strings.Contains(string(doc), summary) {
+			t.Errorf("docs/baselines.md does not quote %s's summary %q", method, summary)
+		}
 	}
 }
 

@@ -9,9 +9,10 @@
 //     (data.Prepare: NaN filled with the train split's per-step mean, each
 //     series z-normalised). The baseline is fitted on train + validation
 //     and scored on the test part: SoftShape uses its validation part only
-//     to select an epoch, and MiniRocket selects its regularisation by its
-//     own leave-one-out, so train + validation gives both the same test
-//     rows and the same rows to learn from.
+//     to select an epoch, and the baselines (MiniRocket,
+//     MultiRocket-Hydra) select their regularisation by their own
+//     leave-one-out, so train + validation gives both the same test rows
+//     and the same rows to learn from.
 //   - ProtocolStandard: the UCR archive's own train/test split on the raw
 //     series, as the baseline's authors published it; used to check the
 //     implementation against their results (Reference, Compare).
