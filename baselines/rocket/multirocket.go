@@ -104,7 +104,7 @@ func (m *MultiRocket) Apply(x [][]float32, workers int) (*mat.Dense, error) {
 // a view).
 func (m *MultiRocket) applyTo(x [][]float32, out *mat.Dense, workers int) error {
 	if err := checkLength(x, m.Base.Length); err != nil {
-		return err
+		return fmt.Errorf("multirocket: %w", err)
 	}
 	nb, nd := m.Base.NumFeatures(), m.Diff.NumFeatures()
 	forEachRow(len(x), workers, func() func(int) {
