@@ -19,8 +19,7 @@ const NumFolds = 5
 // Options are the settings of a run.
 type Options struct {
 	// Method is the baseline (MiniRocket, MultiRocketHydra) and Protocol
-	// the protocol
-	// (ProtocolFolds or ProtocolStandard).
+	// the protocol (ProtocolFolds or ProtocolStandard).
 	Method, Protocol string
 	// Workers is the number of goroutines a fit uses (0: all cores).
 	Workers int
