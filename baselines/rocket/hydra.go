@@ -151,6 +151,10 @@ func (h *Hydra) applyTo(x [][]float32, out *mat.Dense, workers int) error {
 		for j := range shifted {
 			shifted[j] = make([]float32, h.Length)
 		}
+		outs := make([][]float32, h.K)
+		for k := range outs {
+			outs[k] = make([]float32, h.Length)
+		}
 		var dx []float32
 		return func(i int) {
 			row := out.RawRowView(i)
@@ -164,7 +168,7 @@ func (h *Hydra) applyTo(x [][]float32, out *mat.Dense, workers int) error {
 						s = dx
 					}
 					shift(s, d, shifted)
-					h.count(ws, shifted, len(s), row[f:f+block], row[f+block:f+2*block])
+					h.count(ws, shifted, len(s), outs, row[f:f+block], row[f+block:f+2*block])
 					f += 2 * block
 				}
 			}
@@ -190,26 +194,29 @@ func shift(s []float32, d int, shifted [KernelLength][]float32) {
 
 // count adds, over the first n steps, each group's winner's output to
 // countMax and one to its loser's countMin (kernel i of group g at
-// g·K+i).
-func (h *Hydra) count(ws [][KernelLength]float32, shifted [KernelLength][]float32, n int, countMax, countMin []float64) {
-	for t := range n {
-		var taps [KernelLength]float32
-		for j := range taps {
-			taps[j] = shifted[j][t]
-		}
-		for g := range h.Groups() {
-			group := ws[g*h.K : (g+1)*h.K]
-			best, worst := 0, 0
-			var hi, lo float32
-			for k, w := range group {
-				v := float32(0)
-				for j, tap := range taps {
-					v += w[j] * tap
+// g·K+i). outs is scratch: K slices of at least n.
+func (h *Hydra) count(ws [][KernelLength]float32, shifted [KernelLength][]float32, n int, outs [][]float32, countMax, countMin []float64) {
+	for g := range h.Groups() {
+		// Each kernel's output over the steps, summed tap by tap in order.
+		for k, o := range outs {
+			w, o := ws[g*h.K+k], o[:n]
+			clear(o)
+			for j, tap := range shifted {
+				wj := w[j]
+				for t, v := range tap[:n] {
+					o[t] += wj * v
 				}
-				if k == 0 || v > hi {
+			}
+		}
+		for t := range n {
+			best, worst := 0, 0
+			hi, lo := outs[0][t], outs[0][t]
+			for k := 1; k < h.K; k++ {
+				v := outs[k][t]
+				if v > hi {
 					best, hi = k, v
 				}
-				if k == 0 || v < lo {
+				if v < lo {
 					worst, lo = k, v
 				}
 			}
