@@ -14,6 +14,7 @@ import (
 	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/experiments/baseline"
 	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/experiments/timing"
 	"github.com/softshape-go/softshape/internal/hostinfo"
 )
 
@@ -51,7 +52,7 @@ func runBaseline(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opts := baseline.Options{Method: *method, Protocol: *protocol, Workers: *workers, Commit: gitHead()}
+	opts := baseline.Options{Method: *method, Protocol: *protocol, Workers: *workers, Commit: codeCommit()}
 	if !*report {
 		names := sweep.SplitList(*datasets)
 		if names == nil {
@@ -129,9 +130,16 @@ func joinFloats(xs []float64, format string) string {
 	return strings.Join(s, " ")
 }
 
-// gitHead returns the checkout's git commit, with "+dirty" when its Go
-// sources have uncommitted changes, or "unknown".
-func gitHead() string {
+// codeCommit is the commit a baseline record names: the revision this
+// binary was built from (timing.BuildRevision), else, for a build without
+// VCS information (go run), the working directory's git commit, with
+// "+dirty" when its Go sources have uncommitted changes, or "unknown". The
+// binary's own revision comes first so that a binary built from one commit
+// and run in a checkout at another records the code that ran.
+func codeCommit() string {
+	if rev := timing.BuildRevision(); rev != "unknown" {
+		return rev
+	}
 	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
 	if err != nil {
 		return "unknown"
