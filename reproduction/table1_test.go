@@ -117,29 +117,42 @@ func TestTable1Headline(t *testing.T) {
 			t.Errorf("the Table 1 section lacks %q:\n%s", want, md.String())
 		}
 	}
-	// A baseline trained on the same folds joins as one more column: the
-	// summary is over the datasets it holds too, ranking 19 methods.
-	hs, err := NewHeadline(entries, SameFold{Name: "MiniRocket", Acc: map[string]float64{"SmoothSubspace": 1, "ECG200": 1},
-		FoldCPU: map[string]float64{"ECG200": 0.5}, Processors: []string{"test CPU"}})
+	// A baseline trained on the same folds joins as one more column when it
+	// holds every dataset of a preset's summary (MiniRocket: 19 methods over
+	// the same datasets); one still being run (MultiRocket-Hydra: 2 of them)
+	// sits out of the ranking, said so, rather than shrinking the summary.
+	all := map[string]float64{"SmoothSubspace": 1, "ECG200": 1, "BirdChicken": 1, "GunPoint": 1}
+	hs, err := NewHeadline(entries,
+		SameFold{Name: MiniRocketSameFold, Acc: all, FoldCPU: map[string]float64{"ECG200": 0.5}, Processors: []string{"test CPU"}},
+		SameFold{Name: MultiRocketHydraSameFold, Acc: map[string]float64{"SmoothSubspace": 0.75, "ECG200": 0.5}, FoldCPU: map[string]float64{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := hs.Summaries[0]; s == nil || len(s.Methods) != 19 || s.Methods[18] != "MiniRocket" || !slices.Equal(hs.SummaryDatasets[0], []string{"SmoothSubspace", "ECG200"}) {
-		t.Errorf("with a same-fold column: summary %+v over %v, want 19 methods over SmoothSubspace and ECG200", s, hs.SummaryDatasets[0])
-	} else if v := hs.Verdicts()[0]; v.Rank != 1 || v.Methods != 19 || len(v.SameFold) != 1 || v.SameFold[0].Column != "MiniRocket" || v.SameFold[0].Mean != 0 ||
-		slices.ContainsFunc(v.Leads, func(d tables.Difference) bool { return d.Column == "MiniRocket" }) {
-		t.Errorf("with a same-fold column: verdict %+v, want 1st of 19, tied with MiniRocket (difference 0) in its own clause, not among the printed baselines", v)
+	if s := hs.Summaries[0]; s == nil || len(s.Methods) != 19 || s.Methods[18] != MiniRocketSameFold || !slices.Equal(hs.SummaryDatasets[0], h.SummaryDatasets[0]) {
+		t.Errorf("with same-fold columns: summary %+v over %v, want 19 methods (MiniRocket last) over %v", s, hs.SummaryDatasets[0], h.SummaryDatasets[0])
+	} else if v := hs.Verdicts()[0]; v.Rank != 1 || v.Methods != 19 || v.Datasets != 4 || len(v.SameFold) != 1 || v.SameFold[0].Column != MiniRocketSameFold || v.SameFold[0].Mean != 0 ||
+		slices.ContainsFunc(v.Leads, func(d tables.Difference) bool { return d.Column == MiniRocketSameFold }) {
+		t.Errorf("with same-fold columns: verdict %+v, want 1st of 19 over 4 datasets, tied with MiniRocket (difference 0) in its own clause, not among the printed baselines", v)
+	}
+	if !slices.Equal(hs.Unranked[0], []string{"MultiRocket-Hydra (same folds) has 2 of these 4 datasets so far"}) ||
+		!slices.Equal(hs.Unranked[1], []string{"MultiRocket-Hydra (same folds) has 2 of these 3 datasets so far"}) {
+		t.Errorf("unranked %q, want MultiRocket-Hydra's 2 of 4 and 2 of 3", hs.Unranked)
 	}
 	md.Reset()
 	if err := hs.Markdown(&md, nil); err != nil {
 		t.Fatal(err)
 	}
-	if want := "| ECG200 | 1.0000 | 0.2500 | +0.7500 | 1.0000 | 0.9475 |"; !strings.Contains(md.String(), want) || !strings.Contains(md.String(), "| MiniRocket (same folds) |") {
-		t.Errorf("with a same-fold column, the section lacks %q or its column:\n%s", want, md.String())
+	for _, want := range []string{"| ECG200 | 1.0000 | 0.2500 | +0.7500 | 1.0000 | 0.5000 | 0.9475 |", "| GunPoint | 1.0000 | — | — | 1.0000 | — |",
+		"| MiniRocket (same folds) |", "| MultiRocket-Hydra (same folds) |",
+		"; not ranked yet: MultiRocket-Hydra (same folds) has 2 of these 4 datasets so far.\n",
+		"Not ranked yet, still being run: MultiRocket-Hydra (same folds) has 2 of these 3 datasets so far;"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("with same-fold columns, the section lacks %q:\n%s", want, md.String())
+		}
 	}
 	// Time per fold: every run took 10 s; MiniRocket's 0.5 s on ECG200 makes
 	// 20×; BME has no run under reference_fresh, so no row.
-	for _, want := range []string{"| ECG200 | 10.0 (5) | 10.0 (5) | 0.50 | 20× |", "| SmoothSubspace | 10.0 (5) | 10.0 (5) | — | — |", "seed 42, on test CPU"} {
+	for _, want := range []string{"| ECG200 | 10.0 (5) | 10.0 (5) | 0.50 | 20× | — | — |", "| SmoothSubspace | 10.0 (5) | 10.0 (5) | — | — | — | — |", "seed 42, on test CPU"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("time per fold lacks %q:\n%s", want, md.String())
 		}
