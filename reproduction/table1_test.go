@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/softshape-go/softshape/experiments/baseline"
 	"github.com/softshape-go/softshape/experiments/sweep"
 	"github.com/softshape-go/softshape/experiments/tables"
 	"github.com/softshape-go/softshape/softshape"
@@ -266,5 +267,44 @@ func TestOrdinal(t *testing.T) {
 		if got := ordinal(n); got != want {
 			t.Errorf("ordinal(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// TestSameFoldColumns: the same-fold columns come from the baselines'
+// records on SoftShape's folds, one per method with records, in table order
+// (MiniRocket, then MultiRocket-Hydra), each dataset's mean over the folds
+// of seed 42 alone: another seed's record and a standard-split record are
+// not Table 1's.
+func TestSameFoldColumns(t *testing.T) {
+	dir := t.TempDir()
+	save := func(method, protocol, ds string, seed int64, accs ...float64) {
+		t.Helper()
+		r := &baseline.Record{Method: method, Protocol: protocol, Dataset: ds, Seed: seed, Fit: "train+val", Processor: "test CPU", CPUSeconds: 2 * float64(len(accs))}
+		for i, a := range accs {
+			r.Folds = append(r.Folds, baseline.FoldResult{Fold: i, TestAccuracy: a})
+		}
+		if err := baseline.Save(BaselinesDir(dir), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if cols, err := SameFoldColumns(dir); err != nil || len(cols) != 0 {
+		t.Fatalf("no records: %v, %v; want no column", cols, err)
+	}
+	save(baseline.MultiRocketHydra, baseline.ProtocolFolds, "ECG200", 42, 1, 0.5, 1, 0.5, 1)
+	save(baseline.MultiRocketHydra, baseline.ProtocolFolds, "ECG200", 0, 0, 0, 0, 0, 0)
+	save(baseline.MultiRocketHydra, baseline.ProtocolStandard, "GunPoint", 42, 0.25)
+	save(baseline.MiniRocket, baseline.ProtocolFolds, "GunPoint", 42, 1, 1, 1, 1, 0.75)
+	cols, err := SameFoldColumns(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cols) != 2 || cols[0].Name != MiniRocketSameFold || cols[1].Name != MultiRocketHydraSameFold {
+		t.Fatalf("columns %+v, want MiniRocket then MultiRocket-Hydra", cols)
+	}
+	if mr := cols[0]; len(mr.Acc) != 1 || mr.Acc["GunPoint"] != 0.95 || mr.FoldCPU["GunPoint"] != 2 || !slices.Equal(mr.Processors, []string{"test CPU"}) {
+		t.Errorf("MiniRocket's column %+v, want GunPoint 0.95, 2 s a fold, on test CPU", mr)
+	}
+	if mrh := cols[1]; len(mrh.Acc) != 1 || mrh.Acc["ECG200"] != 0.8 {
+		t.Errorf("MultiRocket-Hydra's column %+v, want ECG200 alone (seed 42, folds), 0.8", mrh)
 	}
 }
