@@ -116,11 +116,13 @@ const (
 	MultiRocketHydraSameFold = "MultiRocket-Hydra"
 )
 
-// sameFoldMethods are the same-fold columns in table order: the column's
-// name and the baseline's method (experiments/baseline).
-var sameFoldMethods = [...]struct{ name, method string }{
-	{MiniRocketSameFold, baseline.MiniRocket},
-	{MultiRocketHydraSameFold, baseline.MultiRocketHydra},
+// sameFoldMethods returns the same-fold columns in table order: the
+// column's name and the baseline's method (experiments/baseline).
+func sameFoldMethods() []struct{ name, method string } {
+	return []struct{ name, method string }{
+		{MiniRocketSameFold, baseline.MiniRocket},
+		{MultiRocketHydraSameFold, baseline.MultiRocketHydra},
+	}
 }
 
 // BaselinesDir is the folder of the baselines' records (experiments/baseline)
@@ -133,7 +135,7 @@ func BaselinesDir(dir string) string { return filepath.Join(dir, "baselines") }
 // of. A method with no record gives no column.
 func SameFoldColumns(dir string) ([]SameFold, error) {
 	var cols []SameFold
-	for _, m := range sameFoldMethods {
+	for _, m := range sameFoldMethods() {
 		recs, err := baseline.Load(BaselinesDir(dir), m.method)
 		if err != nil {
 			return nil, fmt.Errorf("table 1's same-fold columns: %w", err)
