@@ -32,6 +32,8 @@ set -u
 root=$(pwd)
 out=${OUT:-$root/gpu-sweep}
 mkdir -p "$out"
+# A previous run's archive may hold records not yet unpacked: never replace it.
+[ ! -e "$out/sweep-records.tar.gz" ] || { echo "$out/sweep-records.tar.gz exists (a previous run's records?): unpack it and move it away, or set OUT" >&2; exit 1; }
 start=$(date +%s)
 left() { echo $((${TOTAL_S:-540} - ($(date +%s) - start))); }
 backend=${BACKEND:-xla:cuda}
