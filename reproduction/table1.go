@@ -518,6 +518,8 @@ func (h *Headline) markdownTimes(b *strings.Builder) {
 		return
 	}
 	b.WriteString("#### Training time per fold\n\n")
+	fmt.Fprintf(b, "Listed: the %d datasets with runs trained for this table under both presets; "+
+		"a dataset with runs under one preset only joins once the other preset has one. ", len(rows))
 	b.WriteString("Seconds per fold, mean over the dataset's runs trained for this table (their count in brackets). Ours: the run's wall time (500 epochs with evaluation, " +
 		"ONNX Runtime with one thread on one core, so close to its CPU time), on the processors of the status table; sessions whose machines carried other load inflate it. ")
 	for _, c := range h.SameFold {
