@@ -27,8 +27,12 @@ import (
 // more seeds for some tables (MoreSeeds).
 var (
 	// Tables are the paper tables, in the order they are run and shown
-	// (reproduction/run-sweeps.sh): Tables 3, 4, 6, 5, 7 and 2.
-	Tables = []string{"sparse_ratio", "experts_k", "depth_L", "stride_q", "shape_length_m", "ablation"}
+	// (reproduction/run-sweeps.sh): Tables 3, 4, 6, 5, 7 and 2, then the
+	// appendix's studies of the number of experts Ĉ, the MoE and shared
+	// expert networks and the loss weight λ (only summary rows in the
+	// paper), on the same datasets.
+	Tables = []string{"sparse_ratio", "experts_k", "depth_L", "stride_q", "shape_length_m", "ablation",
+		"num_experts", "moe_expert_network", "shared_expert_network", "lambda"}
 	// Presets are the protocols: comparable with the paper, and the same
 	// without the fold leak.
 	Presets = []string{softshape.ProtocolReferenceCompat, softshape.ProtocolReferenceFresh}
@@ -421,12 +425,16 @@ func presetLabel(e Entry) string {
 	return e.Preset
 }
 
-// titleOf is the paper's title of a table.
+// titleOf is the paper's title of a table: of its per-dataset table, else
+// of its printed summary.
 func titleOf(e Entry) string {
 	if e.Built != nil {
 		return strings.TrimSpace(e.Built.Title)
 	}
 	if t, err := paper.PerDataset(e.Table); err == nil {
+		return strings.TrimSpace(t.Title)
+	}
+	if t, err := paper.Summary(e.Table); err == nil { // the appendix's studies: summary rows only
 		return strings.TrimSpace(t.Title)
 	}
 	return e.Table

@@ -16,7 +16,13 @@
 #     SoftShape), reused from Table 3; Fixed-8 trains on every dataset, also
 #     where the authors' m is 8 (its explicit shape_length=8 keys it apart
 #     from the default configuration);
-#   - Table 2 (ablation): SoftShape reuses Table 3's η = 50% runs.
+#   - Table 2 (ablation): SoftShape reuses Table 3's η = 50% runs;
+#   - the appendix's studies, which the paper gives as summary rows only:
+#     the number of experts Ĉ (num_experts), the MoE expert network
+#     (moe_expert_network), the shared expert network (shared_expert_network)
+#     and the loss weight λ (lambda); each one's default column (Ĉ = C, the
+#     original MoE expert, the Inception shared expert, λ = 0.001) reuses
+#     Table 3's η = 50% runs. They train with the 419a7d9 binary.
 # Tables 5, 7 and 2 train with the 013978b binary. That binary predates
 # Table 7's Val-Select column as the default run (8d4257a) and rejects the
 # variant SoftShape there: give it TABLES="… shape_length_m:Fixed-8,Multi-Seq …",
@@ -48,7 +54,7 @@ SOFTSHAPE="${SOFTSHAPE:-./softshape-bin}" # ./softshape is the package folder
 BACKEND="${BACKEND:-fastest}"
 DATA="${DATA:-../shared/ucr}"
 SEEDS="${SEEDS:-42}"
-TABLES="${TABLES:-sparse_ratio experts_k depth_L stride_q shape_length_m:SoftShape,Fixed-8,Multi-Seq ablation}"
+TABLES="${TABLES:-sparse_ratio experts_k depth_L stride_q shape_length_m:SoftShape,Fixed-8,Multi-Seq ablation num_experts moe_expert_network shared_expert_network lambda}"
 PRESETS="${PRESETS:-reference_compat reference_fresh}"
 # Smallest first (series × length, one full-batch step per epoch under both presets).
 DATASETS="${DATASETS:-ItalyPowerDemand GunPoint DistalPhalanxOutlineAgeGroup MiddlePhalanxTW ArrowHead Trace}"

@@ -71,9 +71,14 @@ func shortTitle(e Entry) string {
 	return head + ": " + rest
 }
 
-// tableLabel is "Table 5", the paper table's number alone.
+// tableLabel is "Table 5", the paper table's number alone; an appendix
+// study, which has no number, is named whole ("Appendix: loss weight λ").
 func tableLabel(table string) string {
-	label, _, _ := strings.Cut(shortTitle(Entry{Table: table}), ":")
+	short := shortTitle(Entry{Table: table})
+	label, _, _ := strings.Cut(short, ":")
+	if !strings.HasPrefix(label, "Table") {
+		return short
+	}
 	return label
 }
 

@@ -47,9 +47,31 @@ func TestFullModeRendersCommittedStore(t *testing.T) {
 			t.Errorf("%q: rendering changed the committed store", c.settings)
 		}
 	}
+	// A clone where nobody ran the table: the error says what to run.
+	repositoryWithoutRuns(t)
 	if _, err := CommittedTable("moe_expert_network", CommittedPreset); !errors.Is(err, ErrNotCommitted) || !strings.Contains(err.Error(), "reproduction/run-sweeps.sh") {
 		t.Errorf("moe_expert_network: %v", err)
 	}
+}
+
+// repositoryWithoutRuns makes RepoRoot, for the rest of the test, a fresh
+// folder holding this module's go.mod and nothing else, found through
+// $GONB_DIR as a notebook finds the repository: a clone before any sweep
+// ran. It returns that root.
+func repositoryWithoutRuns(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module "+modulePath+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(root, "notebooks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GONB_DIR", filepath.Join(root, "notebooks"))
+	if got := RepoRoot(); got != root {
+		t.Fatalf("RepoRoot() = %s, want the repository without runs %s", got, root)
+	}
+	return root
 }
 
 // TestNotebookFullModeUsesCommittedStore follows a notebook's parameter cell:
@@ -78,9 +100,15 @@ func TestNotebookFullModeUsesCommittedStore(t *testing.T) {
 			t.Errorf("%s: full mode without a results folder does not use the committed store (results %s)", name, p.Results)
 		}
 	}
-	if p.UsesCommitted("moe_expert_network") {
-		t.Error("moe_expert_network is not part of the reproduction, yet UsesCommitted")
+	if p.UsesCommitted("params_inference_time") {
+		t.Error("params_inference_time is not part of the reproduction, yet UsesCommitted")
 	}
+	t.Run("clone without runs", func(t *testing.T) {
+		repositoryWithoutRuns(t)
+		if p.UsesCommitted("sparse_ratio") {
+			t.Error("a repository without committed runs: full mode uses its committed store")
+		}
+	})
 	if !strings.Contains(p.String(), "committed reproduction") {
 		t.Errorf("parameter line %q does not say the tables come from the committed reproduction", p.String())
 	}
@@ -144,14 +172,17 @@ func TestCommittedMessagesAreRepoRelative(t *testing.T) {
 			t.Errorf("repoPath(%q) = %q, want %q", c.path, got, c.want)
 		}
 	}
-	_, err := CommittedTable("moe_expert_network", "reference_fresh")
-	if !errors.Is(err, ErrNotCommitted) || !strings.Contains(err.Error(), "(reproduction/results/reference_fresh/moe_expert_network)") || strings.Contains(err.Error(), root) {
-		t.Errorf("CommittedTable(moe_expert_network): %v", err)
-	}
-	_, err = CommittedTables("moe_expert_network")
-	if !errors.Is(err, ErrNotCommitted) || !strings.Contains(err.Error(), "of moe_expert_network under reproduction/results: ") || strings.Contains(err.Error(), root) {
-		t.Errorf("CommittedTables(moe_expert_network): %v", err)
-	}
+	t.Run("clone without runs", func(t *testing.T) {
+		root := repositoryWithoutRuns(t)
+		_, err := CommittedTable("moe_expert_network", "reference_fresh")
+		if !errors.Is(err, ErrNotCommitted) || !strings.Contains(err.Error(), "(reproduction/results/reference_fresh/moe_expert_network)") || strings.Contains(err.Error(), root) {
+			t.Errorf("CommittedTable(moe_expert_network): %v", err)
+		}
+		_, err = CommittedTables("moe_expert_network")
+		if !errors.Is(err, ErrNotCommitted) || !strings.Contains(err.Error(), "of moe_expert_network under reproduction/results: ") || strings.Contains(err.Error(), root) {
+			t.Errorf("CommittedTables(moe_expert_network): %v", err)
+		}
+	})
 	if !IsCommitted("sparse_ratio") {
 		return
 	}

@@ -151,9 +151,12 @@ func TestCommittedTablesBothPresets(t *testing.T) {
 			t.Errorf("%s: %v, not over the datasets complete under both presets %v", n.Name, n.Err, c.Comparison.Common)
 		}
 	}
-	if _, err := CommittedTables("moe_expert_network"); !errors.Is(err, ErrNotCommitted) || !strings.Contains(err.Error(), "TABLES=moe_expert_network reproduction/run-sweeps.sh") {
-		t.Errorf("a table without committed runs: %v", err)
-	}
+	t.Run("clone without runs", func(t *testing.T) {
+		repositoryWithoutRuns(t)
+		if _, err := CommittedTables("moe_expert_network"); !errors.Is(err, ErrNotCommitted) || !strings.Contains(err.Error(), "TABLES=moe_expert_network reproduction/run-sweeps.sh") {
+			t.Errorf("a table without committed runs: %v", err)
+		}
+	})
 	// Its figures' places: rank bars and a CD diagram, no line chart over
 	// its (not swept) columns.
 	if figs := uncommittedFigures("moe_expert_network"); len(figs) != 2 || figs[0].Name != "moe_expert_network_ranks" || figs[1].Name != "moe_expert_network_cd" || !errors.Is(figs[0].Err, ErrNoFigure) {
@@ -294,22 +297,29 @@ func TestFullModeTrainsNothing(t *testing.T) {
 	}
 
 	// Without a results folder, a table nobody committed (the appendix's
-	// number of experts) is one line naming the command that makes it, and
-	// each of its figures' places says why it is empty: no archive needed,
-	// nothing trained.
+	// number of experts, in a clone before any sweep ran) is one line
+	// naming the command that makes it, and each of its figures' places
+	// says why it is empty: no archive needed, nothing trained.
+	t.Run("clone without runs", func(t *testing.T) {
+		repositoryWithoutRuns(t)
+		full, err := Params{Execution: softshape.Execution{DataRoot: t.TempDir()}, Quick: false}.Resolve()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := captureStdout(t, func() {
+			ShowTable(context.Background(), "num_experts", full)
+			ShowFigures(context.Background(), "num_experts", full)
+		})
+		for _, want := range []string{"no committed full-protocol runs of num_experts", "`TABLES=num_experts reproduction/run-sweeps.sh`",
+			"*Figure num_experts_ranks not drawn: no figure: no committed full-protocol runs of num_experts yet", "*Figure num_experts_sweep not drawn:"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("no %q in\n%s", want, out)
+			}
+		}
+	})
 	full, err := Params{Execution: softshape.Execution{DataRoot: t.TempDir()}, Quick: false}.Resolve()
 	if err != nil {
 		t.Fatal(err)
-	}
-	out = captureStdout(t, func() {
-		ShowTable(context.Background(), "num_experts", full)
-		ShowFigures(context.Background(), "num_experts", full)
-	})
-	for _, want := range []string{"no committed full-protocol runs of num_experts", "`TABLES=num_experts reproduction/run-sweeps.sh`",
-		"*Figure num_experts_ranks not drawn: no figure: no committed full-protocol runs of num_experts yet", "*Figure num_experts_sweep not drawn:"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("no %q in\n%s", want, out)
-		}
 	}
 	// Table 1 renders its section of docs/reproduction.md from the
 	// committed runs, however many there are (none: it says so, and names
