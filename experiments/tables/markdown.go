@@ -267,7 +267,11 @@ func (t *Table) markdownSummary(b *bufio.Writer) {
 	if len(s.Datasets) > 0 && len(s.Datasets) <= 30 {
 		fmt.Fprintf(b, " (%s)", strings.Join(s.Datasets, ", "))
 	}
-	fmt.Fprintf(b, "; the paper's per-dataset figures on the same %d dataset(s); the paper's printed summary over all its datasets. %s; accuracies are rounded to 4 decimals first.\n\n", len(s.PaperDatasets), ranksNote(t.CDRanks))
+	paperRows := fmt.Sprintf("the paper's per-dataset figures on the same %d dataset(s)", len(s.PaperDatasets))
+	if len(s.PaperColumns) == 0 && s.Printed != nil { // an appendix study: the paper prints its summary only
+		paperRows = "the paper gives no per-dataset figures for this table"
+	}
+	fmt.Fprintf(b, "; %s; the paper's printed summary over all its datasets. %s; accuracies are rounded to 4 decimals first.\n\n", paperRows, ranksNote(t.CDRanks))
 	if len(s.Excluded) > 0 {
 		fmt.Fprintf(b, "Left out of our summary (%d): %s.\n\n", len(s.Excluded), mdEscape(strings.Join(s.Excluded, "; ")))
 	}
