@@ -160,7 +160,7 @@ func sweptValues(names []string, logSpaced bool) (xs []float64, ticks []string) 
 // Sweep draws our accuracy against the swept value of t: one solid line per
 // dataset with our runs, each point the mean over its runs with a bar of ± its
 // standard error (tables.Value.SE, over folds and seeds); the paper's values
-// dashed in the same colours; and thick lines for the averages the table's
+// dashed in the same colours (the caption says when the paper has none); and thick lines for the averages the table's
 // summary prints (Avg. Acc: over the datasets with every column complete and
 // valid; the paper's over the same datasets), ours with a band of ± its
 // standard error. The x axis is numeric where the columns name numbers
@@ -174,7 +174,11 @@ func Sweep(t *tables.Table) (*plots.Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	meta := tableMeta(t, "Accuracy vs "+d.label, d.datasets, "solid: ours, "+seBarsNote(t)+"; dashed: the paper's values", d.averageNote)
+	paperNote := "dashed: the paper's values"
+	if len(d.paper) == 0 { // an appendix study: a printed summary only, in the table
+		paperNote = "the paper gives no per-dataset values for this table"
+	}
+	meta := tableMeta(t, "Accuracy vs "+d.label, d.datasets, "solid: ours, "+seBarsNote(t)+"; "+paperNote, d.averageNote)
 	var opts []plots.Option
 	if d.avgOurs != nil {
 		opts = append(opts, plots.WithAverage(*d.avgOurs))

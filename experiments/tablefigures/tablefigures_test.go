@@ -321,3 +321,24 @@ func TestSweepCaptionOneDataset(t *testing.T) {
 		t.Errorf("caption note %q", d.averageNote)
 	}
 }
+
+// TestSweepCaptionPaperLines: the caption promises the paper's dashed lines
+// only where the paper gives per-dataset values; for a table without them
+// (an appendix study, printed as a summary only) it says so instead.
+func TestSweepCaptionPaperLines(t *testing.T) {
+	tb := handTable("experts_k", 2) // every paper value NaN
+	f, err := Sweep(tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := f.Caption(); strings.Contains(c, "dashed") || !strings.Contains(c, "the paper gives no per-dataset values for this table") {
+		t.Errorf("no paper values, caption %q", c)
+	}
+	tb.Rows[0].Paper[1] = 0.8
+	if f, err = Sweep(tb); err != nil {
+		t.Fatal(err)
+	}
+	if c := f.Caption(); !strings.Contains(c, "dashed: the paper's values") || strings.Contains(c, "no per-dataset values") {
+		t.Errorf("a paper value, caption %q", c)
+	}
+}
