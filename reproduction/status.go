@@ -180,6 +180,12 @@ func differencesLine(t *tables.Table) (ours, paper string) {
 	if len(ds) == 0 {
 		return fmt.Sprintf("no setting paired with %s yet", t.Default), "—"
 	}
+	// A table the paper prints as a summary only: its differences are those
+	// of the printed averages, over all its datasets (tables.Difference).
+	printed := ""
+	if slices.ContainsFunc(ds, func(d tables.Difference) bool { return d.PaperPrinted }) {
+		printed = printedNote
+	}
 	var trends, within, p []string
 	for _, d := range ds {
 		if d.Trend() == 0 {
@@ -209,16 +215,23 @@ func differencesLine(t *tables.Table) (ours, paper string) {
 			return ours, "—"
 		}
 		if lo == hi {
-			return ours, fmt.Sprintf("%s pp", pp(lo))
+			return ours, fmt.Sprintf("%s pp%s", pp(lo), printed)
 		}
-		return ours, fmt.Sprintf("%s to %s pp, every setting − %s", pp(lo), pp(hi), t.Default)
+		return ours, fmt.Sprintf("%s to %s pp, every setting − %s%s", pp(lo), pp(hi), t.Default, printed)
 	}
 	ours = fmt.Sprintf("beyond 2 SE from %s: %s", t.Default, strings.Join(trends, ", "))
 	if len(within) > 0 {
 		ours += "; within 2 SE: " + strings.Join(within, ", ")
 	}
-	return ours, paperCell(p)
+	if len(p) == 0 {
+		return ours, paperCell(p)
+	}
+	return ours, paperCell(p) + printed
 }
+
+// printedNote follows the paper's differences of a table it prints as a
+// summary only (the appendix's studies).
+const printedNote = " (its printed Avg. Acc, over all its datasets)"
 
 func paperCell(p []string) string {
 	if len(p) == 0 {

@@ -149,7 +149,7 @@ func VerdictsMarkdown(entries []Entry, table string) string {
 		b.WriteString("Each claim as the paired difference of two settings over every (dataset, seed, fold) run both have, in percentage points ± its standard error, " +
 			"pooling every seed committed under the preset; a trend is called only beyond two standard errors (the rule and the verdicts of docs/reproduction.md). " +
 			"n counts the paired runs and the datasets they come from: a setting some datasets cannot take (invalid) pairs fewer. " +
-			"Paper: its own difference over the same datasets. Carried by: the dataset whose runs make more than half of the difference, or without whose runs the trend falls within 2 SE.\n\n")
+			"Paper: its own difference over the same datasets (for a study it prints as a summary only, the difference of its printed Avg. Acc, over all its datasets). Carried by: the dataset whose runs make more than half of the difference, or without whose runs the trend falls within 2 SE.\n\n")
 		b.WriteString("| claim | preset | seeds | ours (pp ± SE) | paper (pp) | verdict | carried by |\n|---|---|---|---:|---:|---|---|\n")
 		for _, v := range vs {
 			word := "**" + v.Word + "**"
@@ -162,6 +162,9 @@ func VerdictsMarkdown(entries []Entry, table string) string {
 			paperPP := "—"
 			if !math.IsNaN(v.Diff.Paper) {
 				paperPP = pp(v.Diff.Paper)
+			}
+			if v.Diff.PaperPrinted {
+				paperPP += printedNote
 			}
 			driver := "—"
 			if v.Driver != "" {

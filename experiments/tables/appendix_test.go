@@ -39,6 +39,21 @@ func TestSummaryOnlyTables(t *testing.T) {
 		}
 	}
 
+	// The paper prints this study as a summary only: its difference is
+	// that of its printed averages (Ĉ=C/2 0.9215, Ĉ=C 0.9453, Ĉ=2C 0.9408),
+	// said so wherever it is shown.
+	ds := tab.Differences()
+	if len(ds) != 2 || ds[0].Column != "Ĉ=C/2" || !ds[0].PaperPrinted || math.Abs(ds[0].Paper-(0.9215-0.9453)) > 1e-12 ||
+		ds[1].Column != "Ĉ=2C" || math.Abs(ds[1].Paper-(0.9408-0.9453)) > 1e-12 {
+		t.Fatalf("num_experts differences %+v", ds)
+	}
+	if got := ds[0].PaperString(); got != "-0.0238 (printed Avg. Acc)" {
+		t.Errorf("PaperString %q", got)
+	}
+	if !strings.Contains(md.String(), "| Ĉ=2C | +0.0250 ± 0.0250 (n=2) | -0.0045 (printed Avg. Acc) |") {
+		t.Errorf("num_experts Markdown lacks the printed difference:\n%s", md.String())
+	}
+
 	f = newFixture(t, sweep.GridSpec{Table: "moe_expert_network", Datasets: []string{"ArrowHead", "CBF"}, Folds: []int{1}, Seeds: []int64{1}})
 	if len(f.grid.Blocked()) != 0 || len(f.grid.Cells) != 6 {
 		t.Fatalf("moe grid: %d blocked, %d cells", len(f.grid.Blocked()), len(f.grid.Cells))

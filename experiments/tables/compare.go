@@ -453,12 +453,16 @@ func (c *Comparison) markdownSummary(b *bufio.Writer) {
 	}
 	if i := slices.IndexFunc(c.Differences[:], func(d []Difference) bool { return len(d) > 0 }); i >= 0 {
 		diffs := c.Differences[i]
-		row("paper − "+c.Default+" (on the datasets of ours, "+c.Labels[i]+")", func(col string) string {
+		where := "on the datasets of ours, " + c.Labels[i]
+		if len(diffs) > 0 && diffs[0].PaperPrinted {
+			where = "its printed Avg. Acc, over all its datasets"
+		}
+		row("paper − "+c.Default+" ("+where+")", func(col string) string {
 			k := slices.IndexFunc(diffs, func(d Difference) bool { return d.Column == col })
-			if k < 0 || math.IsNaN(diffs[k].Paper) {
+			if k < 0 {
 				return dash
 			}
-			return fmt.Sprintf("%+.4f", diffs[k].Paper)
+			return diffs[k].PaperString()
 		})
 	}
 	for _, bw := range []struct {

@@ -25,8 +25,12 @@ type Difference struct {
 	Seeds  int
 	SeedSE float64
 	// Paper is the paper's difference averaged over the same datasets, NaN
-	// when the paper has no per-dataset figures for them.
-	Paper float64
+	// when the paper has no per-dataset figures for them. For a table the
+	// paper prints as a summary only (the appendix's studies) it is the
+	// difference of its printed Avg. Acc, the mean of its per-dataset
+	// differences over all its datasets, and PaperPrinted is true.
+	Paper        float64
+	PaperPrinted bool
 	// Datasets counts the datasets of the pairs: a setting that some
 	// datasets cannot take (invalid) pairs fewer than the table holds.
 	Datasets int
@@ -134,7 +138,27 @@ func (t *Table) Between(column, base string) (d Difference, ok bool) {
 	if len(paperDiffs) > 0 {
 		d.Paper = stat.Mean(paperDiffs, nil)
 	}
+	if ps := t.Summary.Printed; len(t.Summary.PaperColumns) == 0 && ps != nil {
+		a, okA := ps.AvgAcc(column)
+		b, okB := ps.AvgAcc(base)
+		if okA && okB {
+			d.Paper, d.PaperPrinted = a-b, true
+		}
+	}
 	return d, true
+}
+
+// PaperString is the paper's difference as a table cell: "+0.0123", with
+// " (printed Avg. Acc)" where it is the difference of the printed averages
+// over all the paper's datasets (PaperPrinted); "—" without one.
+func (d Difference) PaperString() string {
+	switch {
+	case math.IsNaN(d.Paper):
+		return dash
+	case d.PaperPrinted:
+		return fmt.Sprintf("%+.4f (printed Avg. Acc)", d.Paper)
+	}
+	return fmt.Sprintf("%+.4f", d.Paper)
 }
 
 // Pair is one paired difference a − b in test accuracy: the run of one
