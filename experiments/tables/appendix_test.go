@@ -79,6 +79,13 @@ func TestSummaryOnlyTables(t *testing.T) {
 	}
 	md.Reset()
 	tab.Markdown(&md)
+	// Its printed differences from the original MoE expert (0.9453).
+	for _, d := range tab.Differences() {
+		want := map[string]float64{"FCN": 0.8652 - 0.9453, "TSLANet (ICB)": 0.9049 - 0.9453}[d.Column]
+		if !d.PaperPrinted || want == 0 || math.Abs(d.Paper-want) > 1e-12 {
+			t.Errorf("moe difference %s: paper %v (printed %v), want %v", d.Column, d.Paper, d.PaperPrinted, want)
+		}
+	}
 	for _, w := range []string{"| Avg. Acc — ours | 0.8500 | 0.9000 | 0.9500 |", "| Avg. Acc — paper, printed | 0.8652 | 0.9049 | 0.9453 |"} {
 		if !strings.Contains(md.String(), w) {
 			t.Errorf("moe Markdown lacks %q:\n%s", w, md.String())
