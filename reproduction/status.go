@@ -183,7 +183,7 @@ func differencesLine(t *tables.Table) (ours, paper string) {
 	// A table the paper prints as a summary only: its differences are those
 	// of the printed averages, over all its datasets (tables.Difference).
 	printed := ""
-	if slices.ContainsFunc(ds, func(d tables.Difference) bool { return d.PaperPrinted }) {
+	if t.Summary.PrintedOnly() {
 		printed = printedNote
 	}
 	var trends, within, p []string

@@ -454,7 +454,7 @@ func (c *Comparison) markdownSummary(b *bufio.Writer) {
 	if i := slices.IndexFunc(c.Differences[:], func(d []Difference) bool { return len(d) > 0 }); i >= 0 {
 		diffs := c.Differences[i]
 		where := "on the datasets of ours, " + c.Labels[i]
-		if len(diffs) > 0 && diffs[0].PaperPrinted {
+		if c.Tables[i] != nil && c.Tables[i].Summary.PrintedOnly() {
 			where = "its printed Avg. Acc, over all its datasets"
 		}
 		row("paper − "+c.Default+" ("+where+")", func(col string) string {

@@ -138,9 +138,9 @@ func (t *Table) Between(column, base string) (d Difference, ok bool) {
 	if len(paperDiffs) > 0 {
 		d.Paper = stat.Mean(paperDiffs, nil)
 	}
-	if ps := t.Summary.Printed; len(t.Summary.PaperColumns) == 0 && ps != nil {
-		a, okA := ps.AvgAcc(column)
-		b, okB := ps.AvgAcc(base)
+	if t.Summary.PrintedOnly() {
+		a, okA := t.Summary.Printed.AvgAcc(column)
+		b, okB := t.Summary.Printed.AvgAcc(base)
 		if okA && okB {
 			d.Paper, d.PaperPrinted = a-b, true
 		}

@@ -167,7 +167,7 @@ func (t *Table) markdownDifferences(b *bufio.Writer) {
 	seeds := slices.ContainsFunc(ds, func(d Difference) bool { return d.Seeds > 1 })
 	fmt.Fprintf(b, "## Differences from %s\n\n", mdEscape(t.Default))
 	paperNote := "the mean of its per-dataset differences over the same datasets"
-	if slices.ContainsFunc(ds, func(d Difference) bool { return d.PaperPrinted }) {
+	if t.Summary.PrintedOnly() {
 		paperNote = "the paper prints this table as a summary only: the difference of its printed Avg. Acc, over all its datasets"
 	}
 	fmt.Fprintf(b, "Ours: mean paired difference in test accuracy over every (dataset, seed, fold) run, ± its standard error; a trend is called only beyond two standard errors. Paper: %s.\n\n", paperNote)
@@ -269,7 +269,7 @@ func (t *Table) markdownSummary(b *bufio.Writer) {
 		fmt.Fprintf(b, " (%s)", strings.Join(s.Datasets, ", "))
 	}
 	paperRows := fmt.Sprintf("the paper's per-dataset figures on the same %d dataset(s)", len(s.PaperDatasets))
-	if len(s.PaperColumns) == 0 && s.Printed != nil { // an appendix study: the paper prints its summary only
+	if s.PrintedOnly() {
 		paperRows = "the paper gives no per-dataset figures for this table"
 	}
 	fmt.Fprintf(b, "; %s; the paper's printed summary over all its datasets. %s; accuracies are rounded to 4 decimals first.\n\n", paperRows, ranksNote(t.CDRanks))

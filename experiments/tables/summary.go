@@ -40,6 +40,11 @@ type Summary struct {
 	Problems []string
 }
 
+// PrintedOnly reports whether the paper gives this table as its printed
+// summary alone, without per-dataset figures (the appendix's studies): its
+// differences are then those of the printed averages (Difference.PaperPrinted).
+func (s Summary) PrintedOnly() bool { return len(s.PaperColumns) == 0 && s.Printed != nil }
+
 // round4 rounds an accuracy to four decimals, as the paper prints it.
 func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
 
