@@ -18,8 +18,12 @@
 # Quick settings (override any of them from the environment): SOFTSHAPE_QUICK=1,
 # SOFTSHAPE_FOLDS=1, SOFTSHAPE_DATASETS=ItalyPowerDemand,GunPoint,ArrowHead
 # (three small datasets of the 18-dataset tables, so CD diagrams can be
-# drawn), SOFTSHAPE_SETTINGS="epochs=4;warmup_epochs=2;embed_dim=32",
-# SOFTSHAPE_HEADLESS=1 (interactive panels draw once and return).
+# drawn), SOFTSHAPE_SETTINGS="epochs=4;warmup_epochs=2;embed_dim=32" and with
+# it SOFTSHAPE_BACKEND=go, SOFTSHAPE_HEADLESS=1 (interactive panels draw once
+# and return). The pure-Go backend, not the notebooks' "fastest": for runs
+# this short ONNX Runtime's start-up per run (building its session for each
+# graph: seconds at depth 2, tens of seconds at depth 6) outweighs its faster epochs
+# (environment.md, "Parameters and environment variables").
 #
 # Full mode (SOFTSHAPE_QUICK=0) sets none of the quick settings and, unless
 # SOFTSHAPE_RESULTS is set, gives no results folder, as a Jupyter user's full
@@ -49,7 +53,10 @@ esac
 if [ "$full" = 0 ]; then
   export SOFTSHAPE_FOLDS="${SOFTSHAPE_FOLDS:-1}"
   export SOFTSHAPE_DATASETS="${SOFTSHAPE_DATASETS-ItalyPowerDemand,GunPoint,ArrowHead}"
-  export SOFTSHAPE_SETTINGS="${SOFTSHAPE_SETTINGS-epochs=4;warmup_epochs=2;embed_dim=32}"
+  if [ -z "${SOFTSHAPE_SETTINGS+set}" ]; then
+    export SOFTSHAPE_SETTINGS="epochs=4;warmup_epochs=2;embed_dim=32"
+    export SOFTSHAPE_BACKEND="${SOFTSHAPE_BACKEND-go}"
+  fi
 fi
 export SOFTSHAPE_HEADLESS=1
 export SOFTSHAPE_OFFLINE="${SOFTSHAPE_OFFLINE:-1}"
@@ -88,7 +95,7 @@ fi
 "$PY" "$NB_DIR/check_outputs.py" --self-test >/dev/null || { "$PY" "$NB_DIR/check_outputs.py" --self-test; exit 1; }
 "$PY" "$NB_DIR/check_outputs.py" --clean "${NOTEBOOKS[@]}" || exit 1
 
-echo "run-headless: ${#NOTEBOOKS[@]} notebooks, quick=$SOFTSHAPE_QUICK folds=${SOFTSHAPE_FOLDS:-} datasets=${SOFTSHAPE_DATASETS:-} settings=${SOFTSHAPE_SETTINGS:-} results=${SOFTSHAPE_RESULTS:-}"
+echo "run-headless: ${#NOTEBOOKS[@]} notebooks, quick=$SOFTSHAPE_QUICK folds=${SOFTSHAPE_FOLDS:-} datasets=${SOFTSHAPE_DATASETS:-} settings=${SOFTSHAPE_SETTINGS:-} backend=${SOFTSHAPE_BACKEND:-fastest} results=${SOFTSHAPE_RESULTS:-}"
 failed=()
 summary=""
 total_start=$(date +%s)
