@@ -168,6 +168,9 @@ func trainOne(ds *data.Dataset, c *chainSpec, opts RunOptions, out *outputs) (gr
 		return 0, nil, err
 	}
 	defer j.finalize()
+	if err := j.loadResume(opts.ResumePath, opts.ResumeEvery, opts.OnResume); err != nil {
+		return j.graphs, nil, err
+	}
 	st, err := j.newRunState(0, 0)
 	if err != nil {
 		return 0, nil, err
@@ -181,6 +184,9 @@ func trainOne(ds *data.Dataset, c *chainSpec, opts RunOptions, out *outputs) (gr
 		return j.graphs, nil, err
 	}
 	runErr, err = j.collect(st, ds, out)
+	if err == nil {
+		err = j.removeResume()
+	}
 	return j.graphs, runErr, err
 }
 
@@ -226,6 +232,9 @@ func trainRuns(ds *data.Dataset, runs []RunSpec, opts RunOptions, out *outputs) 
 	chains, err := planChains(ds, runs, opts)
 	if err != nil {
 		return 0, err
+	}
+	if opts.ResumePath != "" && (len(chains) != 1 || len(chains[0].folds) != 1) {
+		return 0, errors.New("a resume state (RunOptions.ResumePath) is of one run of one fold: these runs train several folds")
 	}
 	seeds := map[int64]bool{}
 	for _, r := range runs {
@@ -283,12 +292,19 @@ func jobTask(ds *data.Dataset, chains []*chainSpec, out *outputs) task {
 			return nil, 0, err
 		}
 		defer j.finalize()
-		if chains[0].carryIn != "" {
+		if err := j.loadResume(opts.ResumePath, opts.ResumeEvery, opts.OnResume); err != nil {
+			return nil, j.graphs, err
+		}
+		// A resume state holds all a carried state would give, and more.
+		if chains[0].carryIn != "" && chains[0].resumed == nil {
 			if err := j.resumeCarried(chains[0].carryIn); err != nil {
 				return nil, j.graphs, err
 			}
 		}
 		errs, err := j.train(ds, opts, out)
+		if err == nil {
+			err = j.removeResume()
+		}
 		return errs, j.graphs, err
 	}
 }
@@ -388,6 +404,11 @@ type chainSpec struct {
 	// carryIn and carryOut are RunOptions.CarryIn and CarryOut of the one
 	// fold_reset=carry chain of a TrainRuns call.
 	carryIn, carryOut string
+	// resumeTo is where its one fold saves its progress (RunOptions.
+	// ResumePath); resumed the progress it continues from (loadResume),
+	// nil when it starts the fold.
+	resumeTo resumeTo
+	resumed  *resumed
 }
 
 // planChains validates the runs, prepares their folds and groups carry runs
@@ -657,7 +678,7 @@ func (j *job) finish(states []*runState) error {
 				if !onlySaveErrors(err) {
 					return err
 				}
-				st.saveErr = err
+				st.saveErr = errors.Join(st.saveErr, err)
 			}
 		}
 		if err := st.resumeCarry(); err != nil {
@@ -687,9 +708,15 @@ type runState struct {
 	best, last map[string]*tensors.Tensor
 	start      time.Time
 	// checkpoint is the folder that receives the selected model ("" none),
-	// saveErr the *SaveError of a checkpoint not saved (the result stands).
+	// saveErr the *SaveError of a checkpoint or resume state not saved (the
+	// result stands).
 	checkpoint string
 	saveErr    error
+	// stats are the validation statistics the tracker has read, epoch by
+	// epoch (what a resumed run's tracker replays); resume is where and
+	// how often the run saves its progress (none: a zero resumeTo).
+	stats  []float64
+	resume resumeTo
 }
 
 // newRunState starts the k-th fold of run si of j, its batch order drawn
@@ -706,9 +733,16 @@ func (j *job) newRunState(si, k int) (*runState, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &runState{Run: fit.NewRun(len(fd.TrainY), bs, c.cfg.Epochs, shuffle),
+	st := &runState{Run: fit.NewRun(len(fd.TrainY), bs, c.cfg.Epochs, shuffle),
 		cfg: c.cfg, fr: &FoldResult{Fold: fold, BatchSize: bs, ValLoss: math.NaN()}, track: fit.NewTracker(c.cfg.FitRule()),
-		j: j, si: si, want: c.want[k], fold: fold, fd: fd, start: time.Now()}, nil
+		j: j, si: si, want: c.want[k], fold: fold, fd: fd, start: time.Now(), resume: c.resumeTo}
+	st.resume.saved = st.start
+	if k == 0 && c.resumed != nil {
+		if err := st.continueFrom(c.resumed); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
 }
 
 // FitRun is fit.Runner's.
@@ -759,6 +793,7 @@ func (st *runState) endEpoch(val fit.Scores, onEpoch func(EpochStats)) error {
 		// batch-scaled sum (Σ_batches mean CE / n_val).
 		selLoss = st.cfg.SelectionLoss(val.CE, st.BatchSize)
 		selected, stop = st.track.Next(selLoss)
+		st.stats = append(st.stats, selLoss)
 	}
 	if selected {
 		fr.ValLoss, fr.BestEpoch, fr.SelectedPhase = selLoss, es.Epoch, evalPhase

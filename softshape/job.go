@@ -367,8 +367,14 @@ func (j *job) Validate(live []*runState) ([]fit.Scores, error) {
 	return j.evaluate(live, sets)
 }
 
-// EndEpoch is fit.Engine's (runState.endEpoch).
-func (j *job) EndEpoch(st *runState, val fit.Scores) error { return st.endEpoch(val, j.onEpoch) }
+// EndEpoch is fit.Engine's (runState.endEpoch), then saves the run's
+// progress when it is due (saveResume).
+func (j *job) EndEpoch(st *runState, val fit.Scores) error {
+	if err := st.endEpoch(val, j.onEpoch); err != nil {
+		return err
+	}
+	return j.saveResumeIfDue(st)
+}
 
 // step runs one training step of a job of one run (newRunJob) on phase
 // and the batch x [b, T], y [b, 1], the variables it needs created, and

@@ -64,6 +64,24 @@ type RunOptions struct {
 	// out of the last fold requested, for a later CarryIn (a GoMLX
 	// checkpoint; SaveCheckpoint's rules; not saved is a *SaveError).
 	CarryOut string
+	// ResumePath, when set, is a file in which a run of one fold (TrainFold,
+	// or Train of one fold: a fresh run, or the one fold of a
+	// fold_reset=carry chain that starts at fold 1 or continues from
+	// CarryIn) keeps its progress: at the end of an epoch, at most every
+	// ResumeEvery, its weights, Adam and random states, batch order,
+	// validation statistics, selected weights and history (resume.go). A
+	// later run of the same dataset, configuration, seed, fold and forms
+	// with the same ResumePath continues after the saved epoch, bit for bit
+	// as the run that stopped would have gone on; the file is removed once
+	// the fold has trained. A file it cannot continue from is a
+	// *ResumeStateError: nothing is trained and the file is left as it is.
+	ResumePath string
+	// ResumeEvery is the least time between two saves of ResumePath (0:
+	// DefaultResumeEvery).
+	ResumeEvery time.Duration
+	// OnResume, when set, is told of each save of ResumePath and of the
+	// progress a run continues from, from the goroutine training the run.
+	OnResume func(ResumeEvent)
 	// OnEpoch, when set, is called after every epoch (progress bars, live curves).
 	OnEpoch func(EpochStats)
 	// Execution is how the runs execute: MaxRuns, RunAxis and Fast apply
@@ -148,6 +166,10 @@ type FoldResult struct {
 	// RunAxis is true when the run trained with others as one model with a
 	// run axis (RunOptions.RunAxis).
 	RunAxis bool
+	// ResumedAt lists the epochs (0-based) at which the fold continued from
+	// its saved progress (RunOptions.ResumePath), in order; empty when it
+	// trained in one go. Wall then sums the time of the stretches.
+	ResumedAt []int
 	// History has one entry per epoch.
 	History []EpochStats
 }

@@ -16,6 +16,9 @@ type Run struct {
 	BatchSize int
 	// Shuffle, when not nil, shuffles Order at the start of every epoch.
 	Shuffle *rand.Rand
+	// Start is the first epoch Train trains: 0, or the epoch a run that
+	// stopped continues from (its Order, Shuffle and progress restored).
+	Start int
 
 	// Order is the order of the training samples in the epoch in progress.
 	Order []int
@@ -104,18 +107,25 @@ type Engine[R Runner] interface {
 	EndEpoch(r R, val Scores) error
 }
 
-// Train trains runs in lockstep until none goes on: each epoch trains
-// the runs still going (those not Done within their Epochs), validates
+// Train trains runs in lockstep until none goes on: each epoch from the
+// runs' first Start trains the runs still going (those not Done, from
+// their Start, within their Epochs), validates
 // those that did not fail, and ends their epoch. Written once, it drives
 // every training path: a run on its own (R = 1) or R runs that share an
 // engine's graphs.
 func Train[R Runner](e Engine[R], runs []R) error {
-	for epoch := 0; ; epoch++ {
+	first := 0
+	for i, r := range runs {
+		if s := r.FitRun().Start; i == 0 || s < first {
+			first = s
+		}
+	}
+	for epoch := first; ; epoch++ {
 		// act: the runs training this epoch, in the given order (an
 		// engine's graphs may list their runs in it).
 		var act []R
 		for _, r := range runs {
-			if fr := r.FitRun(); !fr.Done && epoch < fr.Epochs {
+			if fr := r.FitRun(); !fr.Done && fr.Start <= epoch && epoch < fr.Epochs {
 				act = append(act, r)
 			}
 		}
