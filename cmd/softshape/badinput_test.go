@@ -118,6 +118,7 @@ func TestBadInputs(t *testing.T) {
 		{name: "train -stopped-runs", cmd: train, args: []string{"-stopped-runs", "stay"}, want: []string{`-stopped-runs: stopped runs "stay": want leave or ride`}},
 		{name: "sweep -stopped-runs", cmd: "sweep", args: []string{"-table", "ablation", "-quick", "-stopped-runs", "Ride"}, want: []string{`-stopped-runs: stopped runs "Ride"`}},
 		{name: "sweep -max-runs -2", cmd: "sweep", args: []string{"-table", "ablation", "-quick", "-max-runs", "-2"}, want: []string{"-max-runs -2: want 0"}},
+		{name: "sweep -save-progress -1m", cmd: "sweep", args: []string{"-table", "ablation", "-quick", "-save-progress", "-1m"}, want: []string{"-save-progress -1m0s: want a duration of 0 (never) or more"}},
 		{name: "train -seed overflow", cmd: train, args: []string{"-seed", "99999999999999999999"}, want: []string{"flag -seed", "out of range"}},
 		{name: "train positional dataset", cmd: train, args: []string{"GunPoint"}, want: []string{`unexpected argument "GunPoint"`, "-dataset"}},
 		{name: "train unknown dataset", cmd: train, args: []string{"-dataset", "GunPiont", "-offline", "-data", t.TempDir()}, want: []string{`unknown dataset "GunPiont"`, "did you mean GunPoint"}},

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/softshape-go/softshape/experiments/slurm"
 	"github.com/softshape-go/softshape/experiments/sweep"
@@ -54,6 +55,8 @@ type slurmSweep struct {
 	// the -backend flag's value).
 	exec                 softshape.Execution
 	retryFailed, noReuse bool
+	// saveProgress is -save-progress (passed on when not the default).
+	saveProgress time.Duration
 }
 
 // sweepArgs returns the grid flags that make every task compute the same
@@ -100,6 +103,9 @@ func (s slurmSweep) sweepArgs() ([]string, error) {
 	}
 	if s.noReuse {
 		args = append(args, "-no-reuse")
+	}
+	if s.saveProgress != softshape.DefaultResumeEvery {
+		args = append(args, "-save-progress="+s.saveProgress.String())
 	}
 	return args, nil
 }

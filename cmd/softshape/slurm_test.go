@@ -62,6 +62,16 @@ func TestSweepEmitSlurm(t *testing.T) {
 	}
 	b, _ = os.ReadFile(script)
 	contains(t, string(b), "  -fast \\\n")
+	// A -save-progress other than the default goes into every task (the
+	// default, which every task has, is left out).
+	if strings.Contains(string(b), "-save-progress") {
+		t.Errorf("-save-progress went into the script without being asked for:\n%s", b)
+	}
+	if out, err := sweepCLI(t, results, "-emit-slurm", script, "-slurm-tasks", "2", "-slurm-binary", "/opt/softshape", "-save-progress", "30m"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	b, _ = os.ReadFile(script)
+	contains(t, string(b), "  -save-progress=30m0s \\\n")
 	// -stopped-runs, deprecated and without effect, is accepted but never
 	// passed on, whichever policy it names.
 	for _, p := range []string{"ride", "leave"} {

@@ -11,6 +11,7 @@ import (
 	"github.com/softshape-go/softshape/ablations"
 	"github.com/softshape-go/softshape/experiments/pipeline"
 	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/softshape"
 )
 
 // runSweep implements "softshape sweep": the runs behind one paper table,
@@ -35,12 +36,20 @@ func runSweep(args []string, stdout io.Writer) error {
 	dryRun := fs.Bool("dry-run", false, "list the cells of this shard and their state; train nothing, write nothing")
 	retry := fs.Bool("retry-failed", false, "run again the cells whose record says failed")
 	noReuse := fs.Bool("no-reuse", false, "train even when the same computation was recorded for another variant or table")
+	saveProgress := fs.Duration("save-progress", softshape.DefaultResumeEvery, "how often a fold in training (one cell at a time) saves its progress beside its record (<record>.resume), so that a sweep killed in the middle of a fold continues it from its last save, bit for bit; 0: never")
 	sf := addSlurmFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *table == "" {
 		return fmt.Errorf("-table is required: one of %s", strings.Join(ablations.TableNames(), ", "))
+	}
+	if *saveProgress < 0 {
+		return fmt.Errorf("-save-progress %v: want a duration of 0 (never) or more", *saveProgress)
+	}
+	resumeEvery := *saveProgress
+	if resumeEvery == 0 {
+		resumeEvery = -1 // the runner's "never"
 	}
 	if *sf.emit == "" { // a Slurm job's -data is a folder of the cluster's
 		if err := checkDataRoot(fs, rf.e.DataRoot); err != nil {
@@ -77,7 +86,7 @@ func runSweep(args []string, stdout io.Writer) error {
 			return errors.New("-emit-slurm writes the job of every shard: leave out -shard and -dry-run")
 		}
 		return emitSlurm(stdout, sf, slurmSweep{spec: spec, grid: grid, folds: *rf.folds, seeds: *seeds, exec: rf.e,
-			results: *results, retryFailed: *retry, noReuse: *noReuse})
+			results: *results, retryFailed: *retry, noReuse: *noReuse, saveProgress: *saveProgress})
 	}
 	cells := sh.Select(grid.Cells)
 	mode := "full"
@@ -96,7 +105,7 @@ func runSweep(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rep, err := pipeline.Train(context.Background(), store, cells, pipeline.Training{Execution: exec, NoReuse: *noReuse, RetryFailed: *retry, Log: stdout, WorkersSetting: "-workers", BackendSetting: "-backend"})
+	rep, err := pipeline.Train(context.Background(), store, cells, pipeline.Training{Execution: exec, NoReuse: *noReuse, RetryFailed: *retry, ResumeEvery: resumeEvery, Log: stdout, WorkersSetting: "-workers", BackendSetting: "-backend"})
 	if err != nil {
 		return err
 	}

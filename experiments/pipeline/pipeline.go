@@ -16,6 +16,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/softshape-go/softshape/ablations"
 	"github.com/softshape-go/softshape/experiments/slurm"
@@ -94,8 +95,9 @@ type Training struct {
 	// Workers the number of cells trained at once (0: automatic,
 	// sweep.PlanWorkers); the rest is passed to the runner.
 	softshape.Execution
-	// NoReuse and RetryFailed are passed to the runner.
+	// NoReuse, RetryFailed and ResumeEvery are passed to the runner.
 	NoReuse, RetryFailed bool
+	ResumeEvery          time.Duration
 	// Log receives the plan lines and one line per run (nil: discarded).
 	Log io.Writer
 	// WorkersSetting and BackendSetting name the settings Workers and BackendName came
@@ -122,7 +124,7 @@ func Train(ctx context.Context, store *sweep.Store, cells []sweep.Cell, t Traini
 	if err != nil {
 		return sweep.Report{}, fmt.Errorf("%s: %w", cmp.Or(t.WorkersSetting, "workers"), err)
 	}
-	r := &sweep.Runner{Execution: t.Execution, Store: store, Log: log, NoReuse: t.NoReuse, RetryFailed: t.RetryFailed}
+	r := &sweep.Runner{Execution: t.Execution, Store: store, Log: log, NoReuse: t.NoReuse, RetryFailed: t.RetryFailed, ResumeEvery: t.ResumeEvery}
 	backend, err := plan.Apply(r, t.BackendName)
 	if err != nil {
 		return sweep.Report{}, fmt.Errorf("%s: %w", cmp.Or(t.BackendSetting, "backend"), err)

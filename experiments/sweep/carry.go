@@ -15,6 +15,18 @@ import (
 // (softshape.RunOptions.CarryOut).
 const carrySuffix = ".carry"
 
+// resumeSuffix ends the name of a cell's saved progress: the file beside
+// its record that a fold in training saves itself to
+// (softshape.RunOptions.ResumePath), present while the fold trains.
+const resumeSuffix = ".resume"
+
+// ResumePath returns the file in which the fold of k keeps its progress
+// while it trains, so that a sweep killed in the middle of the fold
+// continues it from there (Runner.ResumeEvery).
+func (s *Store) ResumePath(k Key) string {
+	return filepath.Join(s.root, k.Dir(), k.base()+resumeSuffix)
+}
+
 // CarryPath returns the folder of the state a fold_reset=carry run carries
 // out of the fold of k (its weights, Adam state and random streams after that
 // fold), present while the run's next fold is still to train.

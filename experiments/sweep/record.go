@@ -105,6 +105,11 @@ type Record struct {
 	// with a run axis (softshape.RunOptions.RunAxis): the same computation,
 	// rounded otherwise in the last bits.
 	RunAxis bool `json:"run_axis,omitempty"`
+	// ResumedAt lists the epochs (0-based) at which the fold continued from
+	// its saved progress after a sweep stopped in the middle of it
+	// (Runner.ResumeEvery), bit for bit as if it had not stopped; empty
+	// when it trained in one go. WallSeconds then sums the stretches.
+	ResumedAt []int `json:"resumed_at_epochs,omitempty"`
 	// SpeedForms is true when the run trained the model's speed forms
 	// (Runner.Fast, softshape.Execution.Fast) instead of its plain
 	// graphs: the same computation, rounded otherwise in the last bits.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"runtime/debug"
 	"sync"
@@ -71,6 +72,13 @@ type Runner struct {
 	// OnExecute, when set, is called when a cell starts training (after its
 	// lock is taken), e.g. to count executions in tests.
 	OnExecute func(Key)
+	// ResumeEvery is how often a cell that trains alone (the default
+	// training, one cell at a time) saves its progress beside its record
+	// (Store.ResumePath; softshape.RunOptions.ResumePath), so that a sweep
+	// killed in the middle of a fold continues that fold from its last
+	// save, bit for bit, instead of from its first epoch: 0 means
+	// softshape.DefaultResumeEvery, a negative value never saves.
+	ResumeEvery time.Duration
 }
 
 // Report counts what Run did with the cells it was given.
@@ -536,6 +544,7 @@ func (rec *Record) fill(fr softshape.FoldResult) *Record {
 	rec.BestEpoch, rec.EpochsRun, rec.SelectedPhase = fr.BestEpoch, fr.EpochsRun, fr.SelectedPhase.String()
 	rec.SelectedWarmUp = fr.SelectedWarmUp
 	rec.BatchSize, rec.Params, rec.RunAxis = fr.BatchSize, fr.Params, fr.RunAxis
+	rec.ResumedAt = fr.ResumedAt
 	rec.WallSeconds = Float(fr.Wall.Seconds())
 	rec.finish(StatusOK, nil)
 	if err := rec.Validate(); err != nil {
@@ -570,37 +579,58 @@ func (w *worker) trainFunc(c Cell) TrainFunc {
 	}
 }
 
-// trainFold is DefaultTrain, except that a fold_reset=carry run continues
-// from the state the store holds from the run's previous fold
-// (Store.CarryPath), else trains the earlier folds again. After each fold
-// but the last it saves the state carried out of it in the store, so that
-// the next fold, in this sweep or in one resumed after a kill, continues
-// without training the earlier folds again.
+// trainFold is DefaultTrain, except that the fold keeps its progress in
+// the store (Store.ResumePath, every Runner.ResumeEvery) and continues from
+// it after a kill, and that a fold_reset=carry run continues from the state
+// the store holds from the run's previous fold (Store.CarryPath), else
+// trains the earlier folds again (then without saving its progress, which
+// is of one fold). After each fold but the last it saves the state carried
+// out of it in the store, so that the next fold, in this sweep or in one
+// resumed after a kill, continues without training the earlier folds again.
 func (w *worker) trainFold(c Cell, ds *data.Dataset, cfg softshape.Config, fold int, opts softshape.RunOptions) (*Outcome, error) {
-	if !cfg.CarriesFolds() {
-		return DefaultTrain(ds, cfg, fold, opts)
-	}
 	st, store := w.st, w.st.r.Store
-	tmp, err := store.carryOut(c.Key, opts.FoldCount())
-	if err != nil {
+	tmp := ""
+	if cfg.CarriesFolds() {
+		var err error
+		if tmp, err = store.carryOut(c.Key, opts.FoldCount()); err != nil {
+			return nil, err
+		}
+		if tmp != "" {
+			defer checkpointdir.Remove(tmp) // nothing left to remove once renamed
+		}
+		opts.CarryIn, opts.CarryOut = store.carriedIn(c.Key), tmp
+		if opts.CarryIn != "" {
+			st.logf("resume %s from the state carried out of fold %d (%s)", c.Key, fold, opts.CarryIn)
+		}
+	}
+	if err := w.keepProgress(c, &opts); err != nil {
 		return nil, err
-	}
-	if tmp != "" {
-		defer checkpointdir.Remove(tmp) // nothing left to remove once renamed
-	}
-	opts.CarryIn, opts.CarryOut = store.carriedIn(c.Key), tmp
-	if opts.CarryIn != "" {
-		st.logf("resume %s from the state carried out of fold %d (%s)", c.Key, fold, opts.CarryIn)
 	}
 	out, err := trainAndTime(ds, cfg, fold, opts)
 	var bad *softshape.CarriedStateError
 	if opts.CarryIn != "" && errors.As(err, &bad) {
 		st.logf("carried state %s not used (%v): training folds 1–%d of %s again", bad.Dir, bad.Err, fold, c.Key)
-		opts.CarryIn = ""
+		opts.CarryIn, opts.ResumePath = "", ""
+		out, err = trainAndTime(ds, cfg, fold, opts)
+	}
+	var stale *softshape.ResumeStateError
+	if errors.As(err, &stale) {
+		// The store's own file, of another run of this cell (another
+		// version of the code, say): it trains the fold from the start.
+		st.logf("saved progress %s not used (%v): training %s from its first epoch", stale.Path, stale.Err, c.Key)
+		if err := os.Remove(stale.Path); err != nil {
+			return nil, fmt.Errorf("removing unusable saved progress: %w", err)
+		}
 		out, err = trainAndTime(ds, cfg, fold, opts)
 	}
 	if out == nil {
 		return nil, err
+	}
+	if !cfg.CarriesFolds() {
+		if err != nil {
+			return nil, err
+		}
+		return out, nil
 	}
 	if err == nil {
 		err = store.keepCarried(tmp, c.Key)
@@ -609,6 +639,33 @@ func (w *worker) trainFold(c Cell, ds *data.Dataset, cfg softshape.Config, fold 
 		st.logf("%s: carried state not saved (%v): a resumed sweep trains this chain's folds again", c.Key, err)
 	}
 	return out, nil
+}
+
+// keepProgress sets opts to save cell c's progress in the store
+// (Store.ResumePath, every Runner.ResumeEvery) and to continue from it,
+// unless Runner.ResumeEvery is negative or the cell's fold cannot be
+// trained alone (a fold_reset=carry fold after the first with no carried
+// state trains the folds before it too); the saves and a continuation are
+// logged.
+func (w *worker) keepProgress(c Cell, opts *softshape.RunOptions) error {
+	st := w.st
+	if st.r.ResumeEvery < 0 || (c.Config.CarriesFolds() && c.Fold > 1 && opts.CarryIn == "") {
+		return nil
+	}
+	path := st.r.Store.ResumePath(c.Key)
+	if err := st.r.Store.mkdirAll(filepath.Dir(path)); err != nil {
+		return err
+	}
+	opts.ResumePath, opts.ResumeEvery = path, st.r.ResumeEvery
+	opts.OnResume = func(ev softshape.ResumeEvent) {
+		switch {
+		case ev.Loaded:
+			st.logf("resume %s at epoch %d from its saved progress (%s)", c.Key, ev.Epoch+1, ev.Path)
+		case ev.Err != nil:
+			st.logf("%s: progress not saved (%v): the fold goes on", c.Key, ev.Err)
+		}
+	}
+	return nil
 }
 
 // carryGroups splits cells (in key order) into the units a worker takes:
