@@ -303,7 +303,10 @@ func (j *job) saveResume(st *runState) error {
 	defer os.Remove(tmp) // nothing left to remove once renamed
 	w := bufio.NewWriter(f)
 	enc := gob.NewEncoder(w)
-	err = enc.Encode(resumeMagic)
+	err = f.Chmod(0o644) // as the records beside it, not CreateTemp's 0600
+	if err == nil {
+		err = enc.Encode(resumeMagic)
+	}
 	if err == nil {
 		err = enc.Encode(h)
 	}
