@@ -114,6 +114,43 @@ type resumed struct {
 	best   map[string]*tensors.Tensor
 }
 
+// ResumeEpoch returns the epoch (0-based) that the progress saved in the
+// resume file at path continues with, i.e. the epochs its fold has
+// trained, reading only the file's description of the run. A file that is
+// not a resume state is a *ResumeStateError.
+func ResumeEpoch(path string) (int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	_, h, err := readResumeHeader(path, gob.NewDecoder(bufio.NewReader(f)))
+	if err != nil {
+		return 0, err
+	}
+	return h.NextEpoch, nil
+}
+
+// readResumeHeader reads the start of the resume file at path from dec:
+// its mark and its description of the run (the values follow). Its errors
+// are *ResumeStateError values; fail makes more of them.
+func readResumeHeader(path string, dec *gob.Decoder) (fail func(format string, args ...any) error, h resumeHeader, err error) {
+	fail = func(format string, args ...any) error {
+		return &ResumeStateError{Path: path, Err: fmt.Errorf(format, args...)}
+	}
+	var magic string
+	if err := dec.Decode(&magic); err != nil || magic != resumeMagic {
+		return fail, h, fail("not a resume state")
+	}
+	if err := dec.Decode(&h); err != nil {
+		return fail, h, fail("reading: %w", err)
+	}
+	if h.Version != resumeVersion {
+		return fail, h, fail("layout version %d, want %d", h.Version, resumeVersion)
+	}
+	return fail, h, nil
+}
+
 // oneRun returns the chain of a job of one run of one fold, or an error.
 func (j *job) oneRun() (*chainSpec, error) {
 	if len(j.chains) != 1 || len(j.chains[0].folds) != 1 {
@@ -144,24 +181,14 @@ func (j *job) loadResume(path string, every time.Duration, on func(ResumeEvent))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	fail := func(format string, args ...any) error {
-		return &ResumeStateError{Path: path, Err: fmt.Errorf(format, args...)}
-	}
 	if err != nil {
-		return fail("%w", err)
+		return &ResumeStateError{Path: path, Err: err}
 	}
 	defer f.Close()
 	dec := gob.NewDecoder(bufio.NewReader(f))
-	var magic string
-	if err := dec.Decode(&magic); err != nil || magic != resumeMagic {
-		return fail("not a resume state")
-	}
-	var h resumeHeader
-	if err := dec.Decode(&h); err != nil {
-		return fail("reading: %w", err)
-	}
-	if h.Version != resumeVersion {
-		return fail("layout version %d, want %d", h.Version, resumeVersion)
+	fail, h, err := readResumeHeader(path, dec)
+	if err != nil {
+		return err
 	}
 	want := j.resumeHeader(c)
 	for _, p := range []struct {

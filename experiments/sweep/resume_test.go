@@ -18,7 +18,8 @@ import (
 // sweep saves it), is continued from there by the next sweep, with the
 // record of the fold trained in one go, and its saved progress is gone
 // afterwards. A file there that is not saved progress is not used: the
-// fold trains from its first epoch, with the same record.
+// fold trains from its first epoch, with the same record. Before it,
+// status says where the stopped fold will continue.
 func TestSweepContinuesSavedProgress(t *testing.T) {
 	settings := "protocol=reference_fresh;shuffle=true;embed_dim=16;epochs=6;warmup_epochs=2"
 	spec := GridSpec{Table: "depth_L", Datasets: []string{"CBF-r"}, Variants: []string{"L=2"}, Folds: []int{2}, Seeds: []int64{4}, Settings: settings}
@@ -59,6 +60,11 @@ func TestSweepContinuesSavedProgress(t *testing.T) {
 			}
 		} else if err := os.WriteFile(path, []byte("not saved progress"), 0o644); err != nil {
 			t.Fatal(err)
+		}
+		if st := s.CellStatus(c.Key); saved && (st.State != StateMissing || !strings.Contains(st.Detail, "progress saved after epoch 4 ")) {
+			t.Errorf("status of the stopped fold: %s, %q; want missing, with its progress saved after epoch 4", st.State, st.Detail)
+		} else if !saved && st.Detail != "" {
+			t.Errorf("status beside a foreign file: %q, want no detail", st.Detail)
 		}
 		var log strings.Builder
 		r := &Runner{Store: s, Backend: backend, Load: cbfLoader, Log: &log}

@@ -6,6 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"sort"
+	"strings"
+
+	"github.com/softshape-go/softshape/softshape"
 )
 
 // CellState is the state of one expected cell.
@@ -39,7 +42,8 @@ type CellStatus struct {
 	Key Key
 	// State is its state.
 	State CellState
-	// Detail is the error or the lock owner.
+	// Detail is the error or the lock owner, and where the fold of a cell
+	// without a record stopped (its saved progress, Store.ResumePath).
 	Detail string
 }
 
@@ -140,6 +144,20 @@ func (s *Store) CellStatus(k Key) CellStatus {
 	case !errors.Is(err, fs.ErrNotExist):
 		return CellStatus{Key: k, State: StateCorrupt, Detail: err.Error()}
 	}
+	st := s.lockStatus(k)
+	if epoch, err := softshape.ResumeEpoch(s.ResumePath(k)); err == nil {
+		saved := fmt.Sprintf("progress saved after epoch %d (the next sweep continues from it)", epoch)
+		if st.State == StateRunning {
+			saved = fmt.Sprintf("progress saved after epoch %d", epoch)
+		}
+		st.Detail = strings.TrimPrefix(st.Detail+"; "+saved, "; ")
+	}
+	return st
+}
+
+// lockStatus returns the state of cell k, which has no record: running or
+// missing, as its lock says.
+func (s *Store) lockStatus(k Key) CellStatus {
 	path := s.LockPath(k)
 	info, _, ok, err := readLock(path)
 	if err != nil {
