@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path"
+	"strings"
 
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
@@ -116,6 +117,18 @@ func storeFor(m *Model, refShapeLen int) *model.Store {
 	root.SetParam(paramRefShapeLen, refShapeLen)
 	root.SetParam(paramStrideRule, strideRuleNow)
 	return store
+}
+
+// release finalizes the job's graphs of phase (its training steps and its
+// evaluation: the second field of their keys in execs), if any: a later
+// use builds them again.
+func (j *job) release(phase Phase) {
+	for key, e := range j.execs {
+		if strings.SplitN(key, "|", 3)[1] == phase.String() {
+			e.Finalize()
+			delete(j.execs, key)
+		}
+	}
 }
 
 func (j *job) finalize() {
@@ -301,6 +314,14 @@ func (j *job) TrainEpoch(act []*runState, maxSteps int) error {
 		byRun[st.si] = st
 	}
 	phase := act[0].phase()
+	if phase == Sparse {
+		// After the warm-up no graph of the dense phase runs in the
+		// fold (validation follows the phase; a selected warm-up model is
+		// scored by a graph built again): free them, and with them, on
+		// ONNX Runtime, their sessions' memory, before the sparse
+		// graphs take theirs.
+		j.release(Dense)
+	}
 	if err := j.materialize(phase, min(act[0].BatchSize, len(act[0].Order))); err != nil {
 		return err
 	}
