@@ -42,15 +42,15 @@
 # (f79ea93), one preset per core:
 #   TABLES=main DATASETS="<the 62 names of Table1Datasets, space-separated>" PRESETS=reference_compat taskset -c 0 reproduction/run-sweeps.sh
 #   TABLES=main DATASETS="<the 62 names>" PRESETS=reference_fresh  taskset -c 1 reproduction/run-sweeps.sh
-# EOGVerticalSignal, whose folds outlast a 3-hour session on one core (20 GB:
-# alone beside small-memory work), trains with the binary of d94a9b8, which saves
-# a fold's progress every 10 minutes and continues it after a kill (sweep
-# -save-progress) and computes what f79ea93 computes: on ECG200 and Trace, folds
-# 1-2 under both presets (ECG200's fold 1 killed once in its middle and
-# continued), its records equal f79ea93's bit for bit, ECG200's being the
-# committed ones (trained on another processor) and Trace's trained beside them
-# (Trace's committed Table 1 records are reused from Table 3's 13e7ca1 runs,
-# which differ from both in the last bits).
+# EOGVerticalSignal, whose folds outlast a 3-hour session on one core, trains
+# with the binary of cf71ab9, which saves a fold's progress every 10 minutes and
+# continues it after a kill (sweep -save-progress), and frees a fold's warm-up
+# graphs when its sparse phase starts (less memory); it computes what f79ea93
+# computes: on ECG200 and Trace, folds 1-2 under both presets (ECG200's fold 1
+# killed once in its middle and continued), its records equal f79ea93's bit for
+# bit, ECG200's being the committed ones (trained on another processor) and
+# Trace's trained beside them (Trace's committed Table 1 records are reused from
+# Table 3's 13e7ca1 runs, which differ from both in the last bits).
 #
 # One process per preset (PRESETS=reference_compat, PRESETS=reference_fresh) uses
 # one core each: confine each with taskset -c (or a cpuset cgroup), which gives
