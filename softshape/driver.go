@@ -678,7 +678,7 @@ func (j *job) finish(states []*runState) error {
 				if !onlySaveErrors(err) {
 					return err
 				}
-				st.saveErr = errors.Join(st.saveErr, err)
+				st.saveErr = err
 			}
 		}
 		if err := st.resumeCarry(); err != nil {
@@ -708,8 +708,7 @@ type runState struct {
 	best, last map[string]*tensors.Tensor
 	start      time.Time
 	// checkpoint is the folder that receives the selected model ("" none),
-	// saveErr the *SaveError of a checkpoint or resume state not saved (the
-	// result stands).
+	// saveErr the *SaveError of a checkpoint not saved (the result stands).
 	checkpoint string
 	saveErr    error
 	// stats are the validation statistics the tracker has read, epoch by
