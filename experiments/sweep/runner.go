@@ -645,8 +645,8 @@ func (w *worker) trainFold(c Cell, ds *data.Dataset, cfg softshape.Config, fold 
 // (Store.ResumePath, every Runner.ResumeEvery) and to continue from it,
 // unless Runner.ResumeEvery is negative or the cell's fold cannot be
 // trained alone (a fold_reset=carry fold after the first with no carried
-// state trains the folds before it too); the saves and a continuation are
-// logged.
+// state trains the folds before it too); a continuation and a failed save
+// are logged.
 func (w *worker) keepProgress(c Cell, opts *softshape.RunOptions) error {
 	st := w.st
 	if st.r.ResumeEvery < 0 || (c.Config.CarriesFolds() && c.Fold > 1 && opts.CarryIn == "") {
