@@ -394,7 +394,8 @@ func (j *job) EndEpoch(st *runState, val fit.Scores) error {
 	if err := st.endEpoch(val, j.onEpoch); err != nil {
 		return err
 	}
-	return j.saveResumeIfDue(st)
+	j.saveResumeIfDue(st)
+	return nil
 }
 
 // step runs one training step of a job of one run (newRunJob) on phase

@@ -124,31 +124,35 @@ func ResumeEpoch(path string) (int, error) {
 		return 0, err
 	}
 	defer f.Close()
-	_, h, err := readResumeHeader(path, gob.NewDecoder(bufio.NewReader(f)))
+	h, err := readResumeHeader(path, gob.NewDecoder(bufio.NewReader(f)))
 	if err != nil {
 		return 0, err
 	}
 	return h.NextEpoch, nil
 }
 
+// resumeStateError is a *ResumeStateError of the file at path, its cause
+// formatted as by fmt.Errorf.
+func resumeStateError(path, format string, args ...any) error {
+	return &ResumeStateError{Path: path, Err: fmt.Errorf(format, args...)}
+}
+
 // readResumeHeader reads the start of the resume file at path from dec:
 // its mark and its description of the run (the values follow). Its errors
-// are *ResumeStateError values; fail makes more of them.
-func readResumeHeader(path string, dec *gob.Decoder) (fail func(format string, args ...any) error, h resumeHeader, err error) {
-	fail = func(format string, args ...any) error {
-		return &ResumeStateError{Path: path, Err: fmt.Errorf(format, args...)}
-	}
+// are *ResumeStateError values.
+func readResumeHeader(path string, dec *gob.Decoder) (resumeHeader, error) {
 	var magic string
+	var h resumeHeader
 	if err := dec.Decode(&magic); err != nil || magic != resumeMagic {
-		return fail, h, fail("not a resume state")
+		return h, resumeStateError(path, "not a resume state")
 	}
 	if err := dec.Decode(&h); err != nil {
-		return fail, h, fail("reading: %w", err)
+		return h, resumeStateError(path, "reading: %w", err)
 	}
 	if h.Version != resumeVersion {
-		return fail, h, fail("layout version %d, want %d", h.Version, resumeVersion)
+		return h, resumeStateError(path, "layout version %d, want %d", h.Version, resumeVersion)
 	}
-	return fail, h, nil
+	return h, nil
 }
 
 // oneRun returns the chain of a job of one run of one fold, or an error.
@@ -186,10 +190,11 @@ func (j *job) loadResume(path string, every time.Duration, on func(ResumeEvent))
 	}
 	defer f.Close()
 	dec := gob.NewDecoder(bufio.NewReader(f))
-	fail, h, err := readResumeHeader(path, dec)
+	h, err := readResumeHeader(path, dec)
 	if err != nil {
 		return err
 	}
+	fail := func(format string, args ...any) error { return resumeStateError(path, format, args...) }
 	want := j.resumeHeader(c)
 	for _, p := range []struct {
 		name      string
@@ -259,7 +264,7 @@ func (j *job) resumeHeader(c *chainSpec) resumeHeader {
 func (st *runState) continueFrom(r *resumed) error {
 	h := r.header
 	if len(h.Order) != len(st.Order) {
-		return &ResumeStateError{Path: st.resume.path, Err: fmt.Errorf("it has %d training samples, not %d", len(h.Order), len(st.Order))}
+		return resumeStateError(st.resume.path, "it has %d training samples, not %d", len(h.Order), len(st.Order))
 	}
 	st.Start = h.NextEpoch
 	copy(st.Order, h.Order)
@@ -280,17 +285,16 @@ func (st *runState) continueFrom(r *resumed) error {
 // saveResumeIfDue saves st's progress (saveResume) when st saves any, goes
 // on, and its last save (or start) is at least its interval ago; a failed
 // save is told to OnResume, and the run goes on.
-func (j *job) saveResumeIfDue(st *runState) error {
+func (j *job) saveResumeIfDue(st *runState) {
 	r := &st.resume
 	if r.path == "" || st.Done || st.Err != nil || time.Since(r.saved) < r.every {
-		return nil
+		return
 	}
 	err := j.saveResume(st)
 	r.saved = time.Now()
 	if r.on != nil {
 		r.on(ResumeEvent{Path: r.path, Epoch: st.Epoch + 1, Err: err})
 	}
-	return nil
 }
 
 // saveResume writes st's progress after its epoch in progress to its resume
