@@ -49,8 +49,11 @@
 # computes: on ECG200 and Trace, folds 1-2 under both presets (ECG200's fold 1
 # killed once in its middle and continued), its records equal f79ea93's bit for
 # bit, ECG200's being the committed ones (trained on another processor) and
-# Trace's trained beside them (Trace's committed Table 1 records are reused from
-# Table 3's 13e7ca1 runs, which differ from both in the last bits).
+# Trace's trained beside them.
+# Table 1's six sweep datasets are trained again with -no-reuse (arguments are
+# passed on to every sweep), not copied from the other tables' runs, which older
+# binaries made (docs/reproduction.md, "Table 1 from its own binary"):
+#   TABLES=main PRESETS=reference_compat taskset -c 0 reproduction/run-sweeps.sh -no-reuse
 #
 # One process per preset (PRESETS=reference_compat, PRESETS=reference_fresh) uses
 # one core each: confine each with taskset -c (or a cpuset cgroup), which gives
@@ -75,7 +78,7 @@ for spec in $TABLES; do
     for preset in $PRESETS; do
       echo "== $(date -u +%FT%TZ) $spec $ds $preset"
       "$SOFTSHAPE" sweep -table "$table" "${variants[@]}" -datasets "$ds" -seeds "$SEEDS" -set "protocol=$preset" \
-        -backend "$BACKEND" -data "$DATA" -offline -results "reproduction/results/$preset"
+        -backend "$BACKEND" -data "$DATA" -offline -results "reproduction/results/$preset" "$@"
     done
   done
 done
