@@ -43,7 +43,9 @@ func figureMark(n Named) string {
 // diagram) and in full mode (the committed reproduction: the table, the
 // sweep chart and each preset's figures; without committed runs, why each
 // is missing, and the paper's printed summary: committedOutputs); and every
-// figure of a table with committed runs is drawn from them. The check is check_outputs.py's own, run on notebooks made of
+// figure of a table with committed runs is drawn from them, but one its
+// datasets complete under both presets are too few for (tooFewCommon).
+// The check is check_outputs.py's own, run on notebooks made of
 // these cells with those outputs.
 func TestNotebookExpectsItsTables(t *testing.T) {
 	python, err := exec.LookPath("python3")
