@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/softshape-go/softshape/experiments/tables"
+	"github.com/softshape-go/softshape/internal/buildinfo"
 	"github.com/softshape-go/softshape/softshape"
 )
 
@@ -45,9 +46,9 @@ var (
 type Manifest struct {
 	// CodeCommit is the commit of the binary that trained the runs; Machine
 	// the machine (CPU, cores, memory) they ran on. Both are given when the
-	// manifest is written: records do not hold the commit, and only newer
-	// records their CPU (each entry's CPUs, from its records, say which
-	// processors they were; sessions on "one" machine can differ several-fold).
+	// manifest is written: only newer records hold the commit of their
+	// binary and their CPU (each entry's CodeVersions and CPUs, from its
+	// records, say which; sessions on "one" machine can differ several-fold).
 	CodeCommit string `json:"code_commit"`
 	Machine    string `json:"machine"`
 	// Datasets and Seeds are the plan's.
@@ -72,6 +73,12 @@ type ManifestEntry struct {
 	Hosts            []string `json:"hosts"`
 	CPUs             []string `json:"cpus"`
 	RunsWithoutCPU   int      `json:"runs_without_cpu,omitempty"`
+	// CodeVersions are the revisions of the binaries that trained the
+	// entry's runs, where their records name them (CheckCodeCommit holds
+	// them to the manifest's CodeCommit); RunsWithoutCodeVersion counts the
+	// runs whose records do not.
+	CodeVersions           []string `json:"code_versions,omitempty"`
+	RunsWithoutCodeVersion int      `json:"runs_without_code_version,omitempty"`
 	// Datasets are the entry's planned datasets when they are not the
 	// manifest's (Table 1: Table1Datasets); RunsOf names the table whose
 	// runs it is read from when not its own (its wall time counted there).
@@ -80,6 +87,25 @@ type ManifestEntry struct {
 	// Seeds are the seeds of the entry's runs: the manifest's Seeds, or
 	// those an item of MoreSeeds adds to the table and preset.
 	Seeds []int64 `json:"seeds"`
+}
+
+// CheckCodeCommit checks that commit, the manifest's CodeCommit, names the
+// binary of every run whose record names its own (Entry.CodeVersions), by its
+// first 7 hex digits or more, and that none was built from uncommitted
+// changes: the manifest's account of which binary trained what must cover
+// every run that says. The error names the table, preset and revision.
+func CheckCodeCommit(entries []Entry, commit string) error {
+	for _, e := range entries {
+		for _, v := range e.CodeVersions {
+			if !buildinfo.Clean(v) {
+				return fmt.Errorf("%s under %s: runs trained by %s, a binary built from uncommitted changes: retrain them with a binary built from a commit", e.Table, e.Preset, buildinfo.Short(v))
+			}
+			if short := buildinfo.Short(v); !strings.Contains(commit, short) {
+				return fmt.Errorf("%s under %s: runs trained by %s, which the manifest's code commit %q does not name: give -commit a text that names it", e.Table, e.Preset, short, commit)
+			}
+		}
+	}
+	return nil
 }
 
 // NewManifest summarises entries.
@@ -91,7 +117,8 @@ func NewManifest(entries []Entry, commit, machine string) Manifest {
 			Protocol:     softshape.DefaultConfig().WithProtocol(p).ProtocolString(),
 			RunsExpected: e.Expected, RunsRecorded: e.Recorded, RunsInvalid: e.Invalid, RunsReused: e.Reused, Complete: e.Complete(),
 			DatasetsComplete: nonNil(e.DatasetsDone), WallHours: math.Round(e.WallSeconds/36) / 100,
-			Backends: nonNil(e.Backends), Hosts: nonNil(e.Hosts), CPUs: nonNil(e.CPUs), RunsWithoutCPU: e.CPUUnrecorded, Seeds: e.item().Seeds})
+			Backends: nonNil(e.Backends), Hosts: nonNil(e.Hosts), CPUs: nonNil(e.CPUs), RunsWithoutCPU: e.CPUUnrecorded,
+			CodeVersions: e.CodeVersions, RunsWithoutCodeVersion: e.CodeVersionUnrecorded, Seeds: e.item().Seeds})
 		me := &m.Entries[len(m.Entries)-1]
 		if ds := PlanDatasets(e.Table); !slices.Equal(ds, Datasets) {
 			me.Datasets = ds

@@ -164,6 +164,12 @@ type Entry struct {
 	// before records held it). Wall times compare only within one CPU.
 	CPUs          []string
 	CPUUnrecorded int
+	// CodeVersions are the revisions of the binaries that trained the ok
+	// records that name theirs (sweep.Record.CodeVersion);
+	// CodeVersionUnrecorded counts those that do not (written before records
+	// held it, or by a binary without VCS information).
+	CodeVersions          []string
+	CodeVersionUnrecorded int
 	// Fold1 are the ok runs of fold 1, which is the same computation under
 	// both presets (Fold1Check compares them).
 	Fold1 []Fold1Run
@@ -308,6 +314,11 @@ func LoadItem(dir string, it Item) (Entry, error) {
 			e.CPUUnrecorded++
 		} else {
 			e.CPUs = addOnce(e.CPUs, rec.CPU)
+		}
+		if rec.CodeVersion == "" {
+			e.CodeVersionUnrecorded++
+		} else {
+			e.CodeVersions = addOnce(e.CodeVersions, rec.CodeVersion)
 		}
 		if rec.ReusedFrom != "" {
 			e.Reused++

@@ -251,6 +251,69 @@ func TestLoadCountsInvalidAndReusedRuns(t *testing.T) {
 	if cpu := hostinfo.CPU(); !slices.Equal(e.CPUs, []string{cpu}) || e.CPUUnrecorded != 0 || !strings.Contains(block, "| "+cpu+" |") {
 		t.Errorf("experts_k: CPUs %q (%d unrecorded), want [%q] in the status table", e.CPUs, e.CPUUnrecorded, cpu)
 	}
+	// A test binary records no revision; a record that names its binary's
+	// is collected, and the manifest lists it beside the count of the others.
+	if len(e.CodeVersions) != 0 || e.CodeVersionUnrecorded != 3 {
+		t.Errorf("experts_k: code versions %q (%d unrecorded), want none (3 unrecorded)", e.CodeVersions, e.CodeVersionUnrecorded)
+	}
+	const rev = "aaaaaaa000000000000000000000000000000001"
+	grid, err := PlannedGrid("experts_k", preset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range grid.Cells {
+		if rec, err := store.Read(c.Key); err == nil && rec.Status == sweep.StatusOK && rec.ReusedFrom == "" {
+			rec.CodeVersion = rev
+			if err := store.Write(rec); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	if entries, err = Load(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range entries {
+		if x.Table == "experts_k" && x.Preset == preset {
+			e = x
+		}
+	}
+	if !slices.Equal(e.CodeVersions, []string{rev}) || e.CodeVersionUnrecorded != 2 {
+		t.Errorf("experts_k after naming one run's binary: code versions %q (%d unrecorded), want [%s] (2 unrecorded)", e.CodeVersions, e.CodeVersionUnrecorded, rev)
+	}
+	if js := string(NewManifest(entries, "aaaaaaa (Table 4)", "m").JSON()); !strings.Contains(js, `"code_versions": [
+        "`+rev+`"
+      ],
+      "runs_without_code_version": 2,`) {
+		t.Errorf("manifest does not list experts_k's code version and the runs without one:\n%s", js)
+	}
+}
+
+// TestCheckCodeCommit: the manifest's code commit must name the binary of
+// every run whose record names its own, and none may be a dirty build.
+func TestCheckCodeCommit(t *testing.T) {
+	const a = "aaaaaaa000000000000000000000000000000001"
+	const b = "bbbbbbb000000000000000000000000000000002"
+	entries := []Entry{{Table: "main", Preset: "reference_fresh", CodeVersions: []string{a}},
+		{Table: "depth_L", Preset: "reference_compat", CodeVersions: []string{b}}, {Table: "ablation", Preset: "reference_compat"}}
+	for _, tc := range []struct {
+		name, commit, wantErr string
+		entries               []Entry
+	}{
+		{"both named", "aaaaaaa (Table 1); bbbbbbb0 (Table 6)", "", entries},
+		{"one unnamed", "aaaaaaa (Table 1)", `depth_L under reference_compat: runs trained by bbbbbbb, which the manifest's code commit "aaaaaaa (Table 1)" does not name`, entries},
+		{"a dirty build", "aaaaaaa", "main under reference_fresh: runs trained by aaaaaaa+dirty, a binary built from uncommitted changes",
+			[]Entry{{Table: "main", Preset: "reference_fresh", CodeVersions: []string{a + "+dirty"}}}},
+		{"no run names its binary", "", "", []Entry{{Table: "main", CodeVersionUnrecorded: 310}}},
+	} {
+		err := CheckCodeCommit(tc.entries, tc.commit)
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.wantErr)
+		}
+	}
 }
 
 // TestCPUCellSaysWhatIsUnrecorded: records written before records held their

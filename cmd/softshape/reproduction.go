@@ -50,6 +50,9 @@ func runReproduction(args []string, stdout io.Writer) error {
 	if *machine == "" {
 		*machine = hostinfo.Machine()
 	}
+	if err := reproduction.CheckCodeCommit(entries, *commit); err != nil {
+		return fmt.Errorf("-commit: %w", err)
+	}
 	m := reproduction.NewManifest(entries, *commit, *machine)
 	text, err := os.ReadFile(*doc)
 	if err != nil {

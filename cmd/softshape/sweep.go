@@ -35,7 +35,7 @@ func runSweep(args []string, stdout io.Writer) error {
 	settings := addSettingsFlag(fs, "", "hyperparameters applied before each variant, e.g. \"embed_dim=64\" (part of every run's key)")
 	dryRun := fs.Bool("dry-run", false, "list the cells of this shard and their state; train nothing, write nothing")
 	retry := fs.Bool("retry-failed", false, "run again the cells whose record says failed")
-	noReuse := fs.Bool("no-reuse", false, "train even when the same computation was recorded for another variant or table")
+	noReuse := fs.Bool("no-reuse", false, "train even when a binary of this commit recorded the same computation for another variant or table")
 	saveProgress := fs.Duration("save-progress", softshape.DefaultResumeEvery, "how often a fold in training (one cell at a time) saves its progress beside its record (<record>.resume), so that a sweep killed in the middle of a fold continues it from its last save, bit for bit; 0: never")
 	sf := addSlurmFlags(fs)
 	if err := parseFlags(fs, args); err != nil {

@@ -49,7 +49,8 @@
 // only with Runner.RetryFailed. A record file that does not parse or
 // validate is reported as corrupt and never overwritten. An ok record of the
 // same dataset, fold, seed and configuration hash made for another variant
-// or table is copied instead of retrained (Record.ReusedFrom says from where).
+// or table by a binary of the same clean revision (Record.CodeVersion) is
+// copied instead of retrained (Record.ReusedFrom says from where).
 //
 // A fold_reset=carry run's fold starts from the weights and Adam state the
 // previous fold ended with. Trained one cell at a time, such a run keeps that

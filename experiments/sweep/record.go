@@ -135,6 +135,12 @@ type Record struct {
 	// 1 of 2 cores"): wall times are comparable only between records of one
 	// CPU. Empty in records written before it was recorded.
 	CPU string `json:"cpu,omitempty"`
+	// CodeVersion is the revision of the binary that trained the run
+	// (buildinfo.Revision: its commit, "+dirty" when built from uncommitted
+	// changes); empty when the binary carried none (go run, -buildvcs=false)
+	// and in records written before it was recorded. A record is copied
+	// for another table only by a binary of the same clean revision.
+	CodeVersion string `json:"code_version,omitempty"`
 	// ReusedFrom is the record (relative path) this one was copied from when
 	// the same computation had already been run for another variant or table.
 	ReusedFrom string `json:"reused_from,omitempty"`

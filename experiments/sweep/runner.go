@@ -17,6 +17,7 @@ import (
 
 	"github.com/softshape-go/softshape/data"
 	"github.com/softshape-go/softshape/internal/backends"
+	"github.com/softshape-go/softshape/internal/buildinfo"
 	"github.com/softshape-go/softshape/internal/checkpointdir"
 	"github.com/softshape-go/softshape/softshape"
 )
@@ -106,6 +107,9 @@ type runState struct {
 	rep      Report
 	datasets map[string]*loadedDataset
 	reuse    map[string]string // reuseID → record path
+	// otherCode maps the reuseID of an ok record that reuse leaves out,
+	// because another build made it, to that build (for the log).
+	otherCode map[string]string
 }
 
 // loadedDataset is a dataset loaded once per Run.
@@ -217,13 +221,29 @@ func (st *runState) countRecorded(cells []Cell) {
 	}
 }
 
-// buildReuseIndex maps every ok record of the store by its computation.
+// buildReuseIndex maps every ok record of the store that this binary's code
+// made by its computation. A record is the same computation as a cell only if
+// the same code made it: the store's build (Record.CodeVersion) must be equal
+// and, when known, clean (a build from uncommitted changes reuses only the
+// runs it trains itself). A binary without a revision (go run, tests) reuses
+// only records without one, as before records carried it. Records left out
+// for their build are noted in otherCode for the log.
 func (st *runState) buildReuseIndex() error {
-	st.reuse = map[string]string{}
+	st.reuse, st.otherCode = map[string]string{}, map[string]string{}
+	build := st.r.Store.build
+	if build != "" && !buildinfo.Clean(build) {
+		st.logf("reuse: this binary was built from uncommitted changes (%s): it copies no record of another run, and trains every cell", buildinfo.Short(build))
+		return nil
+	}
 	return st.r.Store.Walk("", func(path string, rec *Record, err error) error {
-		if err == nil && rec.Status == StatusOK && rec.ReusedFrom == "" {
-			st.reuse[rec.Key().reuseID()] = path
+		if err != nil || rec.Status != StatusOK || rec.ReusedFrom != "" {
+			return nil
 		}
+		if rec.CodeVersion != build {
+			st.otherCode[rec.Key().reuseID()] = rec.CodeVersion
+			return nil
+		}
+		st.reuse[rec.Key().reuseID()] = path
 		return nil
 	})
 }
@@ -404,8 +424,12 @@ func (st *runState) write(c Cell, rec *Record) {
 func (st *runState) reuseRecord(k Key) (bool, error) {
 	st.mu.Lock()
 	src, ok := st.reuse[k.reuseID()]
+	other, byOther := st.otherCode[k.reuseID()]
 	st.mu.Unlock()
 	if !ok {
+		if byOther {
+			st.logf("train  %s: the same computation is recorded, but by another build (%s; this binary: %s), so it is not copied", k, describeBuild(other), describeBuild(st.r.Store.build))
+		}
 		return false, nil
 	}
 	rec, err := st.r.Store.readFile(src)
@@ -424,6 +448,14 @@ func (st *runState) reuseRecord(k Key) (bool, error) {
 	st.count(func(r *Report) { r.Reused++ })
 	st.logf("reused %s: test accuracy %.4f (from %s)", k, float64(cp.TestAccuracy), cp.ReusedFrom)
 	return true, nil
+}
+
+// describeBuild names a build in a log line.
+func describeBuild(rev string) string {
+	if rev == "" {
+		return "no revision recorded"
+	}
+	return buildinfo.Short(rev)
 }
 
 // dataset loads a dataset once per Run.
@@ -505,7 +537,7 @@ func (r *Record) setBackend(b compute.Backend) {
 func (st *runState) newRecord(c Cell) *Record {
 	return &Record{Schema: SchemaVersion, Table: c.Table, Dataset: c.Dataset, Variant: c.Variant, Fold: c.Fold, Seed: c.Seed,
 		Quick: c.Quick, Hash: c.Hash, Mode: modeOf(c.Quick), Config: c.Config.String(), Protocol: c.Config.ProtocolName(),
-		SpeedForms: st.r.Fast, Started: time.Now().UTC(), Hostname: st.r.Store.host, PID: st.r.Store.pid, CPU: st.r.Store.cpu,
+		SpeedForms: st.r.Fast, Started: time.Now().UTC(), Hostname: st.r.Store.host, PID: st.r.Store.pid, CPU: st.r.Store.cpu, CodeVersion: st.r.Store.build,
 		TestAccuracy: Float(nanValue()), ValLoss: Float(nanValue()), WallSeconds: Float(nanValue()), InferenceSeconds: Float(nanValue())}
 }
 

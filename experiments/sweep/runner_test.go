@@ -151,6 +151,64 @@ func TestRunnerReuse(t *testing.T) {
 	}
 }
 
+// TestRunnerReusesOnlyItsOwnBuild: a record is copied for another table only
+// by a binary of the same clean revision; other builds train the cell and say
+// why; a build from uncommitted changes copies only the runs it trains itself.
+func TestRunnerReusesOnlyItsOwnBuild(t *testing.T) {
+	const buildA = "aaaaaaa000000000000000000000000000000001"
+	const buildB = "bbbbbbb000000000000000000000000000000002"
+	root := openStore(t).Root()
+	// Each table's default column: the same computation in every table.
+	def := map[string]string{"depth_L": "L=2", "ablation": "SoftShape", "num_experts": "hatC=C", "sparse_ratio": "50%", "experts_k": "k=1", "stride_q": "q=4"}
+	spec := GridSpec{Table: "depth_L", Datasets: []string{"CBF-a"}, Variants: []string{"L=2"}, Folds: []int{1}, Seeds: []int64{7}, Settings: tinySettings}
+	run := func(build string, tables ...string) (Report, string) {
+		t.Helper()
+		s, err := Open(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.build = build
+		var cells []Cell
+		for _, table := range tables {
+			sp := spec
+			sp.Table, sp.Variants = table, []string{def[table]}
+			cells = append(cells, mustGrid(t, sp).Cells...)
+		}
+		var log strings.Builder
+		rep, err := (&Runner{Store: s, Load: cbfLoader, Train: fakeTrain(0), Log: &log}).Run(context.Background(), cells)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep, log.String()
+	}
+	if rep, _ := run(buildA, "depth_L"); rep.Ran != 1 {
+		t.Fatalf("first run: %+v", rep)
+	}
+	s, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := s.Read(mustGrid(t, spec).Cells[0].Key)
+	if err != nil || rec.CodeVersion != buildA {
+		t.Fatalf("record's code version %q (%v), want %q", rec.CodeVersion, err, buildA)
+	}
+	rep, log := run(buildB, "ablation")
+	if rep.Ran != 1 || rep.Reused != 0 || !strings.Contains(log, "by another build (aaaaaaa; this binary: bbbbbbb)") {
+		t.Errorf("another build: %+v, log:\n%s", rep, log)
+	}
+	if rep, _ := run(buildA, "num_experts"); rep.Reused != 1 || rep.Ran != 0 {
+		t.Errorf("the same build: %+v", rep)
+	}
+	rep, log = run(buildA+"+dirty", "sparse_ratio", "experts_k")
+	if rep.Ran != 1 || rep.Reused != 1 || !strings.Contains(log, "built from uncommitted changes (aaaaaaa+dirty)") {
+		t.Errorf("a dirty build: %+v (want the second cell copied from the first), log:\n%s", rep, log)
+	}
+	rep, log = run("", "stride_q")
+	if rep.Ran != 1 || rep.Reused != 0 || !strings.Contains(log, "this binary: no revision recorded") {
+		t.Errorf("a build without a revision: %+v, log:\n%s", rep, log)
+	}
+}
+
 // TestConcurrentRunnersRunEachCellOnce: two runners with three workers each
 // on one folder at the same time never both run a cell, and together run all.
 func TestConcurrentRunnersRunEachCellOnce(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/softshape-go/softshape/internal/buildinfo"
 	"github.com/softshape-go/softshape/internal/hostinfo"
 )
 
@@ -26,7 +27,10 @@ type Store struct {
 	host string
 	// cpu describes the processor (hostinfo.CPU), written into records.
 	cpu string
-	pid int
+	// build is the revision of the running binary (buildinfo.Revision),
+	// written into records; "" when the binary carries none.
+	build string
+	pid   int
 	// procStart identifies this process beside its pid (see lockInfo).
 	procStart string
 	// slurmJob is this process's Slurm job ("" outside Slurm), written into
@@ -50,7 +54,7 @@ func Open(root string) (*Store, error) {
 	if err != nil || host == "" {
 		host = "unknown-host"
 	}
-	return &Store{root: root, host: host, cpu: hostinfo.CPU(), pid: os.Getpid(), procStart: selfStart(), slurmJob: slurmJobID()}, nil
+	return &Store{root: root, host: host, cpu: hostinfo.CPU(), build: buildinfo.Revision(), pid: os.Getpid(), procStart: selfStart(), slurmJob: slurmJobID()}, nil
 }
 
 // Root returns the results folder.

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"runtime/debug"
 	"slices"
 	"time"
 
+	"github.com/softshape-go/softshape/internal/buildinfo"
 	"github.com/softshape-go/softshape/softshape"
 )
 
@@ -22,27 +22,15 @@ const (
 // fileSchema is the version of the saved files' layout.
 const fileSchema = 1
 
-// BuildRevision is the VCS revision the running binary was built from, with
-// "+dirty" when its tracked files had uncommitted changes; "unknown" for a
-// build without VCS information (go run, -buildvcs=false).
+// BuildRevision is the revision the running binary was built from
+// (buildinfo.Revision: its commit, with "+dirty" when its tracked files had
+// uncommitted changes), or "unknown" for a build without VCS information (go
+// run, -buildvcs=false).
 func BuildRevision() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
+	if rev := buildinfo.Revision(); rev != "" {
+		return rev
 	}
-	rev, dirty := "unknown", false
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
-	if dirty && rev != "unknown" {
-		rev += "+dirty"
-	}
-	return rev
+	return "unknown"
 }
 
 // resultFile is the saved form of a Result: every timed step is kept, so a
