@@ -95,9 +95,13 @@ func padY(p *plot.Plot, frac float64) {
 	}
 }
 
+// plotAdder is what the add helpers draw into: a *plot.Plot, or a recorder
+// in tests.
+type plotAdder interface{ Add(ps ...plot.Plotter) }
+
 // addLine adds the points (xs, ys) to p as a line (broken at NaN) with
 // optional markers, and returns legend thumbnails for that style.
-func addLine(p *plot.Plot, xs, ys []float64, ls draw.LineStyle, gs *draw.GlyphStyle) []plot.Thumbnailer {
+func addLine(p plotAdder, xs, ys []float64, ls draw.LineStyle, gs *draw.GlyphStyle) []plot.Thumbnailer {
 	for _, seg := range segments(xs, ys) {
 		if len(seg) > 1 {
 			l := &plotter.Line{XYs: seg, LineStyle: ls}
@@ -112,6 +116,15 @@ func addLine(p *plot.Plot, xs, ys []float64, ls draw.LineStyle, gs *draw.GlyphSt
 		}
 	}
 	return thumbs(ls, gs)
+}
+
+// addPoints adds the points (xs, ys) to p as markers without a line (NaN:
+// none), and returns the legend thumbnail of that marker.
+func addPoints(p plotAdder, xs, ys []float64, gs draw.GlyphStyle) []plot.Thumbnailer {
+	for _, seg := range segments(xs, ys) {
+		p.Add(&plotter.Scatter{XYs: seg, GlyphStyle: gs})
+	}
+	return []plot.Thumbnailer{&plotter.Scatter{GlyphStyle: gs}}
 }
 
 // thumbs returns legend thumbnails showing a line style and an optional

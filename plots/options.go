@@ -53,6 +53,8 @@ type config struct {
 	logY   bool
 	yLabel string
 	noAvg  bool
+	// unordered: SweepChart's categories have no order (WithUnorderedX).
+	unordered bool
 
 	avgOurs, avgPaper *SweepAverage
 
@@ -166,6 +168,15 @@ func WithSpread(lo, hi map[string][]float64) Option {
 // given with WithAverage and WithPaperAverage.
 func WithoutAverage() Option {
 	return func(c *config) { c.noAvg = true }
+}
+
+// WithUnorderedX says that SweepChart's categories have no order (an
+// ablation's variants, the networks tried as MoE experts): no line joins
+// them. Ours are drawn as markers with their error bars, the paper's values
+// as short dashes in the same colours, and the averages as black markers,
+// ours with a bar of ± its SE instead of a band.
+func WithUnorderedX() Option {
+	return func(c *config) { c.unordered = true }
 }
 
 // WithAverage draws a as SweepChart's thick solid average line (ours), with

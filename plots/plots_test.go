@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
@@ -217,6 +218,53 @@ func TestSweepChartData(t *testing.T) {
 	}(), ErrLength)
 }
 
+// recorder collects what a drawing adds to a plot.
+type recorder struct{ added []plot.Plotter }
+
+func (r *recorder) Add(ps ...plot.Plotter) { r.added = append(r.added, ps...) }
+
+// TestSweepChartUnordered: with WithUnorderedX no line joins the categories
+// (ours are markers with their bars, the paper's values dashes, the
+// averages markers, ours with a bar), where the same series on an ordered
+// axis are lines; and the chart renders.
+func TestSweepChartUnordered(t *testing.T) {
+	x := []float64{0, 1, 2}
+	ours := []SweepSeries{{Label: "GunPoint", X: x, Y: []float64{0.99, 0.98, 1}, SE: []float64{0.01, 0.01, 0}},
+		{Label: "Trace", X: x, Y: []float64{1, math.NaN(), 0.97}, SE: []float64{0, 0, 0.02}}}
+	paper := []SweepSeries{{Label: "GunPoint", X: x, Y: []float64{1, 0.99, 0.98}}}
+	avg := SweepAverage{Label: "average (ours)", X: x, Y: []float64{0.995, 0.98, 0.985}, SE: []float64{0.005, 0.01, 0.01}}
+	pavg := SweepAverage{Label: "average (paper)", X: x, Y: []float64{1, 0.99, 0.98}}
+	lay := sweepLayout(append(slices.Clone(ours), paper...), x)
+	count := func(unordered bool) (lines, dashes, bars int) {
+		var r recorder
+		drawSweep(&r, lay, ours, paper, []*SweepAverage{&avg, &pavg}, unordered)
+		for _, pl := range r.added {
+			switch pl := pl.(type) {
+			case *plotter.Line, band:
+				lines++
+			case *plotter.Scatter:
+				if _, ok := pl.GlyphStyle.Shape.(dashGlyph); ok {
+					dashes += len(pl.XYs)
+				}
+			case errorBars:
+				bars++
+			}
+		}
+		return
+	}
+	if lines, dashes, bars := count(true); lines != 0 || dashes != 3 || bars != 3 {
+		t.Errorf("unordered: %d lines or bands, %d paper dashes, %d sets of bars; want 0, 3, 3 (two datasets and our average)", lines, dashes, bars)
+	}
+	if lines, dashes, _ := count(false); lines == 0 || dashes != 0 {
+		t.Errorf("ordered: %d lines, %d dashes; want lines and no dashes", lines, dashes)
+	}
+	f, err := SweepChart(meta, "ablation", []string{"SoftShape", "w/o Intra", "w/o Inter"}, ours, paper, WithAverage(avg), WithPaperAverage(pavg), WithUnorderedX())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRender(t, "sweep_unordered", f, 7.5*vg.Inch, 4.5*vg.Inch)
+}
+
 // TestSweepLayout: a dataset has the same colour and marker whatever the
 // other series of the chart (GunPoint beside Trace or alone), the
 // reproduction's datasets have six different colours, labels that are not
@@ -279,40 +327,52 @@ func TestSweepLayout(t *testing.T) {
 // a "paper" series of its own label, dashed in the chart) keys "paper" as a
 // dashed line without markers and ours as solid lines with markers; a
 // dataset with both series keys solid with markers, then "ours" solid and
-// "paper" dashed.
+// "paper" dashed. With unordered categories nothing is a line: ours are
+// markers, the paper's a dash marker.
 func TestSweepLegendDrawsAsTheChart(t *testing.T) {
 	x, y := []float64{0, 10}, []float64{0.9, 0.8}
 	type drawn struct {
-		dashed, markers bool
+		line, dashed, markers, dash bool
 	}
-	legend := func(ours, paper []SweepSeries) map[string]drawn {
-		items := sweepLegend(sweepLayout(append(slices.Clone(ours), paper...), x), ours, paper)
+	legend := func(ours, paper []SweepSeries, unordered bool) map[string]drawn {
+		items := sweepLegend(sweepLayout(append(slices.Clone(ours), paper...), x), ours, paper, unordered)
 		out := map[string]drawn{}
 		for _, it := range items {
 			var d drawn
 			for _, th := range it.thumbs {
 				switch th := th.(type) {
 				case *plotter.Line:
-					d.dashed = len(th.LineStyle.Dashes) > 0
+					d.line, d.dashed = true, len(th.LineStyle.Dashes) > 0
 				case *plotter.Scatter:
-					d.markers = true
+					_, isDash := th.GlyphStyle.Shape.(dashGlyph)
+					d.markers, d.dash = !isDash, isDash
 				}
 			}
 			out[it.label] = d
 		}
 		return out
 	}
-	presets := legend(
-		[]SweepSeries{{Label: "ours, reference_compat", X: x, Y: y}, {Label: "ours, reference_fresh", X: x, Y: y}},
-		[]SweepSeries{{Label: "paper", X: x, Y: y}})
-	want := map[string]drawn{"ours, reference_compat": {false, true}, "ours, reference_fresh": {false, true}, "paper": {true, false}}
+	presetsOurs := []SweepSeries{{Label: "ours, reference_compat", X: x, Y: y}, {Label: "ours, reference_fresh", X: x, Y: y}}
+	presetsPaper := []SweepSeries{{Label: "paper", X: x, Y: y}}
+	presets := legend(presetsOurs, presetsPaper, false)
+	want := map[string]drawn{"ours, reference_compat": {line: true, markers: true}, "ours, reference_fresh": {line: true, markers: true}, "paper": {line: true, dashed: true}}
 	if !maps.Equal(presets, want) {
 		t.Errorf("presets chart legend %v, want %v (paper dashed without markers, as drawn)", presets, want)
 	}
-	shared := legend([]SweepSeries{{Label: "GunPoint", X: x, Y: y}}, []SweepSeries{{Label: "GunPoint", X: x, Y: y}})
-	want = map[string]drawn{"GunPoint": {false, true}, "ours": {false, false}, "paper": {true, false}}
+	shared := legend([]SweepSeries{{Label: "GunPoint", X: x, Y: y}}, []SweepSeries{{Label: "GunPoint", X: x, Y: y}}, false)
+	want = map[string]drawn{"GunPoint": {line: true, markers: true}, "ours": {line: true}, "paper": {line: true, dashed: true}}
 	if !maps.Equal(shared, want) {
 		t.Errorf("dataset chart legend %v, want %v", shared, want)
+	}
+	presets = legend(presetsOurs, presetsPaper, true)
+	want = map[string]drawn{"ours, reference_compat": {markers: true}, "ours, reference_fresh": {markers: true}, "paper": {dash: true}}
+	if !maps.Equal(presets, want) {
+		t.Errorf("unordered presets chart legend %v, want %v (markers and a dash, no line)", presets, want)
+	}
+	shared = legend([]SweepSeries{{Label: "GunPoint", X: x, Y: y}}, []SweepSeries{{Label: "GunPoint", X: x, Y: y}}, true)
+	want = map[string]drawn{"GunPoint": {markers: true}, "ours": {markers: true}, "paper": {dash: true}}
+	if !maps.Equal(shared, want) {
+		t.Errorf("unordered dataset chart legend %v, want %v", shared, want)
 	}
 }
 

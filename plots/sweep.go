@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -71,7 +72,8 @@ const dodgeFraction = 0.3
 // Up to seven datasets get their own colour and legend entry; with more,
 // per-dataset lines are grey and the legend shows the count. The legend sits
 // outside the data area, on the right. Options: WithAverage,
-// WithPaperAverage, WithoutAverage, WithLogY, WithYLabel, WithSize, WithDPI.
+// WithPaperAverage, WithoutAverage, WithUnorderedX (categories without an
+// order: markers, no lines), WithLogY, WithYLabel, WithSize, WithDPI.
 func SweepChart(meta Meta, xLabel string, xTicks []string, ours []SweepSeries, paper []SweepSeries, opts ...Option) (*Figure, error) {
 	cfg := newConfig(opts)
 	if len(ours)+len(paper) == 0 {
@@ -193,46 +195,7 @@ func SweepChart(meta Meta, xLabel string, xTicks []string, ours []SweepSeries, p
 			}
 		}
 
-		// The averages' bands first, under everything else.
-		for _, a := range avgs {
-			if a != nil {
-				p.Add(band{X: a.X, Y: a.Y, SE: a.SE, Color: color.NRGBA{A: 0x26}})
-			}
-		}
-		var items []legendItem
-		for _, s := range oursC {
-			st := lay.styles[s.Label]
-			dx := shifted(s.X, lay.dodge[s.Label])
-			ls := lineStyle(st.Color, st.width, nil)
-			gs := glyphStyle(st.Color, 3, st.Shape)
-			addLine(p, dx, s.Y, ls, &gs)
-			if s.SE != nil {
-				p.Add(seBars(dx, s.Y, s.SE, lineStyle(st.Color, 1, nil)))
-			}
-		}
-		for _, s := range paperC {
-			st := lay.styles[s.Label]
-			dx := shifted(s.X, lay.dodge[s.Label])
-			ls := lineStyle(st.Color, st.width, paperDashes())
-			addLine(p, dx, s.Y, ls, nil)
-		}
-		items = append(items, sweepLegend(lay, oursC, paperC)...)
-		for i, a := range avgs {
-			if a == nil {
-				continue
-			}
-			ls := lineStyle(rgb(hexBlack), 3, nil)
-			gs := glyphStyle(rgb(hexBlack), 3.5, draw.CircleGlyph{})
-			if i == 1 {
-				ls.Dashes = []vg.Length{vg.Points(7), vg.Points(4)}
-				gs = glyphStyle(rgb(hexBlack), 4, draw.TriangleGlyph{})
-			}
-			th := addLine(p, a.X, a.Y, ls, &gs)
-			if a.SE != nil {
-				th = append([]plot.Thumbnailer{bandThumb{color.NRGBA{A: 0x26}}}, th...)
-			}
-			items = append(items, legendItem{label: a.Label, thumbs: th})
-		}
+		items := drawSweep(p, lay, oursC, paperC, avgs, cfg.unordered)
 		if !cfg.logY {
 			padY(p, 0.04)
 		}
@@ -245,15 +208,106 @@ func SweepChart(meta Meta, xLabel string, xTicks []string, ours []SweepSeries, p
 	return cfg.apply(newFigure(meta, "Accuracy vs "+xLabelOrDefault(xLabel), 7.5*vg.Inch, 4.5*vg.Inch, body)), nil
 }
 
+// avgOffset is how far right of the datasets' outermost markers a
+// SweepChart of unordered categories draws the averages, in category widths.
+const avgOffset = 0.1
+
+// drawSweep adds SweepChart's series to p: the averages' bands, ours with
+// their error bars, the paper's, then the averages (avgs: ours, paper; nil
+// entries skipped), joined by lines unless the categories are unordered. It
+// returns the legend entries.
+func drawSweep(p plotAdder, lay sweepLayoutResult, oursC, paperC []SweepSeries, avgs []*SweepAverage, unordered bool) []legendItem {
+	// The averages' bands first, under everything else (unordered
+	// categories: a bar on the average's marker instead).
+	for _, a := range avgs {
+		if a != nil && !unordered {
+			p.Add(band{X: a.X, Y: a.Y, SE: a.SE, Color: color.NRGBA{A: 0x26}})
+		}
+	}
+	for _, s := range oursC {
+		st := lay.styles[s.Label]
+		dx := shifted(s.X, lay.dodge[s.Label])
+		gs := glyphStyle(st.Color, 3, st.Shape)
+		if unordered {
+			addPoints(p, dx, s.Y, gs)
+		} else {
+			addLine(p, dx, s.Y, lineStyle(st.Color, st.width, nil), &gs)
+		}
+		if s.SE != nil {
+			p.Add(seBars(dx, s.Y, s.SE, lineStyle(st.Color, 1, nil)))
+		}
+	}
+	for _, s := range paperC {
+		st := lay.styles[s.Label]
+		dx := shifted(s.X, lay.dodge[s.Label])
+		if unordered {
+			addPoints(p, dx, s.Y, paperDash(st.Color))
+		} else {
+			addLine(p, dx, s.Y, lineStyle(st.Color, st.width, paperDashes()), nil)
+		}
+	}
+	items := sweepLegend(lay, oursC, paperC, unordered)
+	for i, a := range avgs {
+		if a == nil {
+			continue
+		}
+		ls := lineStyle(rgb(hexBlack), 3, nil)
+		gs := glyphStyle(rgb(hexBlack), 3.5, draw.CircleGlyph{})
+		if i == 1 {
+			ls.Dashes = []vg.Length{vg.Points(7), vg.Points(4)}
+			gs = glyphStyle(rgb(hexBlack), 4, draw.TriangleGlyph{})
+		}
+		var th []plot.Thumbnailer
+		switch {
+		case unordered:
+			// Right of the datasets' markers, ours and the paper's side
+			// by side.
+			x := shifted(a.X, lay.spread/2+avgOffset)
+			if i == 0 {
+				gs.Radius = vg.Points(4.5)
+			}
+			th = addPoints(p, x, a.Y, gs)
+			if a.SE != nil {
+				p.Add(seBars(x, a.Y, a.SE, lineStyle(rgb(hexBlack), 2, nil)))
+			}
+		default:
+			th = addLine(p, a.X, a.Y, ls, &gs)
+			if a.SE != nil {
+				th = append([]plot.Thumbnailer{bandThumb{color.NRGBA{A: 0x26}}}, th...)
+			}
+		}
+		items = append(items, legendItem{label: a.Label, thumbs: th})
+	}
+	return items
+}
+
 // sweepLegend returns the legend entries of a SweepChart's series (ours
 // and paper, laid out by lay), each drawn as in the chart: a label with an
 // ours series as a solid line with its markers, a label of paper series
 // only as a dashed line without markers; then, where a label has both, the
-// keys "ours" (solid) and "paper" (dashed). With too many labels to colour,
-// one grey entry counts them.
-func sweepLegend(lay sweepLayoutResult, ours, paper []SweepSeries) []legendItem {
+// keys "ours" (solid) and "paper" (dashed). With unordered categories there
+// are no lines: ours is its marker, the paper's a short dash. With too many
+// labels to colour, one grey entry counts them.
+func sweepLegend(lay sweepLayoutResult, ours, paper []SweepSeries, unordered bool) []legendItem {
 	has := func(ss []SweepSeries, l string) bool {
 		return slices.ContainsFunc(ss, func(s SweepSeries) bool { return s.Label == l })
+	}
+	// oursKey and paperKey draw a series of ours and of the paper in c.
+	oursKey := func(c color.Color, width float64, shape draw.GlyphDrawer) []plot.Thumbnailer {
+		gs := glyphStyle(c, 3, shape)
+		if unordered {
+			return []plot.Thumbnailer{&plotter.Scatter{GlyphStyle: gs}}
+		}
+		if shape == nil {
+			return thumbs(lineStyle(c, width, nil), nil)
+		}
+		return thumbs(lineStyle(c, width, nil), &gs)
+	}
+	paperKey := func(c color.Color, width float64) []plot.Thumbnailer {
+		if unordered {
+			return []plot.Thumbnailer{&plotter.Scatter{GlyphStyle: paperDash(c)}}
+		}
+		return thumbs(lineStyle(c, width, paperDashes()), nil)
 	}
 	shared := slices.ContainsFunc(ours, func(s SweepSeries) bool { return has(paper, s.Label) })
 	var items []legendItem
@@ -261,22 +315,45 @@ func sweepLegend(lay sweepLayoutResult, ours, paper []SweepSeries) []legendItem 
 		for _, l := range lay.labels {
 			st := lay.styles[l]
 			if !has(ours, l) {
-				items = append(items, legendItem{label: l, thumbs: thumbs(lineStyle(st.Color, 2, paperDashes()), nil)})
+				items = append(items, legendItem{label: l, thumbs: paperKey(st.Color, 2)})
 				continue
 			}
-			gs := glyphStyle(st.Color, 3, st.Shape)
-			items = append(items, legendItem{label: l, thumbs: thumbs(lineStyle(st.Color, 2, nil), &gs)})
+			items = append(items, legendItem{label: l, thumbs: oursKey(st.Color, 2, st.Shape)})
 		}
 	} else {
-		ls := lineStyle(rgb(hexLightGrey), 1.5, nil)
-		items = append(items, legendItem{label: fmt.Sprintf("%d datasets", len(lay.labels)), thumbs: thumbs(ls, nil)})
+		var shape draw.GlyphDrawer
+		if unordered {
+			shape = draw.CircleGlyph{}
+		}
+		items = append(items, legendItem{label: fmt.Sprintf("%d datasets", len(lay.labels)), thumbs: oursKey(rgb(hexLightGrey), 1.5, shape)})
 	}
-	// Style keys, where a label has both: solid is ours, dashed the paper.
+	// Style keys, where a label has both: solid (a marker) is ours, dashed
+	// (a dash) the paper.
 	if shared {
-		items = append(items, legendItem{label: "ours", thumbs: thumbs(lineStyle(rgb(hexGrey), 1.5, nil), nil)})
-		items = append(items, legendItem{label: "paper", thumbs: thumbs(lineStyle(rgb(hexGrey), 1.5, paperDashes()), nil)})
+		var shape draw.GlyphDrawer
+		if unordered {
+			shape = draw.CircleGlyph{}
+		}
+		items = append(items, legendItem{label: "ours", thumbs: oursKey(rgb(hexGrey), 1.5, shape)})
+		items = append(items, legendItem{label: "paper", thumbs: paperKey(rgb(hexGrey), 1.5)})
 	}
 	return items
+}
+
+// paperDash is the marker of the paper's value in a SweepChart of unordered
+// categories: a short horizontal dash in the dataset's colour.
+func paperDash(c color.Color) draw.GlyphStyle {
+	return draw.GlyphStyle{Color: c, Radius: vg.Points(5), Shape: dashGlyph{}}
+}
+
+// dashGlyph draws a horizontal stroke 2 × radius long, as thick as a line
+// of the chart.
+type dashGlyph struct{}
+
+// DrawGlyph implements draw.GlyphDrawer.
+func (dashGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	ls := draw.LineStyle{Color: sty.Color, Width: vg.Points(2)}
+	c.StrokeLine2(ls, pt.X-sty.Radius, pt.Y, pt.X+sty.Radius, pt.Y)
 }
 
 // sweepStyle is how SweepChart draws one label.

@@ -121,8 +121,12 @@ func figureName(name, preset, key string) string {
 
 // figureLink is the Markdown of a figure in the generated block.
 func figureLink(f Figure) string {
-	return fmt.Sprintf("![%s under %s: test accuracy against the swept value over the complete datasets (%s), ours solid, the paper's dashed](%s/%s)\n\n",
-		f.Table, f.Label, strings.Join(datasetsOf(f.Built), ", "), FigureDir, f.Name)
+	against, drawn := "the swept value", "ours solid, the paper's dashed"
+	if !tablefigures.Ordered(f.Table) {
+		against, drawn = "each variant", "ours as markers, the paper's as dashes"
+	}
+	return fmt.Sprintf("![%s under %s: test accuracy against %s over the complete datasets (%s), %s](%s/%s)\n\n",
+		f.Table, f.Label, against, strings.Join(datasetsOf(f.Built), ", "), drawn, FigureDir, f.Name)
 }
 
 func datasetsOf(t *tables.Table) []string {

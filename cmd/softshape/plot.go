@@ -163,7 +163,7 @@ func parseFigFlags(fs *flag.FlagSet, ff figFlags, args []string) error {
 // plotTable implements the figures built from a results folder.
 func plotTable(kind string, args []string, stdout io.Writer) error {
 	usage := map[string]string{
-		"sweep": "Accuracy against the swept value of a table (one line per dataset, their average thick), the paper's values dashed;\na numeric axis where the columns name numbers (50%, k=2), else the column names.",
+		"sweep": "Accuracy against the swept value of a table (one line per dataset, their average thick), the paper's values dashed;\na numeric axis where the columns name numbers (50%, k=2), else the column names; columns without an order\n(an ablation's variants) as markers and dashes, no lines.",
 		"ranks": "Average rank (ties get the best rank, as the paper) of each column of a table over the datasets of our summary,\nbeside the paper's average rank over the same datasets (for the appendix studies, the ranks it prints).",
 		"cd": fmt.Sprintf("Critical-difference diagram: average ranks (ties averaged) and the cliques of columns with no significant\n"+
 			"pairwise difference (two-sided Wilcoxon signed-rank, Holm-corrected at -alpha); needs %d complete datasets.", tablefigures.MinCDDatasets),

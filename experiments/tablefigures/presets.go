@@ -22,7 +22,7 @@ func Presets(c *tables.Comparison) (*plots.Figure, error) {
 	if len(c.Common) == 0 || len(c.SummaryColumns) == 0 {
 		return nil, fmt.Errorf("%w: table %s has no dataset complete under both %s and %s yet", ErrNoFigure, c.Name, c.Labels[0], c.Labels[1])
 	}
-	label, logSpaced, _ := sweepAxis(c.Name)
+	label, logSpaced, ordered := sweepAxis(c.Name)
 	xs, ticks := sweptValues(c.SummaryColumns, logSpaced)
 	var ours, paper []plots.SweepSeries
 	for i, s := range c.Summaries {
@@ -50,7 +50,11 @@ func Presets(c *tables.Comparison) (*plots.Figure, error) {
 		}
 	}
 	meta := plots.Meta{Title: "Accuracy vs " + label + ", two protocols"}
-	caption := fmt.Sprintf("Each line the mean over the %s complete under both presets (%s), the tables' Avg. Acc", plural(len(c.Common), "dataset"), strings.Join(c.Common, ", "))
+	mark := "line"
+	if !ordered {
+		mark = "marker"
+	}
+	caption := fmt.Sprintf("Each %s the mean over the %s complete under both presets (%s), the tables' Avg. Acc", mark, plural(len(c.Common), "dataset"), strings.Join(c.Common, ", "))
 	if t != nil {
 		meta.Title += " (" + tableRef(t) + ")"
 		meta.Quick = t.Quick
@@ -60,8 +64,12 @@ func Presets(c *tables.Comparison) (*plots.Figure, error) {
 		}
 		caption += fmt.Sprintf("; %s %s, %s %s", pluralWord(len(t.Folds), "fold"), intRanges(t.Folds), pluralWord(len(t.Seeds), "seed"), strings.Join(seeds, ", "))
 	}
-	meta.Config = caption + fmt.Sprintf(". Solid: ours under %s and %s; dashed: the paper's, over the same datasets.", c.Labels[0], c.Labels[1])
-	return plots.SweepChart(meta, label, ticks, ours, paper, plots.WithoutAverage())
+	oursStyle, paperStyle, opts := "Solid", "dashed", []plots.Option{plots.WithoutAverage()}
+	if !ordered {
+		oursStyle, paperStyle, opts = "Markers", "dashes", append(opts, plots.WithUnorderedX())
+	}
+	meta.Config = caption + fmt.Sprintf(". %s: ours under %s and %s; %s: the paper's, over the same datasets.", oursStyle, c.Labels[0], c.Labels[1], paperStyle)
+	return plots.SweepChart(meta, label, ticks, ours, paper, opts...)
 }
 
 // DrawPreset builds the figure of kind k of ours under preset i (0 or 1) of

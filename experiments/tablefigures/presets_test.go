@@ -44,6 +44,18 @@ func TestPresets(t *testing.T) {
 	if _, err := f.PNG(f.Size()); err != nil {
 		t.Error(err)
 	}
+	if !strings.Contains(f.Caption(), "Each line the mean") || !strings.Contains(f.Caption(), "Solid: ours under") {
+		t.Errorf("experts_k caption %q: want lines", f.Caption())
+	}
+	// Columns without an order (an ablation's variants): markers, no lines.
+	c.Name = "ablation"
+	if f, err = Presets(c); err != nil {
+		t.Fatal(err)
+	}
+	if cap := f.Caption(); !strings.Contains(cap, "Each marker the mean") || !strings.Contains(cap, "Markers: ours under reference_compat and reference_fresh; dashes: the paper's") {
+		t.Errorf("ablation caption %q: want markers and dashes", cap)
+	}
+	c.Name = "experts_k"
 	b.Rows[0].Ours[0].Runs = 1 // no dataset complete under both: DA is now partial, DB, DC dropped below
 	b.Rows = b.Rows[:1]
 	c, err = tables.Compare([2]string{"reference_compat", "reference_fresh"}, [2]*tables.Table{a, b}, nil)

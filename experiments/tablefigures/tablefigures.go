@@ -128,6 +128,12 @@ func isSweep(table string) bool {
 	return ok
 }
 
+// Ordered reports whether the columns of the named table are values of one
+// hyperparameter, in order, so that Sweep joins them with lines; an
+// ablation's variants or the networks tried as MoE experts are not, and are
+// drawn as markers.
+func Ordered(table string) bool { return isSweep(table) }
+
 // sweptNumber reads the value of a column name such as "50%", "k=2" or
 // "λ = 0.01".
 var sweptNumber = regexp.MustCompile(`^(?:[^=]*=\s*)?([0-9]*\.?[0-9]+)(%?)$`)
@@ -166,6 +172,9 @@ func sweptValues(names []string, logSpaced bool) (xs []float64, ticks []string) 
 // standard error. The x axis is numeric where the columns name numbers
 // ("50%", "k=2", "L=3") and categorical, with the column names, otherwise
 // ("q=m", "Ĉ=C/2", "Multi-Seq") or where the values are log-spaced (λ).
+// Columns that are not values of one hyperparameter (an ablation's variants,
+// the networks tried as MoE experts) have no order: no line joins them
+// (plots.WithUnorderedX), and the caption says markers and dashes.
 // The columns are those we run plus those the paper gives per-dataset values
 // for; the paper's baseline methods are left out. The caption says what the
 // bars, lines and band are and which datasets the averages cover.
@@ -174,12 +183,19 @@ func Sweep(t *tables.Table) (*plots.Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	paperNote := "dashed: the paper's values"
+	ordered := Ordered(t.Name)
+	oursNote, paperNote := "solid: ours", "dashed: the paper's values"
+	if !ordered {
+		oursNote, paperNote = "markers: ours", "dashes: the paper's values"
+	}
 	if len(d.paper) == 0 { // an appendix study: a printed summary only, in the table
 		paperNote = "the paper gives no per-dataset values for this table"
 	}
-	meta := tableMeta(t, "Accuracy vs "+d.label, d.datasets, "solid: ours, "+seBarsNote(t)+"; "+paperNote, d.averageNote)
+	meta := tableMeta(t, "Accuracy vs "+d.label, d.datasets, oursNote+", "+seBarsNote(t)+"; "+paperNote, d.averageNote)
 	var opts []plots.Option
+	if !ordered {
+		opts = append(opts, plots.WithUnorderedX())
+	}
 	if d.avgOurs != nil {
 		opts = append(opts, plots.WithAverage(*d.avgOurs))
 	}
@@ -293,6 +309,9 @@ func sweepAverages(t *tables.Table, cols []int, xs []float64) (ours, pap *plots.
 		}
 	}
 	note = "thick: the mean over " + which + ", the table's Avg. Acc, band ± its SE"
+	if !Ordered(t.Name) {
+		note = "black, right of each column: the mean over " + which + ", the table's Avg. Acc, bar ± its SE"
+	}
 	if s.Paper != nil && len(s.PaperDatasets) > 0 {
 		pa := plots.SweepAverage{Label: "average (paper), same datasets"}
 		if len(s.PaperDatasets) < n {

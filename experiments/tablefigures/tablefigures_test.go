@@ -342,3 +342,32 @@ func TestSweepCaptionPaperLines(t *testing.T) {
 		t.Errorf("a paper value, caption %q", c)
 	}
 }
+
+// TestSweepCaptionUnordered: a table whose columns are no values of one
+// hyperparameter (an ablation's variants) is drawn without lines, and its
+// caption says markers and dashes, not solid and dashed lines; a swept
+// table keeps its lines.
+func TestSweepCaptionUnordered(t *testing.T) {
+	tb := handTable("ablation", 2)
+	tb.Rows[0].Paper[1] = 0.8
+	f, err := Sweep(tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := f.Caption()
+	for _, want := range []string{"Markers: ours, bars ± SE", "dashes: the paper's values", "Black, right of each column: the mean over all 2 datasets, the table's Avg. Acc, bar ± its SE"} {
+		if !strings.Contains(c, want) {
+			t.Errorf("ablation caption %q lacks %q", c, want)
+		}
+	}
+	if strings.Contains(strings.ToLower(c), "solid") || strings.Contains(c, "band") {
+		t.Errorf("ablation caption %q promises lines or a band", c)
+	}
+	tb.Name = "experts_k"
+	if f, err = Sweep(tb); err != nil {
+		t.Fatal(err)
+	}
+	if c := f.Caption(); !strings.Contains(c, "Solid: ours") || !strings.Contains(c, "band ± its SE") {
+		t.Errorf("experts_k caption %q: want solid lines and a band", c)
+	}
+}
