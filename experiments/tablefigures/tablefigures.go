@@ -129,10 +129,11 @@ func isSweep(table string) bool {
 }
 
 // Ordered reports whether the columns of the named table are values of one
-// hyperparameter, in order, so that Sweep joins them with lines; an
-// ablation's variants or the networks tried as MoE experts are not, and are
-// drawn as markers.
-func Ordered(table string) bool { return isSweep(table) }
+// hyperparameter, in order, so that Sweep joins them with lines. An
+// ablation's variants, the networks tried as MoE experts and Table 7's three
+// ways to choose m (Val-Select, Fixed-8, Multi-Seq) are not, and are drawn
+// as markers.
+func Ordered(table string) bool { return isSweep(table) && table != "shape_length_m" }
 
 // sweptNumber reads the value of a column name such as "50%", "k=2" or
 // "λ = 0.01".

@@ -363,6 +363,13 @@ func TestSweepCaptionUnordered(t *testing.T) {
 	if strings.Contains(strings.ToLower(c), "solid") || strings.Contains(c, "band") {
 		t.Errorf("ablation caption %q promises lines or a band", c)
 	}
+	tb.Name = "shape_length_m" // three ways to choose m: no order either
+	if f, err = Sweep(tb); err != nil {
+		t.Fatal(err)
+	}
+	if c := f.Caption(); !strings.Contains(c, "Markers: ours") {
+		t.Errorf("shape_length_m caption %q: want markers", c)
+	}
 	tb.Name = "experts_k"
 	if f, err = Sweep(tb); err != nil {
 		t.Fatal(err)
