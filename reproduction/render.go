@@ -98,7 +98,7 @@ func CheckCodeCommit(entries []Entry, commit string) error {
 	for _, e := range entries {
 		for _, v := range e.CodeVersions {
 			if !buildinfo.Clean(v) {
-				return fmt.Errorf("%s under %s: runs trained by %s, a binary built from uncommitted changes: retrain them with a binary built from a commit", e.Table, e.Preset, buildinfo.Short(v))
+				return fmt.Errorf("%s under %s: runs trained by %s, a binary built from a checkout with uncommitted changes or untracked files: retrain them with a binary built from a clean checkout", e.Table, e.Preset, buildinfo.Short(v))
 			}
 			if short := buildinfo.Short(v); !strings.Contains(commit, short) {
 				return fmt.Errorf("%s under %s: runs trained by %s, which the manifest's code commit %q does not name: give -commit a text that names it", e.Table, e.Preset, short, commit)

@@ -302,7 +302,7 @@ func TestCheckCodeCommit(t *testing.T) {
 	}{
 		{"both named", "aaaaaaa (Table 1); bbbbbbb0 (Table 6)", "", entries},
 		{"one unnamed", "aaaaaaa (Table 1)", `depth_L under reference_compat: runs trained by bbbbbbb, which the manifest's code commit "aaaaaaa (Table 1)" does not name`, entries},
-		{"a dirty build", "aaaaaaa", "main under reference_fresh: runs trained by aaaaaaa+dirty, a binary built from uncommitted changes",
+		{"a dirty build", "aaaaaaa", "main under reference_fresh: runs trained by aaaaaaa+dirty, a binary built from a checkout with uncommitted changes or untracked files",
 			[]Entry{{Table: "main", Preset: "reference_fresh", CodeVersions: []string{a + "+dirty"}}}},
 		{"no run names its binary", "", "", []Entry{{Table: "main", CodeVersionUnrecorded: 310}}},
 	} {

@@ -136,8 +136,8 @@ type Record struct {
 	// CPU. Empty in records written before it was recorded.
 	CPU string `json:"cpu,omitempty"`
 	// CodeVersion is the revision of the binary that trained the run
-	// (buildinfo.Revision: its commit, "+dirty" when built from uncommitted
-	// changes); empty when the binary carried none (go run, -buildvcs=false)
+	// (buildinfo.Revision: its commit, "+dirty" when built from a checkout
+	// with uncommitted changes or untracked files); empty when the binary carried none (go run, -buildvcs=false)
 	// and in records written before it was recorded. A record is copied
 	// for another table only by a binary of the same clean revision.
 	CodeVersion string `json:"code_version,omitempty"`

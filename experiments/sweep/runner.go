@@ -224,15 +224,15 @@ func (st *runState) countRecorded(cells []Cell) {
 // buildReuseIndex maps every ok record of the store that this binary's code
 // made by its computation. A record is the same computation as a cell only if
 // the same code made it: the store's build (Record.CodeVersion) must be equal
-// and, when known, clean (a build from uncommitted changes reuses only the
-// runs it trains itself). A binary without a revision (go run, tests) reuses
+// and, when known, clean (a build from a checkout with uncommitted changes or
+// untracked files reuses only the runs it trains itself). A binary without a revision (go run, tests) reuses
 // only records without one, as before records carried it. Records left out
 // for their build are noted in otherCode for the log.
 func (st *runState) buildReuseIndex() error {
 	st.reuse, st.otherCode = map[string]string{}, map[string]string{}
 	build := st.r.Store.build
 	if build != "" && !buildinfo.Clean(build) {
-		st.logf("reuse: this binary was built from uncommitted changes (%s): it copies no record of another run, and trains every cell", buildinfo.Short(build))
+		st.logf("reuse: this binary was built from a checkout with uncommitted changes or untracked files (%s): it copies no record of another run, and trains every cell; build it from a clean checkout to reuse", buildinfo.Short(build))
 		return nil
 	}
 	return st.r.Store.Walk("", func(path string, rec *Record, err error) error {

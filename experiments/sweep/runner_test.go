@@ -200,7 +200,7 @@ func TestRunnerReusesOnlyItsOwnBuild(t *testing.T) {
 		t.Errorf("the same build: %+v", rep)
 	}
 	rep, log = run(buildA+"+dirty", "sparse_ratio", "experts_k")
-	if rep.Ran != 1 || rep.Reused != 1 || !strings.Contains(log, "built from uncommitted changes (aaaaaaa+dirty)") {
+	if rep.Ran != 1 || rep.Reused != 1 || !strings.Contains(log, "with uncommitted changes or untracked files (aaaaaaa+dirty)") {
 		t.Errorf("a dirty build: %+v (want the second cell copied from the first), log:\n%s", rep, log)
 	}
 	rep, log = run("", "stride_q")

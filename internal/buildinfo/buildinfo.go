@@ -7,11 +7,13 @@ import (
 	"strings"
 )
 
-// DirtySuffix ends a revision built from a tree with uncommitted changes.
+// DirtySuffix ends a revision built from a checkout that differed from its
+// commit: uncommitted changes or untracked files, as git status lists them
+// (Go's vcs.modified).
 const DirtySuffix = "+dirty"
 
 // Revision returns the VCS revision the running binary was built from (the
-// full commit hash, with DirtySuffix when its tree had uncommitted changes),
+// full commit hash, with DirtySuffix when its checkout differed from it),
 // else its main module's version when it was built from a module version
 // (go install …@v1.2.3), else "" (a build without VCS information: go run or
 // go build with -buildvcs=false, and tests).
