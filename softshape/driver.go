@@ -176,7 +176,7 @@ func trainOne(ds *data.Dataset, c *chainSpec, opts RunOptions, out *outputs) (gr
 		return 0, nil, err
 	}
 	st.checkpoint = out.checkpoint(opts.CheckpointDir, st.want, c.seed, st.fold)
-	j.onEpoch = opts.OnEpoch
+	j.onEpoch, j.stop = opts.OnEpoch, opts.Stop
 	if err := fit.Train(j, []*runState{st}); err != nil {
 		return j.graphs, nil, err
 	}
@@ -558,7 +558,7 @@ func (j *job) round(k int, ds *data.Dataset, opts RunOptions, out *outputs, fail
 		st.checkpoint = out.checkpoint(opts.CheckpointDir, st.want, c.seed, st.fold)
 		states = append(states, st)
 	}
-	j.onEpoch = opts.OnEpoch
+	j.onEpoch, j.stop = opts.OnEpoch, opts.Stop
 	if err := fit.Train(j, states); err != nil {
 		return nil, err
 	}

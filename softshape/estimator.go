@@ -50,9 +50,10 @@ type Classifier struct {
 // The run trains as TrainFold trains fold 1 (one run alone, seeded by
 // opts.Seed, through the same driver): Fit on FoldSets(ds, opts, 0)'s train
 // and val gives TrainFold(ds, cfg, 0, opts)'s model. opts.Backend, Seed,
-// RefShapeLen, OnEpoch and Fast apply; the settings of the folds
-// (NumFolds, Folds), of fold_reset=carry (CarryIn, CarryOut) and
-// CheckpointDir (use Save) are errors, as is cfg's fold_reset=carry.
+// RefShapeLen, OnEpoch, Stop (to cancel with a context's Done) and Fast
+// apply; the settings of the folds (NumFolds, Folds), of fold_reset=carry
+// (CarryIn, CarryOut) and CheckpointDir (use Save) are errors, as is cfg's
+// fold_reset=carry.
 func Fit(train, val *data.Dataset, cfg Config, opts RunOptions) (*Classifier, error) {
 	if err := checkFitOptions(cfg, opts); err != nil {
 		return nil, err

@@ -50,8 +50,10 @@ type job struct {
 	// bs is each run's batch size.
 	alone []*job
 	bs    []int
-	// onEpoch is RunOptions.OnEpoch, called as each run's epoch ends.
+	// onEpoch is RunOptions.OnEpoch, called as each run's epoch ends;
+	// stop is RunOptions.Stop.
 	onEpoch func(EpochStats)
+	stop    <-chan struct{}
 }
 
 // newJob returns the job of chains; refShapeLen is RunOptions.RefShapeLen.
@@ -389,13 +391,27 @@ func (j *job) Validate(live []*runState) ([]fit.Scores, error) {
 }
 
 // EndEpoch is fit.Engine's (runState.endEpoch), then saves the run's
-// progress when it is due (saveResume).
+// progress when it is due (saveResume), or stops the training when
+// RunOptions.Stop is closed (stopRun).
 func (j *job) EndEpoch(st *runState, val fit.Scores) error {
 	if err := st.endEpoch(val, j.onEpoch); err != nil {
 		return err
 	}
+	if fr := st.FitRun(); j.stopped() && !fr.Done && fr.Epoch+1 < fr.Epochs {
+		return j.stopRun(st)
+	}
 	j.saveResumeIfDue(st)
 	return nil
+}
+
+// stopped reports whether RunOptions.Stop is closed.
+func (j *job) stopped() bool {
+	select {
+	case <-j.stop:
+		return true
+	default:
+		return false
+	}
 }
 
 // step runs one training step of a job of one run (newRunJob) on phase

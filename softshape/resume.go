@@ -297,6 +297,29 @@ func (j *job) saveResumeIfDue(st *runState) {
 	}
 }
 
+// ErrStopped is what training returns, wrapped, when RunOptions.Stop stopped
+// it before its folds had trained.
+var ErrStopped = errors.New("training stopped (RunOptions.Stop)")
+
+// stopRun stops the training at the end of st's epoch (RunOptions.Stop),
+// saving st's progress first when st saves any, and returns the error that
+// says so: ErrStopped, wrapped with the epoch and, when the save failed, why.
+func (j *job) stopRun(st *runState) error {
+	r := &st.resume
+	if r.path == "" || st.Err != nil {
+		return fmt.Errorf("after epoch %d: %w", st.Epoch+1, ErrStopped)
+	}
+	err := j.saveResume(st)
+	r.saved = time.Now()
+	if r.on != nil {
+		r.on(ResumeEvent{Path: r.path, Epoch: st.Epoch + 1, Err: err})
+	}
+	if err != nil {
+		return fmt.Errorf("after epoch %d, its progress not saved (%v): %w", st.Epoch+1, err, ErrStopped)
+	}
+	return fmt.Errorf("after epoch %d, its progress saved to %s: %w", st.Epoch+1, r.path, ErrStopped)
+}
+
 // saveResume writes st's progress after its epoch in progress to its resume
 // file, replacing the earlier one at once (a temporary file renamed over
 // it), so that a kill leaves one or the other whole.

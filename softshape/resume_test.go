@@ -139,6 +139,59 @@ func TestResumeMatchesUninterrupted(t *testing.T) {
 	}
 }
 
+// TestStopSavesAndContinues: a run told to stop (RunOptions.Stop closed
+// during epoch 4, a sparse epoch) ends that epoch, saves its progress though
+// no save was due (ResumeEvery an hour), and returns ErrStopped; continued
+// from the file, it trains the fold exactly as the run that never stopped.
+// Without a resume file it stops the same way and saves nothing; a run
+// whose fold ends with the epoch in which Stop closes ends as usual.
+func TestStopSavesAndContinues(t *testing.T) {
+	ds, cfg, opts := resumeTestSetUp(t, "protocol=reference_fresh")
+	want, _, err := TrainFold(ds, cfg, 1, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopAt := func(in RunOptions, epoch int) RunOptions {
+		stop := make(chan struct{})
+		in.Stop = stop
+		in.OnEpoch = func(e EpochStats) {
+			if e.Epoch == epoch-1 { // the epoch before: Stop is closed while epoch trains
+				close(stop)
+			}
+		}
+		return in
+	}
+	in := stopAt(opts, 4)
+	in.ResumePath, in.ResumeEvery = filepath.Join(t.TempDir(), "run.resume"), time.Hour
+	var saved []int
+	in.OnResume = func(ev ResumeEvent) {
+		if !ev.Loaded && ev.Err == nil {
+			saved = append(saved, ev.Epoch)
+		}
+	}
+	if _, _, err := TrainFold(ds, cfg, 1, in); !errors.Is(err, ErrStopped) {
+		t.Fatalf("stopped run: %v, want ErrStopped", err)
+	}
+	if e, err := ResumeEpoch(in.ResumePath); err != nil || e != 4 || !slices.Equal(saved, []int{4}) {
+		t.Fatalf("stopped run saved %v; its file continues with epoch %d (%v), want 4", saved, e, err)
+	}
+	in.Stop, in.OnEpoch, in.OnResume = nil, nil, nil
+	got, _, err := TrainFold(ds, cfg, 1, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := sameFold(got, want); d != "" || !slices.Equal(got.ResumedAt, []int{4}) {
+		t.Errorf("continued after the stop: %s from the uninterrupted run, resumed at %v", d, got.ResumedAt)
+	}
+	if _, _, err := TrainFold(ds, cfg, 1, stopAt(opts, 2)); !errors.Is(err, ErrStopped) {
+		t.Errorf("stopped run without a resume file: %v, want ErrStopped", err)
+	}
+	last, _, err := TrainFold(ds, cfg, 1, stopAt(opts, cfg.Epochs))
+	if err != nil || sameFold(last, want) != "" {
+		t.Errorf("a stop in the fold's last epoch: %v; the fold should end as usual", err)
+	}
+}
+
 // TestResumeCarriedFold: fold 2 of a fold_reset=carry chain, continued
 // from the state carried out of fold 1 and stopped in its sparse phase,
 // continues from its resume file (not from the carried state, which it

@@ -84,6 +84,12 @@ type RunOptions struct {
 	OnResume func(ResumeEvent)
 	// OnEpoch, when set, is called after every epoch (progress bars, live curves).
 	OnEpoch func(EpochStats)
+	// Stop, when closed (a context's Done, say), stops the training at the
+	// end of the epoch in progress: a run that saves its progress
+	// (ResumePath) saves it first, so that a later run continues it, and
+	// the training returns an error wrapping ErrStopped. A run whose fold
+	// ends with that epoch ends as usual.
+	Stop <-chan struct{}
 	// Execution is how the runs execute: MaxRuns, RunAxis and Fast apply
 	// (and BackendName when Backend is nil); Train and Fit ignore DataRoot,
 	// Offline and Workers.

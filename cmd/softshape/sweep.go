@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/softshape-go/softshape/ablations"
 	"github.com/softshape-go/softshape/experiments/pipeline"
 	"github.com/softshape-go/softshape/experiments/sweep"
+	"github.com/softshape-go/softshape/internal/english"
 	"github.com/softshape-go/softshape/softshape"
 )
 
@@ -105,12 +108,18 @@ func runSweep(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rep, err := pipeline.Train(context.Background(), store, cells, pipeline.Training{Execution: exec, NoReuse: *noReuse, RetryFailed: *retry, ResumeEvery: resumeEvery, Log: stdout, WorkersSetting: "-workers", BackendSetting: "-backend"})
-	if err != nil {
+	ctx, done := stopOnSignal(stdout)
+	defer done()
+	rep, err := pipeline.Train(ctx, store, cells, pipeline.Training{Execution: exec, NoReuse: *noReuse, RetryFailed: *retry, ResumeEvery: resumeEvery, Log: stdout, WorkersSetting: "-workers", BackendSetting: "-backend"})
+	if err != nil && !(errors.Is(err, context.Canceled) && ctx.Err() != nil) { // a signal's stop is told below
 		return err
 	}
 	fmt.Fprintf(stdout, "sweep %s: %d trained (%d failed, %d invalid), %d reused, %d already done, %d held by other processes, %d left without a record\n",
 		*table, rep.Ran, rep.Failed, rep.Invalid, rep.Reused, rep.Done, rep.Busy, len(rep.Errors))
+	if ctx.Err() != nil {
+		return fmt.Errorf("sweep %s stopped by a signal (%d %s stopped in training, %s saved): the same command continues %s and the cells not started",
+			*table, rep.Stopped, english.Agree(rep.Stopped, "fold", "folds"), english.Agree(rep.Stopped, "its progress", "their progress"), english.Agree(rep.Stopped, "it", "them"))
+	}
 	if len(rep.Errors) > 0 {
 		for _, e := range rep.Errors {
 			fmt.Fprintf(stdout, "  %v\n", e)
@@ -166,4 +175,30 @@ func parseSeeds(s string) ([]int64, error) {
 		return nil, errors.New("-seeds: give at least one seed")
 	}
 	return out, nil
+}
+
+// stopOnSignal returns a context that the first SIGINT or SIGTERM cancels
+// (a Slurm time limit sends SIGTERM, then SIGKILL after its KillWait): the
+// sweep then starts no cell, and the folds in training stop at the end of
+// their epoch with their progress saved (sweep.Runner.Run). It says so on w;
+// a second signal ends the process at once. Call done when the sweep ends.
+func stopOnSignal(w io.Writer) (ctx context.Context, done func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	finished := make(chan struct{})
+	go func() {
+		select {
+		case s := <-sigs:
+			signal.Stop(sigs) // a second signal ends the process at once
+			fmt.Fprintf(w, "sweep: %v: stopping: no cell starts; a fold training alone saves its progress at the end of its epoch and stops, a batched job finishes (a second signal ends at once)\n", s)
+			cancel()
+		case <-finished:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(finished)
+		cancel()
+	}
 }

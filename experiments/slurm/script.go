@@ -213,6 +213,10 @@ func Script(j ArrayJob) (string, error) {
 	if j.Time != "" {
 		line("#SBATCH --time=%s", j.Time)
 	}
+	// SIGTERM to the sweep (the batch shell, which it replaces) two minutes
+	// before the time limit: the fold in training saves its progress at the
+	// end of its epoch and the sweep exits; resubmitted, it continues.
+	line("#SBATCH --signal=B:TERM@%d", StopWarningSeconds)
 	if j.Partition != "" {
 		line("#SBATCH --partition=%s", j.Partition)
 	}
@@ -261,3 +265,8 @@ func Script(j ArrayJob) (string, error) {
 	line("exec %s", cmd.String())
 	return b.String(), nil
 }
+
+// StopWarningSeconds is how long before its time limit a task's sweep gets
+// SIGTERM (#SBATCH --signal), to stop with the progress of its fold in
+// training saved (softshape sweep stops at the end of the fold's epoch).
+const StopWarningSeconds = 120

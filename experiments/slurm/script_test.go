@@ -85,7 +85,7 @@ func TestScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"#SBATCH --array=2,4%2\n", "#SBATCH --gpus-per-task=1\n", "#SBATCH --time=2:00:00\n",
+	for _, want := range []string{"#SBATCH --array=2,4%2\n", "#SBATCH --gpus-per-task=1\n", "#SBATCH --time=2:00:00\n", "#SBATCH --signal=B:TERM@120\n",
 		"#SBATCH --partition=gpu\n", "#SBATCH --cpus-per-task=8\n", "export GOMLX_BACKEND=xla:cuda\n", "-backend xla:cuda",
 		"export PJRT_PLUGIN_LIBRARY_PATH='/opt/pjrt lib'\n", `"$((SLURM_ARRAY_TASK_ID))/4"`} {
 		if !strings.Contains(s, want) {

@@ -97,3 +97,51 @@ func TestSweepContinuesSavedProgress(t *testing.T) {
 		}
 	}
 }
+
+// TestCancelledSweepSavesTheFoldInTraining: a sweep whose context is
+// cancelled while a cell trains (here as it starts) stops that cell at the
+// end of its epoch with its progress saved, writes no record for it and
+// starts no other; the next sweep continues the fold from there, with the
+// record of the fold trained in one go.
+func TestCancelledSweepSavesTheFoldInTraining(t *testing.T) {
+	settings := "protocol=reference_fresh;shuffle=true;embed_dim=16;epochs=6;warmup_epochs=2"
+	g := mustGrid(t, GridSpec{Table: "depth_L", Datasets: []string{"CBF-r"}, Variants: []string{"L=2"}, Folds: []int{1, 2}, Seeds: []int64{4}, Settings: settings})
+	c := g.Cells[1]
+	backend, err := backends.New("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, _ := cbfLoader("CBF-r")
+	want, _, err := softshape.TrainFold(ds, c.Config, 1, softshape.RunOptions{Backend: backend, Seed: 4, NumFolds: NumFolds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := openStore(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var log strings.Builder
+	r := &Runner{Execution: softshape.Execution{MaxRuns: 1}, Store: s, Backend: backend, Load: cbfLoader, Log: &log, OnExecute: func(Key) { cancel() }}
+	rep, err := r.Run(ctx, []Cell{c, g.Cells[0]}) // err may be nil: the feed can end before it sees the cancel
+	if rep.Stopped != 1 || rep.Ran != 0 {
+		t.Fatalf("cancelled sweep: %+v, %v; want one cell stopped, none trained", rep, err)
+	}
+	if _, err := s.Read(c.Key); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the stopped cell has a record (%v)", err)
+	}
+	if e, err := softshape.ResumeEpoch(s.ResumePath(c.Key)); err != nil || e != 1 || !strings.Contains(log.String(), "the next sweep continues it") {
+		t.Fatalf("the stopped cell's progress: epoch %d (%v), want 1; log:\n%s", e, err, log.String())
+	}
+	r.OnExecute = nil
+	if rep, err := r.Run(context.Background(), []Cell{c}); err != nil || rep.Ran != 1 || rep.Failed != 0 {
+		t.Fatalf("the next sweep: %+v, %v", rep, err)
+	}
+	rec, err := s.Read(c.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if float64(rec.TestAccuracy) != want.TestAcc || float64(rec.ValLoss) != want.ValLoss || rec.BestEpoch != want.BestEpoch ||
+		rec.EpochsRun != want.EpochsRun || len(rec.ResumedAt) != 1 || rec.ResumedAt[0] != 1 {
+		t.Errorf("record acc %v val %v best %d epochs %d resumed at %v; in one go %v %v %d %d, resumed at [1]",
+			rec.TestAccuracy, rec.ValLoss, rec.BestEpoch, rec.EpochsRun, rec.ResumedAt, want.TestAcc, want.ValLoss, want.BestEpoch, want.EpochsRun)
+	}
+}

@@ -86,8 +86,11 @@ type Runner struct {
 type Report struct {
 	// Ran counts cells trained (ok, failed or invalid), Reused cells copied
 	// from an existing record of the same computation, Done cells that
-	// already had a record, Busy cells held by another live process.
-	Ran, Reused, Done, Busy int
+	// already had a record, Busy cells held by another live process,
+	// Stopped cells whose training the Run's context stopped at the end of
+	// an epoch, their progress saved (no record: a later sweep continues
+	// them).
+	Ran, Reused, Done, Busy, Stopped int
 	// Failed and Invalid count the cells of Ran that ended so.
 	Failed, Invalid int
 	// Errors lists the cells left without a record (dataset not found,
@@ -102,6 +105,10 @@ type runState struct {
 	owned   bool            // backend was started by Run: finalize it at the end
 	total   int
 	started atomic.Int64
+
+	// stop is the Run's context's Done: it stops the cells in training
+	// that save their progress (keepProgress).
+	stop <-chan struct{}
 
 	mu       sync.Mutex
 	rep      Report
@@ -130,12 +137,16 @@ type worker struct {
 // cells held by other processes. It first fixes, or checks, the form of the
 // store's runs (Store.ClaimForm), then removes stale locks and temporary
 // files of dead processes in the cells' tables. Cancelling ctx stops starting
-// new cells; cells in training finish. Every backend Run started (per worker
+// new cells; a cell in training that saves its progress (the default
+// training, one cell at a time, with ResumeEvery ≥ 0) stops at the end of
+// its epoch in progress, its progress saved and no record written
+// (Report.Stopped: a later Run continues it), and the others (batched jobs,
+// Runner.Train) finish. Every backend Run started (per worker
 // with NewBackend, or the default one) is finalized before it returns. The
 // error is for failures to start (e.g. the store); per-cell problems are in
 // Report.Errors.
 func (r *Runner) Run(ctx context.Context, cells []Cell) (Report, error) {
-	st := &runState{r: r, total: len(cells), datasets: map[string]*loadedDataset{}}
+	st := &runState{r: r, total: len(cells), datasets: map[string]*loadedDataset{}, stop: ctx.Done()}
 	if r.Store == nil {
 		return st.rep, errors.New("sweep runner: no store")
 	}
@@ -325,7 +336,9 @@ func (w *worker) runCell(c Cell) {
 		st.fail(c.Key, err)
 		return
 	}
-	st.write(c, st.train(c, ds, w.getBackend, w.trainFunc(c)))
+	if rec := st.train(c, ds, w.getBackend, w.trainFunc(c)); rec != nil {
+		st.write(c, rec)
+	}
 }
 
 // claim takes the lock of cell k when it still has to be trained: no record
@@ -496,7 +509,9 @@ func (st *runState) getBackend() (compute.Backend, error) {
 }
 
 // train runs one cell on the backend getBackend returns and returns its
-// record (ok, failed or invalid).
+// record (ok, failed or invalid), or nil when the Run's context stopped the
+// cell's training, its progress saved (softshape.ErrStopped): the cell
+// stays without a record, and a later sweep continues it.
 func (st *runState) train(c Cell, ds *data.Dataset, getBackend func() (compute.Backend, error), trainFn TrainFunc) *Record {
 	rec := st.newRecord(c)
 	refM := softshape.RefShapeLength(ds.Name, ds.Length)
@@ -512,6 +527,11 @@ func (st *runState) train(c Cell, ds *data.Dataset, getBackend func() (compute.B
 	opts := st.r.runOptions(backend, refM)
 	opts.Seed = c.Seed
 	out, err := safeTrain(trainFn, ds, c.Config, c.Fold-1, opts)
+	if errors.Is(err, softshape.ErrStopped) {
+		st.count(func(r *Report) { r.Stopped++ })
+		st.logf("stop   %s: %v; the next sweep continues it", c.Key, err)
+		return nil
+	}
 	if err != nil {
 		return rec.finish(StatusFailed, err)
 	}
@@ -688,7 +708,7 @@ func (w *worker) keepProgress(c Cell, opts *softshape.RunOptions) error {
 	if err := st.r.Store.mkdirAll(filepath.Dir(path)); err != nil {
 		return err
 	}
-	opts.ResumePath, opts.ResumeEvery = path, st.r.ResumeEvery
+	opts.ResumePath, opts.ResumeEvery, opts.Stop = path, st.r.ResumeEvery, st.stop
 	opts.OnResume = func(ev softshape.ResumeEvent) {
 		switch {
 		case ev.Loaded:
