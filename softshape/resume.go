@@ -290,11 +290,19 @@ func (j *job) saveResumeIfDue(st *runState) {
 	if r.path == "" || st.Done || st.Err != nil || time.Since(r.saved) < r.every {
 		return
 	}
+	_ = j.saveResumeNow(st) // told to OnResume; the run goes on
+}
+
+// saveResumeNow saves st's progress (saveResume), notes when, tells
+// OnResume, and returns the save's error.
+func (j *job) saveResumeNow(st *runState) error {
+	r := &st.resume
 	err := j.saveResume(st)
 	r.saved = time.Now()
 	if r.on != nil {
 		r.on(ResumeEvent{Path: r.path, Epoch: st.Epoch + 1, Err: err})
 	}
+	return err
 }
 
 // ErrStopped is what training returns, wrapped, when RunOptions.Stop stopped
@@ -305,19 +313,14 @@ var ErrStopped = errors.New("training stopped (RunOptions.Stop)")
 // saving st's progress first when st saves any, and returns the error that
 // says so: ErrStopped, wrapped with the epoch and, when the save failed, why.
 func (j *job) stopRun(st *runState) error {
-	r := &st.resume
-	if r.path == "" || st.Err != nil {
+	path := st.resume.path
+	if path == "" || st.Err != nil {
 		return fmt.Errorf("after epoch %d: %w", st.Epoch+1, ErrStopped)
 	}
-	err := j.saveResume(st)
-	r.saved = time.Now()
-	if r.on != nil {
-		r.on(ResumeEvent{Path: r.path, Epoch: st.Epoch + 1, Err: err})
-	}
-	if err != nil {
+	if err := j.saveResumeNow(st); err != nil {
 		return fmt.Errorf("after epoch %d, its progress not saved (%v): %w", st.Epoch+1, err, ErrStopped)
 	}
-	return fmt.Errorf("after epoch %d, its progress saved to %s: %w", st.Epoch+1, r.path, ErrStopped)
+	return fmt.Errorf("after epoch %d, its progress saved to %s: %w", st.Epoch+1, path, ErrStopped)
 }
 
 // saveResume writes st's progress after its epoch in progress to its resume
