@@ -124,6 +124,11 @@ func addPoints(p plotAdder, xs, ys []float64, gs draw.GlyphStyle) []plot.Thumbna
 	for _, seg := range segments(xs, ys) {
 		p.Add(&plotter.Scatter{XYs: seg, GlyphStyle: gs})
 	}
+	return markerThumbs(gs)
+}
+
+// markerThumbs returns the legend thumbnail of a marker without a line.
+func markerThumbs(gs draw.GlyphStyle) []plot.Thumbnailer {
 	return []plot.Thumbnailer{&plotter.Scatter{GlyphStyle: gs}}
 }
 

@@ -8,7 +8,6 @@ import (
 	"strconv"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -260,8 +259,8 @@ func drawSweep(p plotAdder, lay sweepLayoutResult, oursC, paperC []SweepSeries, 
 		var th []plot.Thumbnailer
 		switch {
 		case unordered:
-			// Right of the datasets' markers, ours and the paper's side
-			// by side.
+			// Right of the datasets' markers, ours and the paper's at
+			// the same place (ours the larger marker).
 			x := shifted(a.X, lay.spread/2+avgOffset)
 			if i == 0 {
 				gs.Radius = vg.Points(4.5)
@@ -292,22 +291,29 @@ func sweepLegend(lay sweepLayoutResult, ours, paper []SweepSeries, unordered boo
 	has := func(ss []SweepSeries, l string) bool {
 		return slices.ContainsFunc(ss, func(s SweepSeries) bool { return s.Label == l })
 	}
-	// oursKey and paperKey draw a series of ours and of the paper in c.
+	// oursKey and paperKey draw a series of ours (with its marker shape,
+	// nil: a line alone) and of the paper in c. The keys without a dataset's
+	// own shape (the grey count, "ours") are a plain line, or a circle where
+	// nothing is a line.
 	oursKey := func(c color.Color, width float64, shape draw.GlyphDrawer) []plot.Thumbnailer {
 		gs := glyphStyle(c, 3, shape)
-		if unordered {
-			return []plot.Thumbnailer{&plotter.Scatter{GlyphStyle: gs}}
-		}
-		if shape == nil {
+		switch {
+		case unordered:
+			return markerThumbs(gs)
+		case shape == nil:
 			return thumbs(lineStyle(c, width, nil), nil)
 		}
 		return thumbs(lineStyle(c, width, nil), &gs)
 	}
 	paperKey := func(c color.Color, width float64) []plot.Thumbnailer {
 		if unordered {
-			return []plot.Thumbnailer{&plotter.Scatter{GlyphStyle: paperDash(c)}}
+			return markerThumbs(paperDash(c))
 		}
 		return thumbs(lineStyle(c, width, paperDashes()), nil)
+	}
+	var plainShape draw.GlyphDrawer // the keys without a dataset's shape
+	if unordered {
+		plainShape = draw.CircleGlyph{}
 	}
 	shared := slices.ContainsFunc(ours, func(s SweepSeries) bool { return has(paper, s.Label) })
 	var items []legendItem
@@ -321,20 +327,12 @@ func sweepLegend(lay sweepLayoutResult, ours, paper []SweepSeries, unordered boo
 			items = append(items, legendItem{label: l, thumbs: oursKey(st.Color, 2, st.Shape)})
 		}
 	} else {
-		var shape draw.GlyphDrawer
-		if unordered {
-			shape = draw.CircleGlyph{}
-		}
-		items = append(items, legendItem{label: fmt.Sprintf("%d datasets", len(lay.labels)), thumbs: oursKey(rgb(hexLightGrey), 1.5, shape)})
+		items = append(items, legendItem{label: fmt.Sprintf("%d datasets", len(lay.labels)), thumbs: oursKey(rgb(hexLightGrey), 1.5, plainShape)})
 	}
 	// Style keys, where a label has both: solid (a marker) is ours, dashed
 	// (a dash) the paper.
 	if shared {
-		var shape draw.GlyphDrawer
-		if unordered {
-			shape = draw.CircleGlyph{}
-		}
-		items = append(items, legendItem{label: "ours", thumbs: oursKey(rgb(hexGrey), 1.5, shape)})
+		items = append(items, legendItem{label: "ours", thumbs: oursKey(rgb(hexGrey), 1.5, plainShape)})
 		items = append(items, legendItem{label: "paper", thumbs: paperKey(rgb(hexGrey), 1.5)})
 	}
 	return items
