@@ -22,7 +22,8 @@ func Presets(c *tables.Comparison) (*plots.Figure, error) {
 	if len(c.Common) == 0 || len(c.SummaryColumns) == 0 {
 		return nil, fmt.Errorf("%w: table %s has no dataset complete under both %s and %s yet", ErrNoFigure, c.Name, c.Labels[0], c.Labels[1])
 	}
-	label, logSpaced, ordered := sweepAxis(c.Name)
+	label, logSpaced, _ := sweepAxis(c.Name)
+	ordered := Ordered(c.Name)
 	xs, ticks := sweptValues(c.SummaryColumns, logSpaced)
 	var ours, paper []plots.SweepSeries
 	for i, s := range c.Summaries {

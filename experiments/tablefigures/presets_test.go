@@ -55,6 +55,13 @@ func TestPresets(t *testing.T) {
 	if cap := f.Caption(); !strings.Contains(cap, "Each marker the mean") || !strings.Contains(cap, "Markers: ours under reference_compat and reference_fresh; dashes: the paper's") {
 		t.Errorf("ablation caption %q: want markers and dashes", cap)
 	}
+	c.Name = "shape_length_m" // three ways to choose m: no order either, as Sweep draws them
+	if f, err = Presets(c); err != nil {
+		t.Fatal(err)
+	}
+	if cap := f.Caption(); !strings.Contains(cap, "Each marker the mean") {
+		t.Errorf("shape_length_m caption %q: want markers", cap)
+	}
 	c.Name = "experts_k"
 	b.Rows[0].Ours[0].Runs = 1 // no dataset complete under both: DA is now partial, DB, DC dropped below
 	b.Rows = b.Rows[:1]
