@@ -381,12 +381,12 @@ func TestRunAxisFiveFoldsMatchTrain(t *testing.T) {
 }
 
 // TestRunAxisGunPointMatchesTrain is TestRunAxisFiveFoldsMatchTrain on a real
-// dataset: GunPoint's five folds (the authors' m=32), 2 dense + 2 sparse
+// dataset: GunPoint's first three folds (the authors' m=32), 2 dense + 2 sparse
 // epochs of continuousConfig, with a run axis against each fold trained
 // alone, within 1e-5 every epoch.
 func TestRunAxisGunPointMatchesTrain(t *testing.T) {
 	if testing.Short() {
-		t.Skip("ten GunPoint runs take a minute; run without -short")
+		t.Skip("six GunPoint runs take a minute; run without -short")
 	}
 	ds, runs, ref := gunPointRuns(t)
 	for i := range runs {
@@ -402,7 +402,7 @@ func TestRunAxisGunPointMatchesTrain(t *testing.T) {
 		f, l := compareAxisRun(t, "GunPoint fold "+string(rune('1'+i)), got[i], want, r.Config.WarmUpEpochs, 1e-5)
 		first, later = max(first, f), max(later, l)
 	}
-	t.Logf("R=5 with a run axis on GunPoint: largest relative loss difference to training alone %.3g (warm-up), %.3g (sparse)", first, later)
+	t.Logf("R=%d with a run axis on GunPoint: largest relative loss difference to training alone %.3g (warm-up), %.3g (sparse)", len(runs), first, later)
 }
 
 // TestRunAxisVariantsAndEarlyStop: runs that differ in learning rate, λ,

@@ -42,18 +42,23 @@ func TestLearnsGeneratedCBF(t *testing.T) {
 	}
 }
 
-// TestGunPointFiveFolds: on GunPoint (bundled in the data package) the mean test accuracy over the
-// five folds reaches ≥ 0.95 with the CI schedule (20 dense + 20 sparse epochs,
-// paper batch rule, the authors' m=32).
-func TestGunPointFiveFolds(t *testing.T) {
+// TestGunPointLearns: on GunPoint (bundled in the data package) the mean test
+// accuracy over its first two folds reaches ≥ 0.95 with the CI schedule (20
+// dense + 20 sparse epochs, paper batch rule, the authors' m=32): the model
+// learns a real dataset, not only generated data. Two folds, not five: a fold
+// here is 40 epochs of GunPoint, the largest single cost of the test suite,
+// and the five-fold protocol is checked on generated data
+// (TestTrainRunsFiveFoldsMatchTrain, TestRunAxisFiveFoldsMatchTrain).
+func TestGunPointLearns(t *testing.T) {
 	if testing.Short() {
-		t.Skip("five folds of GunPoint take minutes; run without -short")
+		t.Skip("two folds of GunPoint take minutes; run without -short")
 	}
 	ds, err := data.LoadBundled("GunPoint")
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Train(ds, shortSchedule(), RunOptions{Backend: testBackend(t), Seed: 42, RefShapeLen: RefShapeLength("GunPoint", ds.Length)})
+	folds := []int{0, 1}
+	res, err := Train(ds, shortSchedule(), RunOptions{Backend: testBackend(t), Seed: 42, Folds: folds, RefShapeLen: RefShapeLength("GunPoint", ds.Length)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,8 +66,8 @@ func TestGunPointFiveFolds(t *testing.T) {
 		t.Logf("GunPoint fold %d: test %.4f val %.4f best epoch %d %s", f.Fold+1, f.TestAcc, f.ValLoss, f.BestEpoch, f.Wall)
 	}
 	t.Logf("GunPoint mean %.4f ± %.4f (m=%d q=%d J=%d)", res.MeanAcc, res.StdAcc, res.Shape.ShapeLen, res.Shape.Stride, res.Shape.NumShapes)
-	if len(res.Folds) != 5 {
-		t.Fatalf("%d folds, want 5", len(res.Folds))
+	if len(res.Folds) != len(folds) || res.Folds[0].Fold != 0 || res.Folds[1].Fold != 1 {
+		t.Fatalf("trained folds %v, want %v", foldNumbers(res.Folds), folds)
 	}
 	if res.Shape.ShapeLen != 32 {
 		t.Errorf("GunPoint m=%d, want the authors' 32", res.Shape.ShapeLen)
@@ -70,6 +75,15 @@ func TestGunPointFiveFolds(t *testing.T) {
 	if res.MeanAcc < 0.95 {
 		t.Errorf("GunPoint mean test accuracy %.4f, want ≥ 0.95", res.MeanAcc)
 	}
+}
+
+// foldNumbers lists the folds of results, for messages.
+func foldNumbers(frs []FoldResult) []int {
+	var out []int
+	for _, f := range frs {
+		out = append(out, f.Fold)
+	}
+	return out
 }
 
 // TestCheckpointRoundTripAndInterpret trains briefly, saves, loads and checks the
