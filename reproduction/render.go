@@ -79,6 +79,10 @@ type ManifestEntry struct {
 	// runs whose records do not.
 	CodeVersions           []string `json:"code_versions,omitempty"`
 	RunsWithoutCodeVersion int      `json:"runs_without_code_version,omitempty"`
+	// Forms name the forms the entry's runs trained: "plain graphs" (the
+	// model as the paper writes it) or "speed forms (-fast)"
+	// (softshape.Execution.Fast), from their records.
+	Forms []string `json:"forms"`
 	// Datasets are the entry's planned datasets when they are not the
 	// manifest's (Table 1: Table1Datasets); RunsOf names the table whose
 	// runs it is read from when not its own (its wall time counted there).
@@ -118,7 +122,7 @@ func NewManifest(entries []Entry, commit, machine string) Manifest {
 			RunsExpected: e.Expected, RunsRecorded: e.Recorded, RunsInvalid: e.Invalid, RunsReused: e.Reused, Complete: e.Complete(),
 			DatasetsComplete: nonNil(e.DatasetsDone), WallHours: math.Round(e.WallSeconds/36) / 100,
 			Backends: nonNil(e.Backends), Hosts: nonNil(e.Hosts), CPUs: nonNil(e.CPUs), RunsWithoutCPU: e.CPUUnrecorded,
-			CodeVersions: e.CodeVersions, RunsWithoutCodeVersion: e.CodeVersionUnrecorded, Seeds: e.item().Seeds})
+			CodeVersions: e.CodeVersions, RunsWithoutCodeVersion: e.CodeVersionUnrecorded, Forms: nonNil(e.Forms), Seeds: e.item().Seeds})
 		me := &m.Entries[len(m.Entries)-1]
 		if ds := PlanDatasets(e.Table); !slices.Equal(ds, Datasets) {
 			me.Datasets = ds

@@ -170,6 +170,10 @@ type Entry struct {
 	// held it, or by a binary without VCS information).
 	CodeVersions          []string
 	CodeVersionUnrecorded int
+	// Forms name the forms the ok records trained (sweep.FormName of
+	// sweep.Record.SpeedForms): the model's plain graphs, its speed forms,
+	// or both.
+	Forms []string
 	// Fold1 are the ok runs of fold 1, which is the same computation under
 	// both presets (Fold1Check compares them).
 	Fold1 []Fold1Run
@@ -315,6 +319,7 @@ func LoadItem(dir string, it Item) (Entry, error) {
 		} else {
 			e.CPUs = addOnce(e.CPUs, rec.CPU)
 		}
+		e.Forms = addOnce(e.Forms, sweep.FormName(rec.SpeedForms))
 		if rec.CodeVersion == "" {
 			e.CodeVersionUnrecorded++
 		} else {

@@ -287,6 +287,33 @@ func TestLoadCountsInvalidAndReusedRuns(t *testing.T) {
       "runs_without_code_version": 2,`) {
 		t.Errorf("manifest does not list experts_k's code version and the runs without one:\n%s", js)
 	}
+	// Every run so far trained the plain graphs; a record of the speed forms
+	// adds that form, and the manifest lists both.
+	if !slices.Equal(e.Forms, []string{"plain graphs"}) {
+		t.Errorf("experts_k: forms %q, want [plain graphs]", e.Forms)
+	}
+	for _, c := range grid.Cells {
+		if rec, err := store.Read(c.Key); err == nil && rec.Status == sweep.StatusOK && rec.ReusedFrom == "" && rec.CodeVersion == "" {
+			rec.SpeedForms = true
+			if err := store.Write(rec); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	if entries, err = Load(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range entries {
+		if x.Table == "experts_k" && x.Preset == preset {
+			e = x
+		}
+	}
+	forms := slices.Sorted(slices.Values(e.Forms))
+	if js := string(NewManifest(entries, "aaaaaaa (Table 4)", "m").JSON()); !slices.Equal(forms, []string{"plain graphs", "speed forms (-fast)"}) ||
+		!strings.Contains(js, `"forms": [`) || !strings.Contains(js, `"speed forms (-fast)"`) {
+		t.Errorf("experts_k after one speed-form run: forms %q, want both; manifest:\n%s", e.Forms, js)
+	}
 }
 
 // TestCheckCodeCommit: the manifest's code commit must name the binary of

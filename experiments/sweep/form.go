@@ -20,8 +20,9 @@ type formFile struct {
 	SpeedForms *bool `json:"speed_forms"`
 }
 
-// formName names a form in messages.
-func formName(speedForms bool) string {
+// FormName names a run's form, as messages and the reproduction's manifest
+// say it: "plain graphs" or "speed forms (-fast)".
+func FormName(speedForms bool) string {
 	if speedForms {
 		return "speed forms (-fast)"
 	}
@@ -42,7 +43,7 @@ func (s *Store) ClaimForm(speedForms bool) error {
 		if err == nil {
 			if got != speedForms {
 				return fmt.Errorf("results folder %s holds runs of the %s (%s), and this trains the %s: give each form a results folder of its own",
-					s.root, formName(got), path, formName(speedForms))
+					s.root, FormName(got), path, FormName(speedForms))
 			}
 			return nil
 		}
