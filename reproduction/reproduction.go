@@ -18,6 +18,7 @@ import (
 
 	"github.com/softshape-go/softshape/experiments/sweep"
 	"github.com/softshape-go/softshape/experiments/tables"
+	"github.com/softshape-go/softshape/internal/hostinfo"
 	"github.com/softshape-go/softshape/paper"
 	"github.com/softshape-go/softshape/softshape"
 )
@@ -157,6 +158,10 @@ type Entry struct {
 	// WallSeconds counts, and DatasetTimed counts those runs.
 	DatasetWall  map[string]float64
 	DatasetTimed map[string]int
+	// DatasetProcessors lists, per dataset, the processors those runs
+	// trained on (hostinfo.ProcessorOf of their records' CPU; "" where a
+	// record does not name it).
+	DatasetProcessors map[string][]string
 	// Backends and Hosts are those of the ok records.
 	Backends, Hosts []string
 	// CPUs are the processors of the ok records that name theirs
@@ -333,10 +338,11 @@ func LoadItem(dir string, it Item) (Entry, error) {
 			w := rec.RunWallSeconds() // a batched job's time once
 			e.WallSeconds += w
 			if e.DatasetWall == nil {
-				e.DatasetWall, e.DatasetTimed = map[string]float64{}, map[string]int{}
+				e.DatasetWall, e.DatasetTimed, e.DatasetProcessors = map[string]float64{}, map[string]int{}, map[string][]string{}
 			}
 			e.DatasetWall[c.Dataset] += w
 			e.DatasetTimed[c.Dataset]++
+			e.DatasetProcessors[c.Dataset] = addOnce(e.DatasetProcessors[c.Dataset], hostinfo.ProcessorOf(rec.CPU))
 		}
 	}
 	for _, ds := range PlanDatasets(table) {

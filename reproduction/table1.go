@@ -1,6 +1,7 @@
 package reproduction
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -492,7 +493,7 @@ func (h *Headline) Markdown(b *strings.Builder, figs map[string]Figure) error {
 // under both presets: ours (wall time of a run, one thread on one core, so
 // close to its CPU time) beside each same-fold column's CPU time per fold.
 func (h *Headline) markdownTimes(b *strings.Builder) {
-	var rows, reused []string
+	var rows, listed, reused []string
 	for _, ds := range Table1Datasets {
 		n0, n1 := h.Entries[0].DatasetTimed[ds], h.Entries[1].DatasetTimed[ds]
 		if n0 == 0 || n1 == 0 {
@@ -512,7 +513,7 @@ func (h *Headline) markdownTimes(b *strings.Builder) {
 				row += " — | — |"
 			}
 		}
-		rows = append(rows, row)
+		rows, listed = append(rows, row), append(listed, ds)
 	}
 	if len(rows) == 0 {
 		return
@@ -532,9 +533,53 @@ func (h *Headline) markdownTimes(b *strings.Builder) {
 	}
 	b.WriteString("\n|---|---:|---:|" + strings.Repeat("---:|---:|", len(h.SameFold)) + "\n")
 	b.WriteString(strings.Join(rows, "\n") + "\n\n")
+	if n, groups := h.otherProcessors(listed); n > 0 {
+		fmt.Fprintf(b, "Ours trained on another processor than the same-fold columns for %d of these datasets, so their ratios compare two machines as well: %s.\n\n",
+			n, strings.Join(groups, "; "))
+	}
 	if len(reused) > 0 {
 		fmt.Fprintf(b, "Not timed here (%d), their runs read from another table's and timed there: %s.\n\n", len(reused), strings.Join(reused, ", "))
 	}
+}
+
+// otherProcessors returns, of datasets, how many have runs of ours (under
+// either preset) on a processor that none of the same-fold columns ran on,
+// or whose record does not name its processor, and those processors, each
+// with its datasets ("processor: dataset, dataset"); none when no same-fold
+// column names its processors.
+func (h *Headline) otherProcessors(datasets []string) (n int, groups []string) {
+	var same []string
+	for _, c := range h.SameFold {
+		for _, p := range c.Processors {
+			same = addOnce(same, p)
+		}
+	}
+	if len(same) == 0 {
+		return 0, nil
+	}
+	var procs []string
+	byProc := map[string][]string{}
+	for _, ds := range datasets {
+		other := false
+		for _, e := range h.Entries {
+			for _, p := range e.DatasetProcessors[ds] {
+				if slices.Contains(same, p) {
+					continue
+				}
+				p = cmp.Or(p, "processor not recorded")
+				procs = addOnce(procs, p)
+				byProc[p] = addOnce(byProc[p], ds)
+				other = true
+			}
+		}
+		if other {
+			n++
+		}
+	}
+	for _, p := range procs {
+		groups = append(groups, p+": "+strings.Join(byProc[p], ", "))
+	}
+	return n, groups
 }
 
 // table1Title is the paper's title of Table 1.

@@ -161,6 +161,47 @@ func TestTable1Headline(t *testing.T) {
 	if strings.Contains(md.String(), "| BME | 10.0") {
 		t.Errorf("time per fold shows BME, which has no run under %s", fresh)
 	}
+	// The runs name no processor, so none of the three timed datasets is
+	// known to share MiniRocket's; once ECG200's runs under both presets
+	// name MiniRocket's, only the other two are left.
+	if want := "Ours trained on another processor than the same-fold columns for 3 of these datasets, so their ratios compare two machines as well: " +
+		"processor not recorded: BirdChicken, ECG200, SmoothSubspace."; !strings.Contains(md.String(), want) {
+		t.Errorf("time per fold lacks %q:\n%s", want, md.String())
+	}
+	for _, preset := range []string{compat, fresh} {
+		store, err := sweep.Open(ResultsDir(dir, preset))
+		if err != nil {
+			t.Fatal(err)
+		}
+		grid, err := sweep.NewGrid(sweep.GridSpec{Table: Table1, Datasets: []string{"ECG200"}, Folds: []int{1, 2, 3, 4, 5}, Seeds: Seeds,
+			Settings: softshape.ParamProtocol + "=" + preset})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range grid.Cells {
+			rec, err := store.Read(c.Key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec.CPU = "test CPU, 1 of 2 cores"
+			if err := store.Write(rec); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if entries, err = Load(dir); err != nil {
+		t.Fatal(err)
+	}
+	if hs, err = NewHeadline(entries, hs.SameFold...); err != nil {
+		t.Fatal(err)
+	}
+	md.Reset()
+	if err := hs.Markdown(&md, nil); err != nil {
+		t.Fatal(err)
+	}
+	if want := "for 2 of these datasets, so their ratios compare two machines as well: processor not recorded: BirdChicken, SmoothSubspace."; !strings.Contains(md.String(), want) {
+		t.Errorf("with ECG200's runs on MiniRocket's processor, time per fold lacks %q:\n%s", want, md.String())
+	}
 	// One CD diagram per preset: both have at least 3 complete datasets.
 	figs := Table1Figures(entries)
 	if len(figs) != 2 {

@@ -30,6 +30,21 @@ func CPU() string {
 // must not depend on the process's CPU affinity.
 func Processor() string { return processor(cpuid.CPU, runtime.GOARCH) }
 
+// ProcessorOf returns the processor of a CPU description in CPU's format:
+// the description without its cores ("AMD EPYC (family 25 model 1,
+// x86-64-v3), 1 of 2 cores" gives "AMD EPYC (family 25 model 1,
+// x86-64-v3)"), so that a record's CPU compares with another's Processor.
+// A text without the cores is returned as it is.
+func ProcessorOf(cpu string) string {
+	if i := strings.LastIndex(cpu, ", "); i >= 0 && strings.HasSuffix(cpu, " cores") {
+		var usable, total int
+		if n, err := fmt.Sscanf(cpu[i+2:], "%d of %d cores", &usable, &total); err == nil && n == 2 {
+			return cpu[:i]
+		}
+	}
+	return cpu
+}
+
 // Machine describes this machine for a manifest: its processor, logical
 // cores, memory and OS/architecture, e.g. "AMD EPYC (family 25 model 1,
 // x86-64-v3), 2 cores, 24 GiB, linux/amd64".

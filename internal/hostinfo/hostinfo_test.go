@@ -61,6 +61,22 @@ func TestCPUSaysTheCoresThisProcessMayUse(t *testing.T) {
 	}
 }
 
+// TestProcessorOf: a record's CPU gives back its processor; a text not in
+// CPU's format is returned whole.
+func TestProcessorOf(t *testing.T) {
+	for _, tc := range []struct{ cpu, want string }{
+		{CPU(), Processor()},
+		{"AMD EPYC (family 25 model 1, x86-64-v3), 1 of 2 cores", "AMD EPYC (family 25 model 1, x86-64-v3)"},
+		{"AMD EPYC (family 25 model 1, x86-64-v3)", "AMD EPYC (family 25 model 1, x86-64-v3)"},
+		{"Xeon, many cores", "Xeon, many cores"},
+		{"", ""},
+	} {
+		if got := ProcessorOf(tc.cpu); got != tc.want {
+			t.Errorf("ProcessorOf(%q) = %q, want %q", tc.cpu, got, tc.want)
+		}
+	}
+}
+
 // TestOnlineCPUs: Linux's CPU list format, counted by hand.
 func TestOnlineCPUs(t *testing.T) {
 	dir := t.TempDir()
