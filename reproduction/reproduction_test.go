@@ -261,23 +261,28 @@ func TestLoadCountsInvalidAndReusedRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range grid.Cells {
-		if rec, err := store.Read(c.Key); err == nil && rec.Status == sweep.StatusOK && rec.ReusedFrom == "" {
-			rec.CodeVersion = rev
-			if err := store.Write(rec); err != nil {
-				t.Fatal(err)
+	// editOne edits the first trained ok record that edit takes (it returns
+	// whether it did), then loads the store again.
+	editOne := func(edit func(*sweep.Record) bool) {
+		t.Helper()
+		for _, c := range grid.Cells {
+			if rec, err := store.Read(c.Key); err == nil && rec.Status == sweep.StatusOK && rec.ReusedFrom == "" && edit(rec) {
+				if err := store.Write(rec); err != nil {
+					t.Fatal(err)
+				}
+				break
 			}
-			break
+		}
+		if entries, err = Load(dir); err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range entries {
+			if x.Table == "experts_k" && x.Preset == preset {
+				e = x
+			}
 		}
 	}
-	if entries, err = Load(dir); err != nil {
-		t.Fatal(err)
-	}
-	for _, x := range entries {
-		if x.Table == "experts_k" && x.Preset == preset {
-			e = x
-		}
-	}
+	editOne(func(rec *sweep.Record) bool { rec.CodeVersion = rev; return true })
 	if !slices.Equal(e.CodeVersions, []string{rev}) || e.CodeVersionUnrecorded != 2 {
 		t.Errorf("experts_k after naming one run's binary: code versions %q (%d unrecorded), want [%s] (2 unrecorded)", e.CodeVersions, e.CodeVersionUnrecorded, rev)
 	}
@@ -292,23 +297,7 @@ func TestLoadCountsInvalidAndReusedRuns(t *testing.T) {
 	if !slices.Equal(e.Forms, []string{"plain graphs"}) {
 		t.Errorf("experts_k: forms %q, want [plain graphs]", e.Forms)
 	}
-	for _, c := range grid.Cells {
-		if rec, err := store.Read(c.Key); err == nil && rec.Status == sweep.StatusOK && rec.ReusedFrom == "" && rec.CodeVersion == "" {
-			rec.SpeedForms = true
-			if err := store.Write(rec); err != nil {
-				t.Fatal(err)
-			}
-			break
-		}
-	}
-	if entries, err = Load(dir); err != nil {
-		t.Fatal(err)
-	}
-	for _, x := range entries {
-		if x.Table == "experts_k" && x.Preset == preset {
-			e = x
-		}
-	}
+	editOne(func(rec *sweep.Record) bool { rec.SpeedForms = rec.CodeVersion == ""; return rec.SpeedForms })
 	forms := slices.Sorted(slices.Values(e.Forms))
 	if js := string(NewManifest(entries, "aaaaaaa (Table 4)", "m").JSON()); !slices.Equal(forms, []string{"plain graphs", "speed forms (-fast)"}) ||
 		!strings.Contains(js, `"forms": [`) || !strings.Contains(js, `"speed forms (-fast)"`) {
