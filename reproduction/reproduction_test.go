@@ -297,7 +297,13 @@ func TestLoadCountsInvalidAndReusedRuns(t *testing.T) {
 	if !slices.Equal(e.Forms, []string{"plain graphs"}) {
 		t.Errorf("experts_k: forms %q, want [plain graphs]", e.Forms)
 	}
-	editOne(func(rec *sweep.Record) bool { rec.SpeedForms = rec.CodeVersion == ""; return rec.SpeedForms })
+	editOne(func(rec *sweep.Record) bool {
+		if rec.CodeVersion != "" { // the run edited above
+			return false
+		}
+		rec.SpeedForms = true
+		return true
+	})
 	forms := slices.Sorted(slices.Values(e.Forms))
 	if js := string(NewManifest(entries, "aaaaaaa (Table 4)", "m").JSON()); !slices.Equal(forms, []string{"plain graphs", "speed forms (-fast)"}) ||
 		!strings.Contains(js, `"forms": [`) || !strings.Contains(js, `"speed forms (-fast)"`) {

@@ -173,12 +173,14 @@ func TestTable1Headline(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		grid, err := sweep.NewGrid(sweep.GridSpec{Table: Table1, Datasets: []string{"ECG200"}, Folds: []int{1, 2, 3, 4, 5}, Seeds: Seeds,
-			Settings: softshape.ParamProtocol + "=" + preset})
+		grid, err := PlannedGrid(Table1, preset)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, c := range grid.Cells {
+			if c.Dataset != "ECG200" {
+				continue
+			}
 			rec, err := store.Read(c.Key)
 			if err != nil {
 				t.Fatal(err)
